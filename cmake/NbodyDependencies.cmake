@@ -1,0 +1,34 @@
+# Dependencies come from Debian packages (scripts/setup). CLI11 and toml++ are header-only; a
+# machine without the packages can point CMAKE_PREFIX_PATH / CMAKE_INCLUDE_PATH at copies of
+# their headers (scripts/device/pack-deps does that for the GPU machine).
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+
+find_path(NBODY_CLI11_INCLUDE_DIR CLI/CLI.hpp)
+if(NOT NBODY_CLI11_INCLUDE_DIR)
+  message(FATAL_ERROR "CLI11 headers not found: run scripts/setup (Debian package libcli11-dev)")
+endif()
+add_library(nbody_cli11 INTERFACE)
+target_include_directories(nbody_cli11 SYSTEM INTERFACE ${NBODY_CLI11_INCLUDE_DIR})
+
+find_path(NBODY_TOMLPP_INCLUDE_DIR toml++/toml.h)
+if(NOT NBODY_TOMLPP_INCLUDE_DIR)
+  message(FATAL_ERROR "toml++ headers not found: run scripts/setup (Debian package libtomlplusplus-dev)")
+endif()
+add_library(nbody_tomlpp INTERFACE)
+target_include_directories(nbody_tomlpp SYSTEM INTERFACE ${NBODY_TOMLPP_INCLUDE_DIR})
+target_compile_definitions(nbody_tomlpp INTERFACE TOML_HEADER_ONLY=1 TOML_EXCEPTIONS=1)
+
+if(NBODY_BUILD_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    if(NBODY_GTEST_SOURCE_DIR AND EXISTS "${NBODY_GTEST_SOURCE_DIR}/CMakeLists.txt")
+      set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
+      set(BUILD_GMOCK OFF CACHE BOOL "" FORCE)
+      add_subdirectory(${NBODY_GTEST_SOURCE_DIR} ${CMAKE_BINARY_DIR}/_gtest EXCLUDE_FROM_ALL)
+      add_library(GTest::gtest ALIAS gtest)
+      add_library(GTest::gtest_main ALIAS gtest_main)
+    else()
+      message(FATAL_ERROR "GoogleTest not found: run scripts/setup (libgtest-dev) or set NBODY_GTEST_SOURCE_DIR")
+    endif()
+  endif()
+endif()

@@ -1,0 +1,43 @@
+#pragma once
+// A simulation: initial conditions on a backend, advanced by an integrator. The precision is a
+// run-time choice; this interface hides it.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nbody/config.hpp"
+#include "nbody/diagnostics.hpp"
+#include "nbody/particles.hpp"
+
+namespace nbody {
+
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+
+  // Validates cfg, draws the initial conditions and places them on the backend. Throws an input
+  // error for a bad configuration or a request that does not fit in memory.
+  [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg);
+  // The same, from given particles (cfg.ic and cfg.n are ignored; n is the particles' count).
+  [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg, const Particles<double>& initial);
+
+  [[nodiscard]] virtual const RunConfig& config() const = 0;
+  [[nodiscard]] virtual std::string backend_name() const = 0;  // resolved: never "auto"
+  [[nodiscard]] virtual std::string device_name() const = 0;
+  [[nodiscard]] virtual std::size_t size() const = 0;
+  [[nodiscard]] virtual std::int64_t step_count() const = 0;
+  [[nodiscard]] virtual double time() const = 0;
+  [[nodiscard]] virtual int force_evaluations_per_step() const = 0;
+
+  // Advances by `count` steps of cfg.dt.
+  virtual void advance(std::int64_t count) = 0;
+  // Energies, momenta, centre of mass, virial ratio of the current state (computed where the
+  // particles live; the trajectory is not affected).
+  [[nodiscard]] virtual Diagnostics diagnostics() = 0;
+  // The current state, copied to the host as float64 (exact for either precision).
+  [[nodiscard]] virtual Particles<double> particles() = 0;
+  // Waits for queued device work (for timing).
+  virtual void synchronize() = 0;
+};
+
+}  // namespace nbody

@@ -1,0 +1,17 @@
+#pragma once
+// Each subcommand registers its options on the app and returns what to run if it is chosen.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace nbody::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // the exit status
+};
+
+Command add_run_command(CLI::App& parent);
+Command add_check_command(CLI::App& parent);
+
+}  // namespace nbody::cli

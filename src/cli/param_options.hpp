@@ -1,0 +1,30 @@
+#pragma once
+// Binds the run-parameter schema to CLI11 options: one option per parameter, named and
+// documented from the schema, values validated by the schema. --config FILE is read first and
+// the flags given on the command line override it.
+#include <CLI/CLI.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nbody/config.hpp"
+
+namespace nbody::cli {
+
+class ParamOptions {
+ public:
+  // Adds an option for each parameter key in `keys` (all parameters when empty), and
+  // --config when with_config is true.
+  void add_to(CLI::App& cmd, const RunConfig& defaults, const std::vector<std::string>& keys = {},
+              bool with_config = true);
+  // `base`, then the TOML file, then the flags that were given.
+  [[nodiscard]] RunConfig resolve(RunConfig base) const;
+
+ private:
+  std::map<std::string, std::string> raw_;
+  std::map<std::string, CLI::Option*> options_;
+  std::string config_path_;
+};
+
+}  // namespace nbody::cli

@@ -1,0 +1,176 @@
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "core/strings.hpp"
+#include "gravity/backend.hpp"
+#include "ic/ic.hpp"
+#include "integrate/integrator.hpp"
+#include "nbody/config.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr double kIntMax = double(std::numeric_limits<std::int64_t>::max());
+constexpr double kRealMax = std::numeric_limits<double>::max();
+// Kernels index bodies with 32-bit integers.
+constexpr double kMaxBodies = double(std::numeric_limits<std::int32_t>::max());
+
+std::vector<std::string> precision_names() { return {"fp32", "fp64"}; }
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+[[noreturn]] void bad_value(std::string_view source, const std::string& what) {
+  throw_input_error(std::string(source) + ": " + what);
+}
+
+void check_range(const ParamSpec& spec, double v, std::string_view text, std::string_view source) {
+  const bool below = spec.min_exclusive ? !(v > spec.min) : v < spec.min;
+  if (below || v > spec.max) {
+    std::string range;
+    if (spec.max >= (spec.kind == ParamKind::integer ? kIntMax : kRealMax)) {
+      range = std::string("must be ") + (spec.min_exclusive ? "> " : ">= ") + format_number(spec.min);
+    } else {
+      range = std::string("must be in ") + (spec.min_exclusive ? "(" : "[") + format_number(spec.min) + ", " +
+              format_number(spec.max) + "]";
+    }
+    bad_value(source, range + " (got " + std::string(text) + ")");
+  }
+}
+
+}  // namespace
+
+std::string ParamSpec::flag() const {
+  std::string f = "--" + std::string(key);
+  for (auto& c : f) {
+    if (c == '_') c = '-';
+  }
+  return f;
+}
+
+const std::vector<ParamSpec>& run_params() {
+  using K = ParamKind;
+  static const std::vector<ParamSpec> table = {
+      {"ic", "", K::text, "", "initial conditions", 0, 0, false, &ic_names, &RunConfig::ic},
+      {"n", "-n", K::integer, "", "number of bodies", 1, kMaxBodies, false, nullptr, &RunConfig::n},
+      {"seed", "", K::integer, "", "random seed of the initial conditions", 0, kIntMax, false, nullptr,
+       &RunConfig::seed},
+      {"gravitational_constant", "-G", K::real, "", "the gravitational constant G", 0, kRealMax, true, nullptr,
+       &RunConfig::gravitational_constant},
+      {"softening", "", K::real, "length",
+       "Plummer softening length eps (the documents' eps^2 = 1e-9 is eps = 3.1623e-5)", 0, kRealMax, false,
+       nullptr, &RunConfig::softening},
+      {"backend", "", K::text, "", "where gravity is computed", 0, 0, false, &backend_names, &RunConfig::backend},
+      {"precision", "", K::text, "", "floating-point type of the particle state", 0, 0, false, &precision_names,
+       &RunConfig::precision},
+      {"integrator", "", K::text, "", "time integrator", 0, 0, false, &integrator_names, &RunConfig::integrator},
+      {"dt", "", K::real, "time", "time step", 0, kRealMax, true, nullptr, &RunConfig::dt},
+      {"steps", "", K::integer, "", "number of steps", 0, kIntMax, false, nullptr, &RunConfig::steps},
+      {"out", "", K::text, "", "run directory for the configuration, diagnostics and snapshots (none: no files)",
+       0, 0, false, nullptr, &RunConfig::out},
+      {"snapshot_every", "", K::integer, "steps", "write a CSV snapshot every K steps (0: first and last only)", 0,
+       kIntMax, false, nullptr, &RunConfig::snapshot_every},
+      {"diag_every", "", K::integer, "steps", "record diagnostics every K steps (0: first and last only)", 0,
+       kIntMax, false, nullptr, &RunConfig::diag_every},
+  };
+  return table;
+}
+
+const ParamSpec* find_run_param(std::string_view key) {
+  for (const auto& p : run_params()) {
+    if (p.key == key) return &p;
+  }
+  return nullptr;
+}
+
+void set_param_integer(RunConfig& cfg, const ParamSpec& spec, std::int64_t value, std::string_view source) {
+  if (spec.kind == ParamKind::real) {
+    set_param_real(cfg, spec, double(value), source);
+    return;
+  }
+  if (spec.kind != ParamKind::integer) bad_value(source, "expected text, got a number");
+  check_range(spec, double(value), std::to_string(value), source);
+  cfg.*std::get<std::int64_t RunConfig::*>(spec.field) = value;
+}
+
+void set_param_real(RunConfig& cfg, const ParamSpec& spec, double value, std::string_view source) {
+  if (spec.kind != ParamKind::real) {
+    bad_value(source, spec.kind == ParamKind::integer ? "expected a whole number, got " + format_number(value)
+                                                      : "expected text, got a number");
+  }
+  if (!std::isfinite(value)) bad_value(source, "must be a finite number (got " + format_number(value) + ")");
+  check_range(spec, value, format_number(value), source);
+  cfg.*std::get<double RunConfig::*>(spec.field) = value;
+}
+
+void set_param_from_text(RunConfig& cfg, const ParamSpec& spec, std::string_view text, std::string_view source) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  switch (spec.kind) {
+    case ParamKind::integer: {
+      std::int64_t v = 0;
+      const auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec == std::errc::result_out_of_range) bad_value(source, "number out of range (got " + std::string(text) + ")");
+      if (ec != std::errc() || ptr != last || text.empty()) {
+        bad_value(source, "expected a whole number, got '" + std::string(text) + "'");
+      }
+      set_param_integer(cfg, spec, v, source);
+      return;
+    }
+    case ParamKind::real: {
+      double v = 0;
+      const auto [ptr, ec] = std::from_chars(first, last, v);
+      if (ec == std::errc::result_out_of_range) bad_value(source, "number out of range (got " + std::string(text) + ")");
+      if (ec != std::errc() || ptr != last || text.empty()) {
+        bad_value(source, "expected a number, got '" + std::string(text) + "'");
+      }
+      if (!std::isfinite(v)) bad_value(source, "must be a finite number (got " + std::string(text) + ")");
+      set_param_real(cfg, spec, v, source);
+      return;
+    }
+    case ParamKind::text: {
+      if (spec.choices != nullptr) {
+        const auto allowed = spec.choices();
+        bool ok = false;
+        for (const auto& c : allowed) ok = ok || c == text;
+        if (!ok) bad_value(source, "unknown value '" + std::string(text) + "' (choose from " + join(allowed) + ")");
+      }
+      cfg.*std::get<std::string RunConfig::*>(spec.field) = std::string(text);
+      return;
+    }
+  }
+}
+
+std::string param_value_text(const RunConfig& cfg, const ParamSpec& spec) {
+  return std::visit(
+      [&](auto member) -> std::string {
+        const auto& v = cfg.*member;
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::string>) {
+          return v;
+        } else if constexpr (std::is_same_v<V, double>) {
+          return format_number(v);
+        } else {
+          return std::to_string(v);
+        }
+      },
+      spec.field);
+}
+
+void validate(const RunConfig& cfg) {
+  // Every value through the same checks as a flag or a TOML key, so a configuration built in
+  // code (tests, the Python API) is held to the same rules.
+  RunConfig scratch;
+  for (const auto& spec : run_params()) {
+    set_param_from_text(scratch, spec, param_value_text(cfg, spec), spec.key);
+  }
+}
+
+}  // namespace nbody

@@ -1,0 +1,76 @@
+// Compiled with -fno-math-errno (so sqrt vectorises) and FMA contraction; see src/CMakeLists.txt.
+#include <cstdint>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "gravity/direct/cpu_direct.hpp"
+#include "gravity/interaction.hpp"
+
+namespace nbody::direct {
+namespace {
+
+template <class T, bool Guarded>
+void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
+  using Pair = gravity::PlummerPair<T, Guarded>;
+  const auto n = static_cast<std::int64_t>(s.n);
+  const T eps2 = static_cast<T>(g.eps2());
+  const T G = static_cast<T>(g.G);
+  const T* __restrict__ x = s.x;
+  const T* __restrict__ y = s.y;
+  const T* __restrict__ z = s.z;
+  const T* __restrict__ m = s.m;
+#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T xi = x[i], yi = y[i], zi = z[i];
+    T ax = 0, ay = 0, az = 0;
+#pragma omp simd reduction(+ : ax, ay, az)
+    for (std::int64_t j = 0; j < n; ++j) {
+      Pair::accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], eps2, ax, ay, az);
+    }
+    a.ax[i] = G * ax;
+    a.ay[i] = G * ay;
+    a.az[i] = G * az;
+  }
+}
+
+}  // namespace
+
+template <class T>
+void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
+  // With eps > 0 the i = j term is exactly zero (d = 0 times a finite factor); only eps = 0
+  // needs the guarded pair.
+  if (g.eps2() > 0) {
+    accelerations_impl<T, false>(s, a, g);
+  } else {
+    accelerations_impl<T, true>(s, a, g);
+  }
+}
+
+template <class T>
+double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
+  using Pair = gravity::PlummerPair<T, false>;
+  const auto n = static_cast<std::int64_t>(s.n);
+  const T eps2 = static_cast<T>(g.eps2());
+  std::vector<double> phi(s.n);
+#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T xi = s.x[i], yi = s.y[i], zi = s.z[i];
+    double p = 0;
+#pragma omp simd reduction(+ : p)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const T term = Pair::potential(s.x[j] - xi, s.y[j] - yi, s.z[j] - zi, s.m[j], eps2);
+      p += (j == i) ? 0.0 : double(term);
+    }
+    phi[i] = p;
+  }
+  double w = 0;
+  for (std::int64_t i = 0; i < n; ++i) w += double(s.m[i]) * phi[i];
+  return 0.5 * g.G * w;
+}
+
+template void simd_accelerations<float>(const SourceArrays<float>&, const AccelArrays<float>&, const GravityParams&);
+template void simd_accelerations<double>(const SourceArrays<double>&, const AccelArrays<double>&, const GravityParams&);
+template double simd_potential_energy<float>(const SourceArrays<float>&, const GravityParams&);
+template double simd_potential_energy<double>(const SourceArrays<double>&, const GravityParams&);
+
+}  // namespace nbody::direct

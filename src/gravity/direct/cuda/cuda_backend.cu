@@ -1,0 +1,182 @@
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/host_memory.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device.hpp"
+#include "cuda/device_buffer.hpp"
+#include "gravity/direct/cuda/cuda_backend.hpp"
+#include "gravity/direct/cuda/direct_kernels.cuh"
+#include "gravity/direct/cuda/particle_kernels.cuh"
+#include "nbody/error.hpp"
+
+namespace nbody {
+namespace {
+
+using cuda::DeviceBuffer;
+using direct::cuda::MomentsPolicy;
+using direct::cuda::TiledPolicy;
+
+constexpr int kElementwiseBlock = 256;
+
+int blocks_for(std::size_t n, int block) { return static_cast<int>((n + block - 1) / block); }
+
+template <class T>
+class CudaBackend final : public Backend<T> {
+ public:
+  CudaBackend(std::size_t n, const GravityParams& g, const cuda::DeviceInfo& dev)
+      : Backend<T>(g), n_(n), device_name_(dev.name) {
+    for (auto* b : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &m_, &ax_, &ay_, &az_}) *b = DeviceBuffer<T>(n);
+    partials_ = DeviceBuffer<double>(std::max<std::size_t>(
+        std::size_t(MomentsPolicy::kBlocks) * MomentsPolicy::kQuantities, potential_blocks()));
+    host_partials_.resize(partials_.size());
+  }
+
+  std::string name() const override { return "cuda"; }
+  std::string device() const override { return device_name_; }
+  Precision precision() const override { return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64; }
+  std::size_t size() const override { return n_; }
+
+  double potential_energy() override {
+    const int blocks = static_cast<int>(potential_blocks());
+    direct::cuda::tiled_potential<T, TiledPolicy><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
+        x_.data(), y_.data(), z_.data(), m_.data(), count(), eps2(), partials_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    const auto sums = fetch_partials(std::size_t(blocks));
+    double w = 0;
+    for (double s : sums) w += s;
+    return 0.5 * this->gravity().G * w;
+  }
+
+  void kick(double dt) override {
+    direct::cuda::kick_kernel<<<elementwise_blocks(), kElementwiseBlock, 0, stream_.get()>>>(
+        vx_.data(), vy_.data(), vz_.data(), ax_.data(), ay_.data(), az_.data(), count(), static_cast<T>(dt));
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+
+  Moments moments() override {
+    using P = MomentsPolicy;
+    direct::cuda::moments_kernel<<<P::kBlocks, P::kBlock, 0, stream_.get()>>>(
+        x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(), m_.data(), count(), partials_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    const auto sums = fetch_partials(std::size_t(P::kBlocks) * P::kQuantities);
+    std::array<double, P::kQuantities> q{};
+    for (int k = 0; k < P::kQuantities; ++k) {
+      for (int b = 0; b < P::kBlocks; ++b) q[k] += sums[std::size_t(k) * P::kBlocks + b];
+    }
+    Moments mo;
+    mo.mass = q[0];
+    mo.kinetic = q[1];
+    mo.momentum = {q[2], q[3], q[4]};
+    mo.angular = {q[5], q[6], q[7]};
+    mo.mass_moment = {q[8], q[9], q[10]};
+    return mo;
+  }
+
+  void synchronize() override { stream_.synchronize(); }
+
+  void download(Particles<T>& p) override {
+    p.resize(n_);
+    const std::array<std::pair<const DeviceBuffer<T>*, std::vector<T>*>, 7> fields{
+        {{&x_, &p.x}, {&y_, &p.y}, {&z_, &p.z}, {&vx_, &p.vx}, {&vy_, &p.vy}, {&vz_, &p.vz}, {&m_, &p.m}}};
+    for (const auto& [dev, host] : fields) dev->download(host->data(), n_, stream_.get());
+    p.id = ids_;
+    stream_.synchronize();
+  }
+
+  void download_accelerations(Accelerations<T>& a) override {
+    a.resize(n_);
+    ax_.download(a.ax.data(), n_, stream_.get());
+    ay_.download(a.ay.data(), n_, stream_.get());
+    az_.download(a.az.data(), n_, stream_.get());
+    stream_.synchronize();
+  }
+
+ protected:
+  void do_upload(const Particles<T>& p) override {
+    if (p.size() != n_) {
+      throw_runtime_error("upload of " + std::to_string(p.size()) + " particles into a backend of " +
+                          std::to_string(n_));
+    }
+    const std::array<std::pair<DeviceBuffer<T>*, const std::vector<T>*>, 7> fields{
+        {{&x_, &p.x}, {&y_, &p.y}, {&z_, &p.z}, {&vx_, &p.vx}, {&vy_, &p.vy}, {&vz_, &p.vz}, {&m_, &p.m}}};
+    for (const auto& [dev, host] : fields) dev->upload(host->data(), n_, stream_.get());
+    ids_ = p.id;  // ids never change during a run; the host copy is the mirror
+    stream_.synchronize();
+  }
+
+  void do_compute_accelerations() override {
+    const int blocks = blocks_for(n_, TiledPolicy::kBlock);
+    const T G = static_cast<T>(this->gravity().G);
+    if (this->gravity().eps2() > 0) {
+      direct::cuda::tiled_accelerations<T, TiledPolicy, false><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
+          x_.data(), y_.data(), z_.data(), m_.data(), count(), eps2(), G, ax_.data(), ay_.data(), az_.data());
+    } else {
+      direct::cuda::tiled_accelerations<T, TiledPolicy, true><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
+          x_.data(), y_.data(), z_.data(), m_.data(), count(), eps2(), G, ax_.data(), ay_.data(), az_.data());
+    }
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+
+  void do_drift(double dt) override {
+    direct::cuda::drift_kernel<<<elementwise_blocks(), kElementwiseBlock, 0, stream_.get()>>>(
+        x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(), count(), static_cast<T>(dt));
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  int count() const { return static_cast<int>(n_); }
+  T eps2() const { return static_cast<T>(this->gravity().eps2()); }
+  std::size_t potential_blocks() const { return std::size_t(blocks_for(n_, TiledPolicy::kBlock)); }
+  int elementwise_blocks() const { return std::max(1, std::min(blocks_for(n_, kElementwiseBlock), 65535)); }
+
+  std::vector<double> fetch_partials(std::size_t count) {
+    partials_.download(host_partials_.data(), count, stream_.get());
+    stream_.synchronize();
+    return {host_partials_.begin(), host_partials_.begin() + static_cast<std::ptrdiff_t>(count)};
+  }
+
+  std::size_t n_;
+  std::string device_name_;
+  cuda::Stream stream_;
+  DeviceBuffer<T> x_, y_, z_, vx_, vy_, vz_, m_, ax_, ay_, az_;
+  DeviceBuffer<double> partials_;
+  std::vector<double> host_partials_;
+  std::vector<std::uint64_t> ids_;
+};
+
+}  // namespace
+
+template <class T>
+std::size_t cuda_backend_bytes(std::size_t n) noexcept {
+  const std::size_t partials =
+      std::max<std::size_t>(std::size_t(MomentsPolicy::kBlocks) * MomentsPolicy::kQuantities,
+                            std::size_t(blocks_for(n, TiledPolicy::kBlock)));
+  return n * 10 * sizeof(T) + partials * sizeof(double);
+}
+
+template <class T>
+std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams& g) {
+  cuda::DeviceInfo dev;
+  std::string why;
+  if (!cuda::query_device(0, &dev, &why)) {
+    throw_input_error("backend: cuda needs a usable CUDA device, but " + why);
+  }
+  const std::size_t need = cuda_backend_bytes<T>(n);
+  // Leave a margin for the CUDA context's own allocations.
+  if (double(need) > 0.95 * double(dev.free_memory)) {
+    throw_input_error("n: " + std::to_string(n) + " bodies need " + format_bytes(double(need)) +
+                      " of GPU memory, but " + dev.name + " has " + format_bytes(double(dev.free_memory)) +
+                      " free");
+  }
+  return std::make_unique<CudaBackend<T>>(n, g, dev);
+}
+
+template std::unique_ptr<Backend<float>> make_cuda_backend<float>(std::size_t, const GravityParams&);
+template std::unique_ptr<Backend<double>> make_cuda_backend<double>(std::size_t, const GravityParams&);
+template std::size_t cuda_backend_bytes<float>(std::size_t) noexcept;
+template std::size_t cuda_backend_bytes<double>(std::size_t) noexcept;
+
+}  // namespace nbody

@@ -1,0 +1,50 @@
+// Backend names and construction. The only place that knows which backends exist.
+#include <string>
+
+#include "gravity/backend.hpp"
+#include "gravity/direct/cpu_backend.hpp"
+#include "nbody/error.hpp"
+#if NBODY_HAVE_CUDA
+#include "cuda/device.hpp"
+#include "gravity/direct/cuda/cuda_backend.hpp"
+#endif
+
+namespace nbody {
+
+std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "cpu-reference"}; }
+
+bool cuda_device_available(std::string* why) {
+#if NBODY_HAVE_CUDA
+  return cuda::query_device(0, nullptr, why);
+#else
+  if (why) *why = "this build of nbody has no CUDA support (configure with -DNBODY_ENABLE_CUDA=ON)";
+  return false;
+#endif
+}
+
+std::string resolve_backend(std::string_view requested) {
+  if (requested != "auto") return std::string(requested);
+  return cuda_device_available() ? "cuda" : "cpu";
+}
+
+template <class T>
+std::unique_ptr<Backend<T>> make_backend(std::string_view requested, std::size_t n, const GravityParams& gravity) {
+  const std::string name = resolve_backend(requested);
+  if (name == "cpu") return make_cpu_backend<T>(CpuMethod::simd, n, gravity);
+  if (name == "cpu-reference") return make_cpu_backend<T>(CpuMethod::reference, n, gravity);
+  if (name == "cuda") {
+#if NBODY_HAVE_CUDA
+    return make_cuda_backend<T>(n, gravity);
+#else
+    std::string why;
+    (void)cuda_device_available(&why);
+    throw_input_error("backend: cuda is not available: " + why);
+#endif
+  }
+  throw_input_error("backend: unknown backend '" + name + "' (choose auto, cpu, cuda or cpu-reference)");
+}
+
+template std::unique_ptr<Backend<float>> make_backend<float>(std::string_view, std::size_t, const GravityParams&);
+template std::unique_ptr<Backend<double>> make_backend<double>(std::string_view, std::size_t, const GravityParams&);
+
+}  // namespace nbody

@@ -1,0 +1,23 @@
+// The documents' scheme: v += a(x) dt, then x += v dt (the updated velocity). First order; it
+// is the semi-implicit (symplectic) Euler method, so its energy error stays bounded.
+#include "integrate/integrator.hpp"
+
+namespace nbody {
+namespace {
+
+class Euler final : public Integrator {
+ public:
+  std::string name() const override { return "euler"; }
+  void step(BackendBase& b, double dt) override {
+    b.compute_accelerations();
+    b.kick(dt);
+    b.drift(dt);
+  }
+  int force_evaluations_per_step() const override { return 1; }
+};
+
+}  // namespace
+
+std::unique_ptr<Integrator> make_euler() { return std::make_unique<Euler>(); }
+
+}  // namespace nbody

@@ -1,0 +1,7 @@
+#include "support.hpp"
+
+namespace nbody::test {
+
+std::vector<BackendCase> backend_cases() { return {{"cuda", Precision::fp32}, {"cuda", Precision::fp64}}; }
+
+}  // namespace nbody::test

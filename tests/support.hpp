@@ -1,0 +1,57 @@
+#pragma once
+// Shared by the test programs: the backend x precision cases, skipping where a backend is not
+// usable, and helpers to run things.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gravity/backend.hpp"
+#include "nbody/particles.hpp"
+
+namespace nbody::test {
+
+struct BackendCase {
+  std::string backend;
+  Precision precision;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const BackendCase& c) {
+  return os << c.backend << "_" << to_string(c.precision);
+}
+// gtest parameter names: "cpu_fp32", "cpu_reference_fp64".
+std::string case_name(const testing::TestParamInfo<BackendCase>& info);
+
+// The cases a test program instantiates its test bodies with (defined in instantiate_*.cpp).
+std::vector<BackendCase> backend_cases();
+// The same, restricted to one precision.
+std::vector<BackendCase> backend_cases(Precision p);
+
+// GTEST_SKIP()s the calling test when `c` names a backend this build or machine cannot run.
+#define NBODY_SKIP_IF_UNAVAILABLE(c)                                              \
+  do {                                                                            \
+    std::string nbody_why_;                                                       \
+    if ((c).backend == "cuda" && !::nbody::cuda_device_available(&nbody_why_)) \
+      GTEST_SKIP() << "skipped: no CUDA device (" << nbody_why_ << ")";          \
+  } while (0)
+
+// n bodies uniform in the unit cube with masses uniform in [0.5, 1.5) (not all equal, so a
+// kernel that drops the masses fails).
+Particles<double> random_particles(std::size_t n, std::uint64_t seed);
+
+// Result of running a program: exit status, stdout and stderr.
+struct ProcessResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the nbody program with `args` (a shell-quoted argument string).
+ProcessResult run_nbody(const std::string& args);
+// Lines of text (without empty trailing line).
+std::vector<std::string> lines(const std::string& text);
+// A fresh empty directory for one test.
+std::string temp_dir(const std::string& tag);
+
+}  // namespace nbody::test

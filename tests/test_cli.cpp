@@ -1,0 +1,136 @@
+// The nbody program: help, version, a small run, the check, and every kind of bad input
+// (exit status 2, one line on stderr naming the parameter, no files written).
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support.hpp"
+
+namespace nbody::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Cli, VersionAndHelp) {
+  const auto v = run_nbody("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_NE(v.out.find("nbody "), std::string::npos);
+  for (const char* cmd : {"--help", "run --help", "check --help"}) {
+    const auto h = run_nbody(cmd);
+    EXPECT_EQ(h.status, 0) << cmd;
+    EXPECT_NE(h.out.find("Usage"), std::string::npos) << cmd;
+  }
+  const auto run_help = run_nbody("run --help");
+  for (const char* flag : {"--ic", "-n", "--seed", "--backend", "--precision", "--integrator", "--dt", "--steps",
+                           "--softening", "--out", "--snapshot-every", "--diag-every", "--config"}) {
+    EXPECT_NE(run_help.out.find(flag), std::string::npos) << flag;
+  }
+}
+
+TEST(Cli, SmallRunWritesItsDirectory) {
+  const std::string dir = temp_dir("run") + "/out";
+  const auto r = run_nbody("run --config " + std::string(NBODY_TEST_DATA) + "/small_run.toml --steps 10 --diag-every 5 "
+                           "--snapshot-every 5 --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no progress line when stderr is not a terminal
+  EXPECT_NE(r.out.find("N = 256"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("billion interactions/s"), std::string::npos);
+  EXPECT_NE(r.out.find("|dE/E0|"), std::string::npos);
+  for (const char* f : {"config.toml", "diagnostics.csv", "snapshot_000.csv", "snapshot_001.csv", "snapshot_002.csv"}) {
+    EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "snapshot_003.csv"));
+  // diagnostics: header + steps 0, 5, 10
+  std::ifstream diag(fs::path(dir) / "diagnostics.csv");
+  int rows = 0;
+  for (std::string line; std::getline(diag, line);) ++rows;
+  EXPECT_EQ(rows, 4);
+  // The flags override the file: steps = 10, not 20.
+  std::ifstream cfg(fs::path(dir) / "config.toml");
+  std::stringstream ss;
+  ss << cfg.rdbuf();
+  EXPECT_NE(ss.str().find("steps = 10\n"), std::string::npos);
+  EXPECT_NE(ss.str().find("backend = \"cpu\""), std::string::npos);
+}
+
+TEST(Cli, NonEmptyOutputDirectoryIsRefusedUnlessOverwrite) {
+  const std::string dir = temp_dir("reuse");
+  const auto first = run_nbody("run -n 16 --steps 1 --backend cpu --out " + dir + "/o");
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto second = run_nbody("run -n 16 --steps 1 --backend cpu --out " + dir + "/o");
+  EXPECT_EQ(second.status, 2);
+  EXPECT_NE(second.err.find("out:"), std::string::npos);
+  const auto third = run_nbody("run -n 16 --steps 1 --backend cpu --overwrite --out " + dir + "/o");
+  EXPECT_EQ(third.status, 0) << third.err;
+}
+
+TEST(Cli, CheckOnTheCpuBackendPrintsPositionsCorrect) {
+  const auto r = run_nbody("check --backend cpu");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("relative position error: max"), std::string::npos);
+  EXPECT_NE(r.out.find("tolerance"), std::string::npos);
+  EXPECT_NE(r.out.find("positions correct"), std::string::npos) << r.out;
+}
+
+struct BadInput {
+  std::string name;
+  std::string args;
+  std::string names;  // what the error line must name
+};
+
+class CliBadInput : public testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, ExitsTwoWithOneLineAndWritesNothing) {
+  // `run` cases also name an output directory, which must not appear.
+  const std::string dir = temp_dir("bad_" + GetParam().name) + "/out";
+  const bool is_run = GetParam().args.rfind("run", 0) == 0;
+  const auto r = run_nbody(GetParam().args + (is_run ? " --out " + dir : std::string()));
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  const auto err = lines(r.err);
+  ASSERT_EQ(err.size(), 1u) << r.err;
+  EXPECT_EQ(err[0].rfind("nbody: error: ", 0), 0u) << err[0];
+  EXPECT_NE(err[0].find(GetParam().names), std::string::npos) << err[0];
+  EXPECT_FALSE(fs::exists(dir)) << "files were written";
+}
+
+const std::string kData = NBODY_TEST_DATA;
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    testing::Values(BadInput{"n_zero", "run -n 0", "--n"}, BadInput{"n_negative", "run -n -5", "--n"},
+                    BadInput{"n_not_a_number", "run -n many", "--n"},
+                    BadInput{"n_too_large_for_host", "run -n 2000000000 --backend cpu", "n:"},
+                    BadInput{"unknown_ic", "run --ic nosuch", "--ic"},
+                    BadInput{"unknown_integrator", "run --integrator rk45", "--integrator"},
+                    BadInput{"unknown_backend", "run --backend opencl", "--backend"},
+                    BadInput{"unknown_precision", "run --precision fp16", "--precision"},
+                    BadInput{"dt_zero", "run --dt 0", "--dt"}, BadInput{"dt_negative", "run --dt -0.1", "--dt"},
+                    BadInput{"dt_nan", "run --dt nan", "--dt"}, BadInput{"dt_inf", "run --dt inf", "--dt"},
+                    BadInput{"softening_negative", "run --softening -1", "--softening"},
+                    BadInput{"softening_nan", "run --softening NaN", "--softening"},
+                    BadInput{"steps_negative", "run --steps -1", "--steps"},
+                    BadInput{"g_zero", "run -G 0", "--gravitational-constant"},
+                    BadInput{"seed_negative", "run --seed -1", "--seed"},
+                    BadInput{"snapshot_every_negative", "run --snapshot-every -2", "--snapshot-every"},
+                    BadInput{"unknown_flag", "run --bogus 3", "--bogus"},
+                    BadInput{"config_missing", "run --config " + kData + "/missing.toml", "missing.toml"},
+                    BadInput{"config_malformed", "run --config " + kData + "/malformed.toml", "malformed.toml"},
+                    BadInput{"config_unknown_key", "run --config " + kData + "/unknown_key.toml", "timestep"},
+                    BadInput{"config_wrong_type", "run --config " + kData + "/wrong_type.toml", "dt"},
+                    BadInput{"config_bad_value", "run --config " + kData + "/bad_value.toml", "dt"},
+                    BadInput{"check_unknown_backend", "check --backend opencl", "--backend"}),
+    [](const testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+TEST(Cli, CudaBackendWithoutDeviceIsAnInputError) {
+  std::string why;
+  if (cuda_device_available(&why)) GTEST_SKIP() << "a CUDA device is present";
+  const std::string dir = temp_dir("nocuda") + "/out";
+  const auto r = run_nbody("run --backend cuda -n 64 --out " + dir);
+  EXPECT_EQ(r.status, 2);
+  ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("backend"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+}  // namespace
+}  // namespace nbody::test

@@ -1,0 +1,199 @@
+// Accelerations of every backend against the float64 reference, Newton's third law, the i = j
+// term and the softening law.
+#include <cmath>
+#include <limits>
+
+#include "ic/ic.hpp"
+#include "support.hpp"
+
+namespace nbody::test {
+namespace {
+
+class Forces : public testing::TestWithParam<BackendCase> {};
+
+template <class T>
+Accelerations<double> accelerations_as(const std::string& backend, const Particles<double>& p, const GravityParams& g,
+                                       double* potential = nullptr) {
+  auto b = make_backend<T>(backend, p.size(), g);
+  b->upload(p.as<T>());
+  b->compute_accelerations();
+  Accelerations<T> a;
+  b->download_accelerations(a);
+  if (potential != nullptr) *potential = b->potential_energy();
+  Accelerations<double> out;
+  out.resize(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    out.ax[i] = a.ax[i];
+    out.ay[i] = a.ay[i];
+    out.az[i] = a.az[i];
+  }
+  return out;
+}
+
+Accelerations<double> accelerations(const BackendCase& c, const Particles<double>& p, const GravityParams& g,
+                                    double* potential = nullptr) {
+  return c.precision == Precision::fp32 ? accelerations_as<float>(c.backend, p, g, potential)
+                                        : accelerations_as<double>(c.backend, p, g, potential);
+}
+
+double unit_roundoff(Precision p) {
+  return p == Precision::fp32 ? std::numeric_limits<float>::epsilon() / 2 : std::numeric_limits<double>::epsilon() / 2;
+}
+
+// S_i = G sum_j m_j |d_ij| / (|d_ij|^2 + eps^2)^{3/2}: the sum of the magnitudes of the terms
+// whose sum is a_i. Rounding errors scale with it, not with |a_i| (which cancellation shrinks).
+std::vector<double> term_magnitudes(const Particles<double>& p, const GravityParams& g) {
+  std::vector<double> s(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double sum = 0;
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      if (i == j) continue;
+      const double dx = p.x[j] - p.x[i], dy = p.y[j] - p.y[i], dz = p.z[j] - p.z[i];
+      const double d2 = dx * dx + dy * dy + dz * dz;
+      sum += p.m[j] * std::sqrt(d2) / std::pow(d2 + g.eps2(), 1.5);
+    }
+    s[i] = g.G * sum;
+  }
+  return s;
+}
+
+// Each term is computed with a relative error of a few units of roundoff u (the difference, three
+// FMAs for r^2 + eps^2, an rsqrt good to 2 ulp on the GPU, three products); a sum of N such terms
+// in a fixed order adds errors that grow like sqrt(N) u S_i for rounding errors of random sign.
+// We allow 4 u (10 + sqrt(N)) S_i per body: a probabilistic bound with a factor ~4 of margin,
+// far below the deterministic worst case N u S_i.
+void expect_close_to_reference(const BackendCase& c, const Particles<double>& in, const GravityParams& g) {
+  // The reference sees exactly the inputs the backend sees (rounded to its precision).
+  const Particles<double> p = c.precision == Precision::fp32 ? in.as<float>().as<double>() : in;
+  const auto got = accelerations(c, p, g);
+  const auto ref = accelerations_as<double>("cpu-reference", p, g);
+  const auto s = term_magnitudes(p, g);
+  const double u = unit_roundoff(c.precision);
+  const double allowance = 4 * u * (10 + std::sqrt(double(p.size())));
+  double err2 = 0, ref2 = 0, worst = 0;
+  std::size_t worst_i = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double ex = got.ax[i] - ref.ax[i], ey = got.ay[i] - ref.ay[i], ez = got.az[i] - ref.az[i];
+    const double e = std::sqrt(ex * ex + ey * ey + ez * ez);
+    ASSERT_TRUE(std::isfinite(e)) << "body " << i;
+    err2 += e * e;
+    ref2 += ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i];
+    const double ratio = e / (allowance * s[i]);
+    if (ratio > worst) {
+      worst = ratio;
+      worst_i = i;
+    }
+  }
+  const double rel_rms = std::sqrt(err2 / ref2);
+  EXPECT_LE(worst, 1.0) << "body " << worst_i << " error exceeds 4u(10+sqrt N) S_i by " << worst;
+  // The norm-wise error: with cancellation kappa = |S| / |a| of order 10 in these sets, the same
+  // estimate gives 4 u (10 + sqrt N) * 10.
+  EXPECT_LE(rel_rms, allowance * 10) << "relative RMS error " << rel_rms;
+  testing::Test::RecordProperty("relative_rms_error", std::to_string(rel_rms));
+}
+
+TEST_P(Forces, MatchReferenceOnRandomSet) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  // 1000 is not a multiple of any block size: the padded last tile is exercised.
+  expect_close_to_reference(GetParam(), random_particles(1000, 7), {1.0, 0.01});
+}
+
+TEST_P(Forces, MatchReferenceOnPlummerSet) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  expect_close_to_reference(GetParam(), make_plummer({"plummer", 2048, 11}), {1.0, 0.005});
+}
+
+TEST_P(Forces, MatchReferenceWithoutSoftening) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  expect_close_to_reference(GetParam(), random_particles(777, 3), {0.5, 0.0});
+}
+
+TEST_P(Forces, NewtonsThirdLawHoldsToRounding) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  const auto c = GetParam();
+  const GravityParams g{1.0, 0.01};
+  const auto p0 = random_particles(1500, 21);
+  const Particles<double> p = c.precision == Precision::fp32 ? p0.as<float>().as<double>() : p0;
+  const auto a = accelerations(c, p, g);
+  const auto s = term_magnitudes(p, g);
+  // sum_i m_i a_i = 0 exactly; each a_i may be off by the per-body allowance above.
+  const double allowance = 4 * unit_roundoff(c.precision) * (10 + std::sqrt(double(p.size())));
+  double fx = 0, fy = 0, fz = 0, bound = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    fx += p.m[i] * a.ax[i];
+    fy += p.m[i] * a.ay[i];
+    fz += p.m[i] * a.az[i];
+    bound += p.m[i] * allowance * s[i];
+  }
+  EXPECT_LE(std::sqrt(fx * fx + fy * fy + fz * fz), bound);
+}
+
+TEST_P(Forces, SelfTermContributesNothing) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  Particles<double> one;
+  one.resize(1);
+  one.x[0] = 0.3;
+  one.y[0] = -0.2;
+  one.z[0] = 0.1;
+  one.m[0] = 2.0;
+  for (const double eps : {0.0, 0.1}) {
+    double w = 1;
+    const auto a = accelerations(GetParam(), one, {1.0, eps}, &w);
+    EXPECT_EQ(a.ax[0], 0.0) << "eps " << eps;
+    EXPECT_EQ(a.ay[0], 0.0) << "eps " << eps;
+    EXPECT_EQ(a.az[0], 0.0) << "eps " << eps;
+    EXPECT_EQ(w, 0.0) << "eps " << eps;
+  }
+}
+
+Particles<double> pair(double separation) {
+  Particles<double> p;
+  p.resize(2);
+  p.x = {0.25, 0.25 + separation};
+  p.y = {0.0, 0.0};
+  p.z = {0.0, 0.0};
+  p.vx = p.vy = p.vz = {0.0, 0.0};
+  p.m = {1.0, 2.0};
+  p.id = {0, 1};
+  return p;
+}
+
+TEST_P(Forces, SofteningFollowsPlummerLaw) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  const auto c = GetParam();
+  const double u = unit_roundoff(c.precision);
+  const double eps = 0.1, G = 1.5;
+  // From far outside eps (Newtonian) down to deep inside it (a -> G m r / eps^3, linear in r).
+  for (const double r : {4.0, 1.0, 0.1, 1e-2, 1e-3}) {
+    const Particles<double> p = c.precision == Precision::fp32 ? pair(r).as<float>().as<double>() : pair(r);
+    const double d = p.x[1] - p.x[0];
+    double w = 0;
+    const auto a = accelerations(c, p, {G, eps}, &w);
+    const double expect = G * 2.0 * d / std::pow(d * d + eps * eps, 1.5);
+    EXPECT_NEAR(a.ax[0], expect, 32 * u * std::fabs(expect)) << "r = " << r;
+    EXPECT_NEAR(a.ax[1], -expect / 2.0, 32 * u * std::fabs(expect)) << "r = " << r;
+    EXPECT_EQ(a.ay[0], 0.0);
+    const double w_expect = -G * 2.0 / std::sqrt(d * d + eps * eps);
+    EXPECT_NEAR(w, w_expect, 32 * u * std::fabs(w_expect)) << "r = " << r;
+  }
+  // Deep inside the softening length the force is linear in r: a = G m r / eps^3 (1 + O(r^2/eps^2)).
+  const auto a = accelerations(c, pair(1e-4), {G, eps});
+  EXPECT_NEAR(a.ax[0], G * 2.0 * 1e-4 / (eps * eps * eps), 1e-3 * G * 2.0 * 1e-4 / (eps * eps * eps));
+}
+
+TEST_P(Forces, CoincidentBodiesGiveFiniteZeroForce) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  for (const double eps : {0.0, 0.05}) {
+    const auto a = accelerations(GetParam(), pair(0.0), {1.0, eps});
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(a.ax[i], 0.0) << "eps " << eps;
+      EXPECT_EQ(a.ay[i], 0.0) << "eps " << eps;
+      EXPECT_EQ(a.az[i], 0.0) << "eps " << eps;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Forces, testing::ValuesIn(backend_cases()), case_name);
+
+}  // namespace
+}  // namespace nbody::test
