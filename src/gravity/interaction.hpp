@@ -27,16 +27,25 @@ NBODY_HD T reciprocal_sqrt(T x) {
 #endif
 }
 
-// Softened attraction of one source on one target: acc += m_j d / (|d|^2 + eps^2)^{3/2},
-// d = x_j - x_i. eps2 is the first addend so that on the GPU the sum folds into three FMAs;
-// with the rsqrt and three multiplies for m_j/r^3 and three FMAs for the accumulation that is
-// 12 FP32 instructions and one MUFU per interaction.
+// A pair law is a small value type holding its parameters, with
+//   accumulate(dx, dy, dz, mj, ax, ay, az): acc += the acceleration source j (at offset d from
+//                                           the target, mass mj) gives the target, without G;
+//   potential(dx, dy, dz, mj):              the potential of source j at the target, without G
+//                                           (the caller excludes the target itself).
+// Kernels and CPU loops are templates over the law, so a new softening law is one new type.
+
+// Plummer softening: acc += m_j d / (|d|^2 + eps^2)^{3/2}, d = x_j - x_i. eps2 is the first
+// addend so that on the GPU the sum folds into three FMAs; with the rsqrt and three multiplies
+// for m_j/r^3 and three FMAs for the accumulation that is 12 FP32 instructions and one MUFU per
+// interaction.
 //
 // Guarded: when eps2 may be zero, a coincident pair (d = 0, the i = j term) would give
 // 0 * inf = NaN; the guarded form contributes exactly zero there at the cost of one select.
 template <class T, bool Guarded>
 struct PlummerPair {
-  NBODY_HD static void accumulate(T dx, T dy, T dz, T mj, T eps2, T& ax, T& ay, T& az) {
+  T eps2;
+
+  NBODY_HD void accumulate(T dx, T dy, T dz, T mj, T& ax, T& ay, T& az) const {
     const T r2 = eps2 + dx * dx + dy * dy + dz * dz;
     T inv = reciprocal_sqrt(r2);
     if constexpr (Guarded) inv = r2 > T(0) ? inv : T(0);
@@ -46,9 +55,7 @@ struct PlummerPair {
     az += dz * s;
   }
 
-  // -m_j / sqrt(|d|^2 + eps^2): the potential of one source at the target, excluding the
-  // target itself is the caller's job (it knows the indices).
-  NBODY_HD static T potential(T dx, T dy, T dz, T mj, T eps2) {
+  NBODY_HD T potential(T dx, T dy, T dz, T mj) const {
     const T r2 = eps2 + dx * dx + dy * dy + dz * dz;
     return -mj * reciprocal_sqrt(r2);
   }

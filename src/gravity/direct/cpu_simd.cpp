@@ -11,9 +11,8 @@ namespace {
 
 template <class T, bool Guarded>
 void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
-  using Pair = gravity::PlummerPair<T, Guarded>;
+  const gravity::PlummerPair<T, Guarded> pair{static_cast<T>(g.eps2())};
   const auto n = static_cast<std::int64_t>(s.n);
-  const T eps2 = static_cast<T>(g.eps2());
   const T G = static_cast<T>(g.G);
   const T* __restrict__ x = s.x;
   const T* __restrict__ y = s.y;
@@ -25,7 +24,7 @@ void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const
     T ax = 0, ay = 0, az = 0;
 #pragma omp simd reduction(+ : ax, ay, az)
     for (std::int64_t j = 0; j < n; ++j) {
-      Pair::accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], eps2, ax, ay, az);
+      pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], ax, ay, az);
     }
     a.ax[i] = G * ax;
     a.ay[i] = G * ay;
@@ -48,9 +47,8 @@ void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const
 
 template <class T>
 double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
-  using Pair = gravity::PlummerPair<T, false>;
+  const gravity::PlummerPair<T, false> pair{static_cast<T>(g.eps2())};
   const auto n = static_cast<std::int64_t>(s.n);
-  const T eps2 = static_cast<T>(g.eps2());
   std::vector<double> phi(s.n);
 #pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
   for (std::int64_t i = 0; i < n; ++i) {
@@ -58,7 +56,7 @@ double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
     double p = 0;
 #pragma omp simd reduction(+ : p)
     for (std::int64_t j = 0; j < n; ++j) {
-      const T term = Pair::potential(s.x[j] - xi, s.y[j] - yi, s.z[j] - zi, s.m[j], eps2);
+      const T term = pair.potential(s.x[j] - xi, s.y[j] - yi, s.z[j] - zi, s.m[j]);
       p += (j == i) ? 0.0 : double(term);
     }
     phi[i] = p;

@@ -42,7 +42,8 @@ class CudaBackend final : public Backend<T> {
   double potential_energy() override {
     const int blocks = static_cast<int>(potential_blocks());
     direct::cuda::tiled_potential<T, TiledPolicy><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
-        x_.data(), y_.data(), z_.data(), m_.data(), count(), eps2(), partials_.data());
+        x_.data(), y_.data(), z_.data(), m_.data(), count(), gravity::PlummerPair<T, false>{eps2()},
+        partials_.data());
     NBODY_CUDA_CHECK_LAUNCH();
     const auto sums = fetch_partials(std::size_t(blocks));
     double w = 0;
@@ -110,12 +111,15 @@ class CudaBackend final : public Backend<T> {
   void do_compute_accelerations() override {
     const int blocks = blocks_for(n_, TiledPolicy::kBlock);
     const T G = static_cast<T>(this->gravity().G);
+    auto launch = [&](auto pair) {
+      direct::cuda::tiled_accelerations<T, TiledPolicy><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
+          x_.data(), y_.data(), z_.data(), m_.data(), count(), pair, G, ax_.data(), ay_.data(), az_.data());
+    };
+    // With eps > 0 the i = j term is exactly zero; only eps = 0 needs the guarded law.
     if (this->gravity().eps2() > 0) {
-      direct::cuda::tiled_accelerations<T, TiledPolicy, false><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
-          x_.data(), y_.data(), z_.data(), m_.data(), count(), eps2(), G, ax_.data(), ay_.data(), az_.data());
+      launch(gravity::PlummerPair<T, false>{eps2()});
     } else {
-      direct::cuda::tiled_accelerations<T, TiledPolicy, true><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
-          x_.data(), y_.data(), z_.data(), m_.data(), count(), eps2(), G, ax_.data(), ay_.data(), az_.data());
+      launch(gravity::PlummerPair<T, true>{eps2()});
     }
     NBODY_CUDA_CHECK_LAUNCH();
   }

@@ -24,12 +24,11 @@ struct alignas(4 * sizeof(T)) Source4 {
 // a_i = G sum_j m_j d_ij / (|d_ij|^2 + eps^2)^{3/2}. Each thread sums its sources in the same
 // order every run (no atomics), so the result is bitwise reproducible. The last tile is padded
 // with massless sources, which contribute exactly zero.
-template <class T, class Policy, bool Guarded>
+template <class T, class Policy, class Pair>
 __global__ void __launch_bounds__(Policy::kBlock)
     tiled_accelerations(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
-                        const T* __restrict__ m, int n, T eps2, T G, T* __restrict__ ax, T* __restrict__ ay,
+                        const T* __restrict__ m, int n, Pair pair, T G, T* __restrict__ ax, T* __restrict__ ay,
                         T* __restrict__ az) {
-  using Pair = gravity::PlummerPair<T, Guarded>;
   __shared__ Source4<T> tile[Policy::kBlock];
   const int i = blockIdx.x * Policy::kBlock + threadIdx.x;
   const T xi = i < n ? x[i] : T(0);
@@ -43,7 +42,7 @@ __global__ void __launch_bounds__(Policy::kBlock)
 #pragma unroll Policy::kUnroll
     for (int k = 0; k < Policy::kBlock; ++k) {
       const Source4<T> s = tile[k];
-      Pair::accumulate(s.x - xi, s.y - yi, s.z - zi, s.m, eps2, sx, sy, sz);
+      pair.accumulate(s.x - xi, s.y - yi, s.z - zi, s.m, sx, sy, sz);
     }
     __syncthreads();
   }
@@ -55,11 +54,10 @@ __global__ void __launch_bounds__(Policy::kBlock)
 }
 
 // Per-block partial sums of m_i phi_i (phi_i excluding j = i), each target's sum in float64.
-template <class T, class Policy>
+template <class T, class Policy, class Pair>
 __global__ void __launch_bounds__(Policy::kBlock)
     tiled_potential(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
-                    const T* __restrict__ m, int n, T eps2, double* __restrict__ block_sums) {
-  using Pair = gravity::PlummerPair<T, false>;
+                    const T* __restrict__ m, int n, Pair pair, double* __restrict__ block_sums) {
   __shared__ Source4<T> tile[Policy::kBlock];
   __shared__ double scratch[Policy::kBlock / 32];
   const int i = blockIdx.x * Policy::kBlock + threadIdx.x;
@@ -75,7 +73,7 @@ __global__ void __launch_bounds__(Policy::kBlock)
     for (int k = 0; k < count; ++k) {
       if (base + k == i) continue;
       const Source4<T> s = tile[k];
-      phi += double(Pair::potential(s.x - xi, s.y - yi, s.z - zi, s.m, eps2));
+      phi += double(pair.potential(s.x - xi, s.y - yi, s.z - zi, s.m));
     }
     __syncthreads();
   }
