@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"softening_negative", "run --softening -1", "--softening"},
                     BadInput{"softening_nan", "run --softening NaN", "--softening"},
                     BadInput{"steps_negative", "run --steps -1", "--steps"},
-                    BadInput{"g_zero", "run -G 0", "--gravitational-constant"},
+                    BadInput{"g_negative", "run -G -1", "--gravitational-constant"},
                     BadInput{"seed_negative", "run --seed -1", "--seed"},
                     BadInput{"snapshot_every_negative", "run --snapshot-every -2", "--snapshot-every"},
                     BadInput{"unknown_flag", "run --bogus 3", "--bogus"},

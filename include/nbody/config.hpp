@@ -17,7 +17,7 @@ struct RunConfig {
   std::int64_t n = 4096;
   std::int64_t seed = 1;
   // physics
-  double gravitational_constant = 1.0;
+  double gravitational_constant = 0.0;  // 0: the unit system's G (see core/units.hpp)
   double softening = 0.01;  // Plummer softening length epsilon (the documents' eps^2 = 1e-9 is 3.1623e-5)
   // numerics
   std::string backend = "auto";
@@ -29,6 +29,21 @@ struct RunConfig {
   std::string out;
   std::int64_t snapshot_every = 0;
   std::int64_t diag_every = 0;
+  // models and units: see core/units.hpp and the header comment of each src/ic/<model>.cpp
+  std::string units = "henon";
+  double mass_scale = 0.0;    // Msun per model mass unit with physical units (0: not set)
+  double length_scale = 0.0;  // kpc or au per model length unit with physical units (0: not set)
+  double king_w0 = 6.0;
+  double virial_ratio = 0.0;  // uniform-sphere; 0 is the cold collapse
+  double disk_fraction = 0.15;
+  double bulge_fraction = 0.05;
+  double toomre_q = 1.5;
+  double pericentre = 0.4;
+  double separation = 3.0;
+  double incl1 = 0.0;  // degrees
+  double incl2 = 0.0;  // degrees
+  double cluster_scale = 1.54;
+  double velocity_scale = 8.0;
 
   bool operator==(const RunConfig&) const = default;
 };

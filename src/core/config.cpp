@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/strings.hpp"
+#include "core/units.hpp"
 #include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
@@ -62,8 +63,9 @@ const std::vector<ParamSpec>& run_params() {
       {"n", "-n", K::integer, "", "number of bodies", 1, kMaxBodies, false, nullptr, &RunConfig::n},
       {"seed", "", K::integer, "", "random seed of the initial conditions", 0, kIntMax, false, nullptr,
        &RunConfig::seed},
-      {"gravitational_constant", "-G", K::real, "", "the gravitational constant G", 0, kRealMax, true, nullptr,
-       &RunConfig::gravitational_constant},
+      {"gravitational_constant", "-G", K::real, "",
+       "the gravitational constant G (0: the unit system's: 1 henon, 4.30092e-6 galactic, 4 pi^2 solar)", 0,
+       kRealMax, false, nullptr, &RunConfig::gravitational_constant},
       {"softening", "", K::real, "length",
        "Plummer softening length eps (the documents' eps^2 = 1e-9 is eps = 3.1623e-5)", 0, kRealMax, false,
        nullptr, &RunConfig::softening},
@@ -79,6 +81,35 @@ const std::vector<ParamSpec>& run_params() {
        kIntMax, false, nullptr, &RunConfig::snapshot_every},
       {"diag_every", "", K::integer, "steps", "record diagnostics every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::diag_every},
+      // models and units
+      {"units", "", K::text, "", "unit system: henon (G = M = 1, E = -1/4), galactic (kpc, Msun, km/s), solar "
+       "(au, Msun, yr)", 0, 0, false, &unit_system_names, &RunConfig::units},
+      {"mass_scale", "", K::real, "Msun", "physical units: Msun per model mass unit (a Henon model's total mass; "
+       "one body of cube, shell, expand)", 0, kRealMax, false, nullptr, &RunConfig::mass_scale},
+      {"length_scale", "", K::real, "kpc or au", "physical units: length of one model length unit (a Henon "
+       "model's virial radius)", 0, kRealMax, false, nullptr, &RunConfig::length_scale},
+      {"king_w0", "", K::real, "", "king: dimensionless central potential W0", 0, 18, true, nullptr,
+       &RunConfig::king_w0},
+      {"virial_ratio", "", K::real, "", "uniform-sphere: virial ratio Q = 2K/|W| (0: cold collapse; < 2)", 0, 2,
+       false, nullptr, &RunConfig::virial_ratio},
+      {"disk_fraction", "", K::real, "", "disk-galaxy, galaxy-collision: disk mass fraction", 0, 1, true, nullptr,
+       &RunConfig::disk_fraction},
+      {"bulge_fraction", "", K::real, "", "disk-galaxy, galaxy-collision: bulge mass fraction (halo: the rest)", 0,
+       1, false, nullptr, &RunConfig::bulge_fraction},
+      {"toomre_q", "", K::real, "", "disk-galaxy, galaxy-collision: Toomre Q of the disk at 2.43 scale lengths", 0,
+       kRealMax, true, nullptr, &RunConfig::toomre_q},
+      {"pericentre", "", K::real, "length", "galaxy-collision: pericentre distance of the parabolic orbit", 0,
+       kRealMax, true, nullptr, &RunConfig::pericentre},
+      {"separation", "", K::real, "length", "galaxy-collision: initial distance between the galaxies' centres", 0,
+       kRealMax, true, nullptr, &RunConfig::separation},
+      {"incl1", "", K::real, "degrees", "galaxy-collision: inclination of disk 1 to the orbital plane", -180, 180,
+       false, nullptr, &RunConfig::incl1},
+      {"incl2", "", K::real, "degrees", "galaxy-collision: inclination of disk 2 to the orbital plane", -180, 180,
+       false, nullptr, &RunConfig::incl2},
+      {"cluster_scale", "", K::real, "length", "shell, expand: the CUDA samples' clusterScale", 0, kRealMax, true,
+       nullptr, &RunConfig::cluster_scale},
+      {"velocity_scale", "", K::real, "", "shell, expand: the CUDA samples' velocityScale", 0, kRealMax, false,
+       nullptr, &RunConfig::velocity_scale},
   };
   return table;
 }

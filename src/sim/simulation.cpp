@@ -1,6 +1,7 @@
 #include "nbody/simulation.hpp"
 
 #include "core/host_memory.hpp"
+#include "core/units.hpp"
 #include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
@@ -15,6 +16,7 @@ class SimulationImpl final : public Simulation {
   SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<double>& initial)
       : cfg_(cfg), integrator_(make_integrator(cfg.integrator)), backend_(std::move(backend)) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
+    cfg_.gravitational_constant = effective_gravitational_constant(cfg);
     backend_->upload(initial.template as<T>());
   }
 
@@ -57,7 +59,7 @@ class SimulationImpl final : public Simulation {
   double time_ = 0;
 };
 
-GravityParams gravity_of(const RunConfig& cfg) { return {cfg.gravitational_constant, cfg.softening}; }
+GravityParams gravity_of(const RunConfig& cfg) { return {effective_gravitational_constant(cfg), cfg.softening}; }
 
 // The backend is made first: it checks that n fits in its memory before the initial
 // conditions are drawn. `initial` supplies them once it has.
