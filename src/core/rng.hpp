@@ -23,6 +23,13 @@ class Rng {
     return u;
   }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  // A standard normal deviate by the Box-Muller transform (one value of each pair is used, so a
+  // draw consumes exactly two uniforms).
+  double normal() {
+    const double u = uniform_open();
+    const double v = uniform();
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
+  }
   // A unit vector uniform on the sphere.
   void unit_vector(double& x, double& y, double& z) {
     const double cos_t = uniform(-1.0, 1.0);

@@ -1,11 +1,17 @@
 #pragma once
 // Initial conditions, chosen by name, each drawn from an explicit seed. Generated in float64;
 // the simulation rounds them to its precision.
+//
+// Every generator returns its model in the model's own units: Henon units (G = M = 1, E = -1/4)
+// for the stellar-dynamical models, the CUDA samples' units (G = 1, unit masses) for cube, shell
+// and expand, physical units (au, Msun, yr) for solar-system. make_initial_conditions then
+// converts to the run's unit system (--units); see to_unit_system.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "nbody/config.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody {
@@ -14,24 +20,66 @@ struct IcRequest {
   std::string name;
   std::int64_t n = 0;
   std::uint64_t seed = 0;
+  // The model parameters of the run (king_w0, virial_ratio, the galaxy and orbit parameters,
+  // units, mass_scale, length_scale). Its ic, n and seed fields are not used.
+  RunConfig model{};
+};
+
+// The units a generator returns its particles in.
+enum class NativeUnits {
+  model,  // G = 1 (Henon units, or the documents' / CUDA samples' unit masses)
+  solar,  // au, Msun, Gaussian year (G = 4 pi^2)
 };
 
 struct IcInfo {
   std::string name;
   std::string description;
   Particles<double> (*make)(const IcRequest&);
+  NativeUnits native = NativeUnits::model;
+  std::string bodies;  // what n means for this model
+  std::string source;  // where the model's recipe or numbers come from (for model.toml)
 };
 
 [[nodiscard]] const std::vector<IcInfo>& initial_conditions();
 [[nodiscard]] std::vector<std::string> ic_names();
-// Throws an input error for an unknown name.
+[[nodiscard]] const IcInfo& find_initial_conditions(std::string_view name);  // input error if unknown
+// Draws the model and converts it to request.model.units. Throws an input error for an unknown
+// name, an n the model cannot have, or physical units without the scales a model needs.
 [[nodiscard]] Particles<double> make_initial_conditions(const IcRequest& request);
+
+// Converts particles in `native` units to the unit system `cfg.units`, with G the run's G
+// (effective_gravitational_constant). A model in G = 1 units goes to physical units through
+// cfg.mass_scale (Msun per model mass unit) and cfg.length_scale (system length units per model
+// length unit); the velocity unit follows from G: sqrt(G M / L). Physical to physical is a change
+// of units through cgs. Physical to henon is refused (no scale to divide by).
+void to_unit_system(Particles<double>& p, NativeUnits native, const RunConfig& cfg, std::string_view ic_name);
+
+// Text describing the model of a run for the run directory's model.toml (source, epoch, frame
+// for solar-system; the parameters that were used for the others). TOML key = value lines.
+[[nodiscard]] std::string ic_metadata_toml(const RunConfig& cfg);
 
 // The documents' set-up: positions and velocities uniform in [-1, 1]^3, unit masses (G = 1).
 Particles<double> make_cube(const IcRequest& request);
 // Plummer sphere (Aarseth, Henon & Wielen 1974) in Henon units: G = M = 1, E = -1/4, centred,
 // zero net momentum.
 Particles<double> make_plummer(const IcRequest& request);
+// King (1966) model of central potential model.king_w0, Henon units.
+Particles<double> make_king(const IcRequest& request);
+// Hernquist (1990) sphere, isotropic, Henon units.
+Particles<double> make_hernquist(const IcRequest& request);
+// Homogeneous sphere with Maxwellian velocities at virial ratio model.virial_ratio, Henon units.
+Particles<double> make_uniform_sphere(const IcRequest& request);
+// Exponential disk + Hernquist bulge + Hernquist halo, approximate equilibrium, Henon units.
+Particles<double> make_disk_galaxy(const IcRequest& request);
+// Two disk galaxies on a parabolic orbit, total M = 1, E ~ -1/4.
+Particles<double> make_galaxy_collision(const IcRequest& request);
+// The Sun, the eight planets and Pluto at J2000.0 (DE441 via JPL Horizons), au, Msun, yr.
+Particles<double> make_solar_system(const IcRequest& request);
+// Names of the solar-system bodies by index (0 the Sun, 3 the Earth-Moon barycentre, 9 Pluto).
+[[nodiscard]] const char* solar_system_body_name(std::size_t i);
+// The CUDA samples' nbody configurations NBODY_CONFIG_SHELL and NBODY_CONFIG_EXPAND.
+Particles<double> make_shell(const IcRequest& request);
+Particles<double> make_expand(const IcRequest& request);
 
 // Moves the centre of mass to the origin and removes the net momentum.
 void centre(Particles<double>& p);

@@ -1,16 +1,43 @@
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/strings.hpp"
+#include "core/units.hpp"
 #include "ic/ic.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
 
 const std::vector<IcInfo>& initial_conditions() {
+  using N = NativeUnits;
   static const std::vector<IcInfo> table = {
-      {"cube", "the documents' set-up: positions and velocities uniform in [-1,1]^3, unit masses", &make_cube},
+      {"cube", "the documents' set-up: positions and velocities uniform in [-1,1]^3, unit masses", &make_cube,
+       N::model, "n bodies of mass 1", "NVIDIA DLI 01-nbody randomizeBodies"},
       {"plummer", "Plummer sphere in Henon units (G = M = 1, E = -1/4), Aarseth-Henon-Wielen sampling",
-       &make_plummer},
+       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183"},
+      {"king", "King (1966) model of central potential W0 (--king-w0), Henon units", &make_king, N::model,
+       "n bodies of mass 1/n", "King 1966, AJ 71, 64; Poisson equation by RK4, velocities from the DF"},
+      {"hernquist", "Hernquist (1990) sphere, isotropic, inner 99 % of the mass, Henon units", &make_hernquist,
+       N::model, "n bodies of mass 1/n", "Hernquist 1990, ApJ 356, 359 (eqs. 3, 17)"},
+      {"uniform-sphere", "homogeneous sphere, Maxwellian velocities at virial ratio --virial-ratio (0: cold collapse)",
+       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities"},
+      {"disk-galaxy", "exponential disk + Hernquist bulge + Hernquist halo, approximate equilibrium, Henon units",
+       &make_disk_galaxy, N::model, "n bodies of mass 1/n, split among disk, bulge and halo by mass",
+       "Hernquist 1993, ApJS 86, 389 (moment method, simplified); Freeman 1970 disk rotation"},
+      {"galaxy-collision", "two disk galaxies on a parabolic orbit (--pericentre, --separation, --incl1, --incl2)",
+       &make_galaxy_collision, N::model, "n bodies in all: n - n/2 in galaxy 1, n/2 in galaxy 2",
+       "two disk-galaxy models on a point-mass parabolic orbit"},
+      {"solar-system", "the Sun, eight planets and Pluto at J2000.0 (JPL Horizons DE441), --units solar or galactic",
+       &make_solar_system, N::solar, "exactly 10 bodies (n must be 10)",
+       "JPL Horizons DE441 state vectors at JD 2451545.0 TDB (barycentric, ICRF rotated to the ecliptic of "
+       "J2000.0 by eps = 84381.448 arcsec; Earth and Moon combined into the Earth-Moon barycentre); masses "
+       "GM_i / GM_sun from NAIF gm_de440.tpc (system masses); Pluto from the J2000 Keplerian elements of JPL's "
+       "Approximate Positions of the Planets (Standish), Table 1"},
+      {"shell", "the CUDA samples' shell: a rotating spherical shell (--cluster-scale, --velocity-scale)",
+       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL"},
+      {"expand", "the CUDA samples' expanding sphere (--cluster-scale, --velocity-scale)", &make_expand,
+       N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_EXPAND"},
   };
   return table;
 }
@@ -21,11 +48,104 @@ std::vector<std::string> ic_names() {
   return names;
 }
 
-Particles<double> make_initial_conditions(const IcRequest& req) {
+const IcInfo& find_initial_conditions(std::string_view name) {
   for (const auto& i : initial_conditions()) {
-    if (i.name == req.name) return i.make(req);
+    if (i.name == name) return i;
   }
-  throw_input_error("ic: unknown initial condition '" + req.name + "' (choose from " + join(ic_names()) + ")");
+  throw_input_error("ic: unknown initial condition '" + std::string(name) + "' (choose from " + join(ic_names()) +
+                    ")");
+}
+
+void to_unit_system(Particles<double>& p, NativeUnits native, const RunConfig& cfg, std::string_view ic_name) {
+  const UnitSystem& target = unit_system(cfg.units);
+  double fl = 1, fm = 1, fv = 1;
+  if (native == NativeUnits::model) {
+    if (!target.cgs.physical) return;
+    if (!(cfg.mass_scale > 0) || !(cfg.length_scale > 0)) {
+      throw_input_error("mass_scale, length_scale: --units " + std::string(target.name) + " with ic " +
+                        std::string(ic_name) + " needs --mass-scale (Msun per model mass unit) and --length-scale (" +
+                        std::string(target.length) + " per model length unit)");
+    }
+    fm = cfg.mass_scale;
+    fl = cfg.length_scale;
+    fv = std::sqrt(effective_gravitational_constant(cfg) * fm / fl);
+  } else {
+    if (!target.cgs.physical) {
+      throw_input_error("units: ic " + std::string(ic_name) +
+                        " is made of physical state vectors with no Henon scaling: use --units solar (or galactic)");
+    }
+    const UnitSystemCgs& from = unit_system("solar").cgs;
+    fl = from.UnitLength_in_cm / target.cgs.UnitLength_in_cm;
+    fm = from.UnitMass_in_g / target.cgs.UnitMass_in_g;
+    fv = from.UnitVelocity_in_cm_per_s / target.cgs.UnitVelocity_in_cm_per_s;
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p.x[i] *= fl;
+    p.y[i] *= fl;
+    p.z[i] *= fl;
+    p.vx[i] *= fv;
+    p.vy[i] *= fv;
+    p.vz[i] *= fv;
+    p.m[i] *= fm;
+  }
+}
+
+Particles<double> make_initial_conditions(const IcRequest& req) {
+  const IcInfo& info = find_initial_conditions(req.name);
+  (void)unit_system(req.model.units);  // an unknown unit system is refused before drawing
+  Particles<double> p = info.make(req);
+  to_unit_system(p, info.native, req.model, info.name);
+  return p;
+}
+
+namespace {
+
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string toml_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+std::string ic_metadata_toml(const RunConfig& cfg) {
+  const IcInfo& info = find_initial_conditions(cfg.ic);
+  const UnitSystem& u = unit_system(cfg.units);
+  std::string out;
+  out += "# The model of this run and its unit system (the parameters are in config.toml).\n";
+  out += "[initial_conditions]\n";
+  out += "name = " + toml_string(info.name) + "\n";
+  out += "description = " + toml_string(info.description) + "\n";
+  out += "bodies = " + toml_string(info.bodies) + "\n";
+  out += "source = " + toml_string(info.source) + "\n";
+  if (info.native == NativeUnits::solar) {
+    out += "epoch = \"J2000.0 = JD 2451545.0 TDB\"\n";
+    out += "frame = \"barycentric, ecliptic and mean equinox of J2000.0\"\n";
+  }
+  out += "\n[units]\n";
+  out += "system = " + toml_string(std::string(u.name)) + "\n";
+  out += "G = " + toml_number(effective_gravitational_constant(cfg)) + "\n";
+  out += "length = " + toml_string(std::string(u.length)) + "\n";
+  out += "mass = " + toml_string(std::string(u.mass)) + "\n";
+  out += "velocity = " + toml_string(std::string(u.velocity)) + "\n";
+  out += "time = " + toml_string(std::string(u.time)) + "\n";
+  out += "physical = " + std::string(u.cgs.physical ? "true" : "false") + "\n";
+  out += "UnitLength_in_cm = " + toml_number(u.cgs.UnitLength_in_cm) + "\n";
+  out += "UnitMass_in_g = " + toml_number(u.cgs.UnitMass_in_g) + "\n";
+  out += "UnitVelocity_in_cm_per_s = " + toml_number(u.cgs.UnitVelocity_in_cm_per_s) + "\n";
+  out += "UnitTime_in_s = " + toml_number(u.cgs.UnitTime_in_s) + "\n";
+  return out;
 }
 
 void centre(Particles<double>& p) {

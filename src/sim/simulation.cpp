@@ -88,7 +88,7 @@ std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
   return build_any(cfg, n, [&] {
     // float64 state plus its copy in the run's precision while uploading.
     require_host_memory(n * (2 * 7 * sizeof(double) + 16), n);
-    return make_initial_conditions({cfg.ic, cfg.n, static_cast<std::uint64_t>(cfg.seed)});
+    return make_initial_conditions({cfg.ic, cfg.n, static_cast<std::uint64_t>(cfg.seed), cfg});
   });
 }
 

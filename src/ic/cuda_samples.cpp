@@ -1,0 +1,87 @@
+// The two set-ups of NVIDIA's CUDA samples `nbody` program besides its random cube
+// (randomizeBodies, NBODY_CONFIG_SHELL and NBODY_CONFIG_EXPAND), implemented from the sample's
+// described behaviour. Like `cube` they keep the sample's units: unit masses (total mass n) and
+// G = 1, lengths from the sample's two parameters:
+//   --cluster-scale s (the sample's clusterScale; default 1.54, its first demo's value)
+//   --velocity-scale k (the sample's velocityScale; default 8, its first demo's value).
+// The sample's first demo also uses dt = 0.016 and softening 0.1 (see examples/).
+// Neither is an equilibrium, so there is no Henon scaling; both are centred (the velocity fields
+// below are linear in position, so centring keeps their form).
+//
+// shell: bodies on a thick spherical shell, radius uniform in [2.5 s, 4 s] along an isotropic
+//   direction, rotating rigidly about the z axis: v = s k (x cross z_hat), i.e. angular velocity
+//   -s k z_hat, speed s k R_cyl. (For a body within 1e-6 of the +z pole the sample takes the
+//   axis (y, x, 0) instead; so does this.) The sample draws the direction from a point of the
+//   cube and an independent radius factor per coordinate, which makes its shell lumpy; here the
+//   direction is isotropic and a body has one radius.
+// expand: bodies uniform in a ball of radius R = s n / 1024 (R = s when that is below 1), moving
+//   outward with v = k x: a homologous ("Hubble") expansion at rate k.
+//
+// n is the number of bodies (any n >= 1), each of mass 1.
+#include <cmath>
+
+#include "core/rng.hpp"
+#include "ic/ic.hpp"
+
+namespace nbody {
+
+Particles<double> make_shell(const IcRequest& req) {
+  const double s = req.model.cluster_scale;
+  const double omega = s * req.model.velocity_scale;
+  const double inner = 2.5 * s, outer = 4.0 * s;
+  const auto n = static_cast<std::size_t>(req.n);
+  Particles<double> p;
+  p.resize(n);
+  Rng rng(req.seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    double dx, dy, dz;
+    rng.unit_vector(dx, dy, dz);
+    const double r = rng.uniform(inner, outer);
+    const double x = r * dx, y = r * dy, z = r * dz;
+    double ax = 0, ay = 0, az = 1;
+    if (1.0 - dz < 1e-6) {
+      const double len = std::hypot(dy, dx);
+      ax = len > 0 ? dy / len : 0.0;
+      ay = len > 0 ? dx / len : 0.0;
+      az = 0;
+    }
+    p.x[i] = x;
+    p.y[i] = y;
+    p.z[i] = z;
+    p.vx[i] = omega * (y * az - z * ay);
+    p.vy[i] = omega * (z * ax - x * az);
+    p.vz[i] = omega * (x * ay - y * ax);
+    p.m[i] = 1.0;
+    p.id[i] = i;
+  }
+  centre(p);
+  return p;
+}
+
+Particles<double> make_expand(const IcRequest& req) {
+  const double s = req.model.cluster_scale;
+  double radius = s * double(req.n) / 1024.0;
+  if (radius < 1.0) radius = s;
+  const double k = req.model.velocity_scale;
+  const auto n = static_cast<std::size_t>(req.n);
+  Particles<double> p;
+  p.resize(n);
+  Rng rng(req.seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = radius * std::cbrt(rng.uniform());
+    double ux, uy, uz;
+    rng.unit_vector(ux, uy, uz);
+    p.x[i] = r * ux;
+    p.y[i] = r * uy;
+    p.z[i] = r * uz;
+    p.vx[i] = k * p.x[i];
+    p.vy[i] = k * p.y[i];
+    p.vz[i] = k * p.z[i];
+    p.m[i] = 1.0;
+    p.id[i] = i;
+  }
+  centre(p);
+  return p;
+}
+
+}  // namespace nbody

@@ -1,0 +1,91 @@
+#include "ic/model_tools.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "nbody/error.hpp"
+
+namespace nbody::ic {
+
+HenonScale henon_scale(double mass, double energy, std::string_view ic_name) {
+  if (!(energy < 0) || !(mass > 0)) {
+    throw_input_error("ic: " + std::string(ic_name) + " is not bound (E = " + std::to_string(energy) +
+                      "), so it has no Henon scaling");
+  }
+  const double mu = 1.0 / mass;
+  HenonScale s;
+  s.length = -4.0 * energy * mu * mu;
+  s.velocity = std::sqrt(mu / s.length);
+  return s;
+}
+
+void apply(Particles<double>& p, const HenonScale& s) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p.x[i] *= s.length;
+    p.y[i] *= s.length;
+    p.z[i] *= s.length;
+    p.vx[i] *= s.velocity;
+    p.vy[i] *= s.velocity;
+    p.vz[i] *= s.velocity;
+  }
+}
+
+void rotate_about_x(Particles<double>& p, double angle, std::size_t begin, std::size_t end) {
+  const double c = std::cos(angle), s = std::sin(angle);
+  for (std::size_t i = begin; i < end; ++i) {
+    const double y = p.y[i], z = p.z[i], vy = p.vy[i], vz = p.vz[i];
+    p.y[i] = c * y - s * z;
+    p.z[i] = s * y + c * z;
+    p.vy[i] = c * vy - s * vz;
+    p.vz[i] = s * vy + c * vz;
+  }
+}
+
+void shift(Particles<double>& p, std::size_t begin, std::size_t end, const double dx[3], const double dv[3]) {
+  for (std::size_t i = begin; i < end; ++i) {
+    p.x[i] += dx[0];
+    p.y[i] += dx[1];
+    p.z[i] += dx[2];
+    p.vx[i] += dv[0];
+    p.vy[i] += dv[1];
+    p.vz[i] += dv[2];
+  }
+}
+
+double kinetic_energy(const Particles<double>& p) {
+  double k = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    k += 0.5 * p.m[i] * (p.vx[i] * p.vx[i] + p.vy[i] * p.vy[i] + p.vz[i] * p.vz[i]);
+  }
+  return k;
+}
+
+double pair_potential_energy(const Particles<double>& p, std::size_t max_bodies) {
+  const std::size_t n = p.size();
+  if (n < 2) return 0;
+  const std::size_t stride = (n + max_bodies - 1) / max_bodies;
+  double sum_inv_r = 0;
+  std::size_t pairs = 0;
+  for (std::size_t i = 0; i < n; i += stride) {
+    for (std::size_t j = i + stride; j < n; j += stride) {
+      const double dx = p.x[i] - p.x[j], dy = p.y[i] - p.y[j], dz = p.z[i] - p.z[j];
+      const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
+      if (r > 0) sum_inv_r += p.m[i] * p.m[j] / r;
+      ++pairs;
+    }
+  }
+  if (stride == 1) return -sum_inv_r;
+  // Scale the subset's sum to all pairs: the mean of m_i m_j / r_ij over the subset's pairs
+  // times the number of pairs of the whole set.
+  const double all_pairs = 0.5 * double(n) * double(n - 1);
+  return -sum_inv_r / double(pairs) * all_pairs;
+}
+
+void require_at_least(std::string_view ic_name, std::int64_t n, std::int64_t min) {
+  if (n < min) {
+    throw_input_error("n: " + std::string(ic_name) + " needs at least " + std::to_string(min) + " bodies (got " +
+                      std::to_string(n) + ")");
+  }
+}
+
+}  // namespace nbody::ic
