@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "support.hpp"
 
@@ -22,7 +23,8 @@ TEST(Cli, VersionAndHelp) {
   }
   const auto run_help = run_nbody("run --help");
   for (const char* flag : {"--ic", "-n", "--seed", "--backend", "--precision", "--integrator", "--dt", "--steps",
-                           "--softening", "--out", "--snapshot-every", "--diag-every", "--config"}) {
+                           "--softening", "--out", "--snapshot-every", "--diag-every", "--config", "--units",
+                           "--king-w0", "--virial-ratio", "--pericentre", "--incl1", "--incl2"}) {
     EXPECT_NE(run_help.out.find(flag), std::string::npos) << flag;
   }
 }
@@ -36,7 +38,8 @@ TEST(Cli, SmallRunWritesItsDirectory) {
   EXPECT_NE(r.out.find("N = 256"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("billion interactions/s"), std::string::npos);
   EXPECT_NE(r.out.find("|dE/E0|"), std::string::npos);
-  for (const char* f : {"config.toml", "diagnostics.csv", "snapshot_000.csv", "snapshot_001.csv", "snapshot_002.csv"}) {
+  for (const char* f : {"config.toml", "model.toml", "diagnostics.csv", "lagrangian_radii.csv", "snapshot_000.csv",
+                        "snapshot_001.csv", "snapshot_002.csv"}) {
     EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
   }
   EXPECT_FALSE(fs::exists(fs::path(dir) / "snapshot_003.csv"));
@@ -45,12 +48,44 @@ TEST(Cli, SmallRunWritesItsDirectory) {
   int rows = 0;
   for (std::string line; std::getline(diag, line);) ++rows;
   EXPECT_EQ(rows, 4);
+  // Lagrangian radii at the same cadence: header + steps 0, 5, 10.
+  std::ifstream lagr(fs::path(dir) / "lagrangian_radii.csv");
+  std::vector<std::string> lagr_rows;
+  for (std::string line; std::getline(lagr, line);) lagr_rows.push_back(line);
+  ASSERT_EQ(lagr_rows.size(), 4u);
+  EXPECT_EQ(lagr_rows[0], "step,time,r_0.01,r_0.05,r_0.1,r_0.2,r_0.5,r_0.75,r_0.9");
+  EXPECT_EQ(lagr_rows[3].rfind("10,0.05", 0), 0u) << lagr_rows[3];
   // The flags override the file: steps = 10, not 20.
   std::ifstream cfg(fs::path(dir) / "config.toml");
   std::stringstream ss;
   ss << cfg.rdbuf();
   EXPECT_NE(ss.str().find("steps = 10\n"), std::string::npos);
   EXPECT_NE(ss.str().find("backend = \"cpu\""), std::string::npos);
+  // The G in use is recorded (the default 0 resolved to the henon unit system's 1).
+  EXPECT_NE(ss.str().find("gravitational_constant = 1.0\n"), std::string::npos);
+  EXPECT_NE(ss.str().find("units = \"henon\""), std::string::npos);
+}
+
+TEST(Cli, SolarSystemRunRecordsItsSourceAndUnits) {
+  const std::string dir = temp_dir("solar") + "/out";
+  const auto r = run_nbody("run --ic solar-system -n 10 --units solar --softening 0 --dt 0.001 --steps 100 "
+                           "--backend cpu --precision fp64 --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("units: solar, G = 39.4784176"), std::string::npos) << r.out;
+  std::ifstream in(fs::path(dir) / "model.toml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string model = ss.str();
+  for (const char* s : {"name = \"solar-system\"", "DE441", "JD 2451545.0 TDB", "ecliptic", "gm_de440",
+                        "system = \"solar\"", "UnitLength_in_cm = 14959787070000", "UnitTime_in_s = 31558196.0"}) {
+    EXPECT_NE(model.find(s), std::string::npos) << s << "\n" << model;
+  }
+}
+
+TEST(Cli, ExplicitGravitationalConstantIsNotedWhenItDiffersFromTheUnits) {
+  const auto r = run_nbody("run -n 32 --steps 1 --backend cpu -G 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("note: -G 2 overrides the henon unit system's G = 1"), std::string::npos) << r.out;
 }
 
 TEST(Cli, NonEmptyOutputDirectoryIsRefusedUnlessOverwrite) {
@@ -118,7 +153,17 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"config_unknown_key", "run --config " + kData + "/unknown_key.toml", "timestep"},
                     BadInput{"config_wrong_type", "run --config " + kData + "/wrong_type.toml", "dt"},
                     BadInput{"config_bad_value", "run --config " + kData + "/bad_value.toml", "dt"},
-                    BadInput{"check_unknown_backend", "check --backend opencl", "--backend"}),
+                    BadInput{"check_unknown_backend", "check --backend opencl", "--backend"},
+                    BadInput{"unknown_units", "run --units cgs", "--units"},
+                    BadInput{"solar_system_n", "run --ic solar-system --units solar -n 9", "n:"},
+                    BadInput{"solar_system_henon", "run --ic solar-system -n 10", "units"},
+                    BadInput{"physical_units_without_scales", "run --ic plummer --units galactic", "mass_scale"},
+                    BadInput{"king_w0_zero", "run --ic king --king-w0 0", "--king-w0"},
+                    BadInput{"virial_ratio_two", "run --ic uniform-sphere --virial-ratio 2", "virial_ratio"},
+                    BadInput{"galaxy_no_halo", "run --ic disk-galaxy --disk-fraction 0.8 --bulge-fraction 0.2",
+                             "disk_fraction"},
+                    BadInput{"separation_below_pericentre",
+                             "run --ic galaxy-collision --pericentre 0.5 --separation 0.2", "separation"}),
     [](const testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 TEST(Cli, CudaBackendWithoutDeviceIsAnInputError) {

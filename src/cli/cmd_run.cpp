@@ -1,6 +1,8 @@
 // nbody run: a simulation from a configuration, with diagnostics, snapshots and a summary.
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -8,6 +10,10 @@
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
+#include "core/units.hpp"
+#include "ic/ic.hpp"
+#include "io/atomic_file.hpp"
+#include "io/csv_log.hpp"
 #include "io/run_directory.hpp"
 #include "nbody/simulation.hpp"
 
@@ -29,6 +35,11 @@ int execute(const RunOptions& opts) {
   RunConfig cfg = opts.params.resolve(RunConfig{});
   validate(cfg);
   if (!cfg.out.empty()) RunDirectory::check_usable(cfg.out, opts.overwrite);
+  // An explicit G wins over the unit system's; the resolved value is what config.toml records.
+  const UnitSystem& units = unit_system(cfg.units);
+  const bool g_differs = cfg.gravitational_constant > 0 &&
+                         std::fabs(cfg.gravitational_constant - units.G) > 1e-12 * units.G;
+  cfg.gravitational_constant = effective_gravitational_constant(cfg);
 
   // Everything that can reject the input (memory included) happens before any file is written.
   auto sim = Simulation::create(cfg);
@@ -36,19 +47,34 @@ int execute(const RunOptions& opts) {
   const Precision precision = parse_precision(cfg.precision);
 
   std::optional<RunDirectory> dir;
-  if (!cfg.out.empty()) dir.emplace(cfg.out, cfg);
+  std::optional<CsvLog> lagrangian;
+  if (!cfg.out.empty()) {
+    dir.emplace(cfg.out, cfg);
+    write_file_atomic(dir->path() / "model.toml", ic_metadata_toml(cfg));
+    lagrangian.emplace(dir->path() / "lagrangian_radii.csv", lagrangian_csv_header());
+  }
 
   std::printf("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld\n", cfg.ic.c_str(),
               sim->size(), cfg.precision.c_str(), cfg.integrator.c_str(), cfg.dt, static_cast<long long>(cfg.steps),
               cfg.softening, static_cast<long long>(cfg.seed));
   std::printf("backend: %s (%s)\n", sim->backend_name().c_str(), sim->device_name().c_str());
+  std::printf("units: %s, G = %.10g\n", cfg.units.c_str(), cfg.gravitational_constant);
+  if (g_differs) {
+    std::printf("note: -G %.10g overrides the %s unit system's G = %.10g\n", cfg.gravitational_constant,
+                cfg.units.c_str(), units.G);
+  }
   std::fflush(stdout);
 
   const Diagnostics d0 = sim->diagnostics();
   const double e0 = d0.total;
+  // Lagrangian radii need the particles on the host: downloaded only on diagnostic steps.
+  std::array<double, 7> radii0{}, radii{};
   if (dir) {
-    dir->append_diagnostics(d0, e0);
-    dir->write_snapshot(sim->particles(), precision);
+    const Particles<double> p0 = sim->particles();
+    dir->append_diagnostics(d0, d0);
+    radii0 = radii = lagrangian_radii(p0);
+    lagrangian->append(lagrangian_csv_row(0, sim->time(), radii0));
+    dir->write_snapshot(p0, precision);
   }
 
   using Clock = std::chrono::steady_clock;
@@ -79,7 +105,11 @@ int execute(const RunOptions& opts) {
     const bool at_end = now == cfg.steps;
     if (now == diag_at || at_end) {
       last = sim->diagnostics();
-      if (dir) dir->append_diagnostics(last, e0);
+      if (dir) {
+        dir->append_diagnostics(last, d0);
+        radii = lagrangian_radii(sim->particles());
+        lagrangian->append(lagrangian_csv_row(now, sim->time(), radii));
+      }
     }
     if (dir && (now == snap_at || at_end) && (cfg.snapshot_every > 0 || at_end)) {
       dir->write_snapshot(sim->particles(), precision);
@@ -100,8 +130,10 @@ int execute(const RunOptions& opts) {
   std::printf("energy: E0 = %.10g, E = %.10g, |dE/E0| = %.3e; virial ratio 2K/|W| = %.4f\n", e0, last.total,
               relative_energy_error(last, e0), last.virial_ratio);
   if (dir) {
-    std::printf("output: %s (config.toml, diagnostics.csv, %d snapshots)\n", dir->path().c_str(),
-                dir->snapshots_written());
+    std::printf("half-mass radius: %.6g -> %.6g; |P - P0| = %.3e, |L - L0|/|L0| = %.3e\n", radii0[4], radii[4],
+                momentum_drift(last, d0), angular_momentum_drift(last, d0));
+    std::printf("output: %s (config.toml, model.toml, diagnostics.csv, lagrangian_radii.csv, %d snapshots)\n",
+                dir->path().c_str(), dir->snapshots_written());
   }
   return 0;
 }

@@ -38,8 +38,8 @@ RunDirectory::~RunDirectory() {
   if (diag_ != nullptr) std::fclose(diag_);
 }
 
-void RunDirectory::append_diagnostics(const Diagnostics& d, double e0) {
-  if (std::fprintf(diag_, "%s\n", diagnostics_csv_row(d, e0).c_str()) < 0 || std::fflush(diag_) != 0) {
+void RunDirectory::append_diagnostics(const Diagnostics& d, const Diagnostics& initial) {
+  if (std::fprintf(diag_, "%s\n", diagnostics_csv_row(d, initial).c_str()) < 0 || std::fflush(diag_) != 0) {
     throw_runtime_error("cannot write '" + (path_ / "diagnostics.csv").string() + "': " + std::strerror(errno));
   }
 }

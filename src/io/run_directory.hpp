@@ -24,7 +24,8 @@ class RunDirectory {
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
 
-  void append_diagnostics(const Diagnostics& d, double e0);
+  // One row of diagnostics.csv; drifts (energy, momenta) are measured from `initial`.
+  void append_diagnostics(const Diagnostics& d, const Diagnostics& initial);
   // snapshot_NNN.csv with NNN = the count of snapshots written so far; values in `precision`.
   std::filesystem::path write_snapshot(const Particles<double>& p, Precision precision);
 
