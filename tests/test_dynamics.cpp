@@ -1,0 +1,116 @@
+// Models in motion: the cold collapse at the free-fall time, a Plummer sphere that stays in
+// equilibrium, the Solar System over 1000 years.
+#include <cmath>
+#include <numbers>
+
+#include "ic/ic.hpp"
+#include "model_stats.hpp"
+#include "nbody/simulation.hpp"
+#include "plummer_equilibrium.hpp"
+#include "support.hpp"
+
+namespace nbody::test {
+namespace {
+
+// A cold homogeneous sphere (Q = 0, R = 2.4 in Henon units) collapses in the free-fall time
+// t_ff = sqrt(3 pi / (32 G rho)) = (pi / 2) sqrt(R^3 / (2 G M)) = 4.130. N = 1000, softening
+// 0.05, dt = 0.01 (t_ff / 413). The half-mass radius is tracked every step; its minimum marks
+// the maximum compression. Tolerance: in the continuum every shell arrives at the centre at t_ff;
+// with N = 1000 the Poisson fluctuations of the density (1 / sqrt(N) = 3 %) make denser regions
+// collapse first and the bounce comes when the core has formed, and the softening keeps the
+// centre from being reached: the minimum lies a few percent after t_ff (measured 1.029, 1.029,
+// 1.036 t_ff for seeds 3, 4, 5; 1.034 with softening 0.01). The test asks for
+// 0.95 <= t_min / t_ff <= 1.10, and for a half-mass radius compressed below a fifth of its start.
+TEST(Dynamics, ColdCollapseReachesMaximumCompressionAtTheFreeFallTime) {
+  RunConfig cfg;
+  cfg.ic = "uniform-sphere";
+  cfg.virial_ratio = 0.0;
+  cfg.n = 1000;
+  cfg.backend = "cpu";
+  cfg.precision = "fp64";
+  cfg.softening = 0.05;
+  cfg.dt = 0.01;
+  const double radius = 2.4;
+  const double t_ff = 0.5 * std::numbers::pi * std::sqrt(radius * radius * radius / 2.0);
+  for (const std::int64_t seed : {3, 4, 5}) {
+    cfg.seed = seed;
+    auto sim = Simulation::create(cfg);
+    const double e0 = sim->diagnostics().total;
+    double r_min = 1e30, t_min = 0;
+    while (sim->time() < 1.5 * t_ff) {
+      sim->advance(1);
+      const double r_h = lagrangian_radii(sim->particles())[4];
+      if (r_h < r_min) {
+        r_min = r_h;
+        t_min = sim->time();
+      }
+    }
+    const double de = relative_energy_error(sim->diagnostics(), e0);
+    NBODY_MEASURED("cold collapse seed %lld: min r_h = %.4f at t = %.3f = %.4f t_ff (t_ff = %.4f); |dE/E0| = %.1e",
+                   static_cast<long long>(seed), r_min, t_min, t_min / t_ff, t_ff, de);
+    EXPECT_GE(t_min / t_ff, 0.95);
+    EXPECT_LE(t_min / t_ff, 1.10);
+    EXPECT_LT(r_min, 0.2 * radius * std::cbrt(0.5));  // r_h starts at R / 2^{1/3} = 1.905
+    EXPECT_LT(de, 5e-3);
+  }
+}
+
+TEST(Dynamics, PlummerStaysInEquilibriumOverTenCrossingTimes) {
+  check_plummer_equilibrium("cpu", "fp32", 4096);
+}
+
+RunConfig solar_config(double dt) {
+  RunConfig cfg;
+  cfg.ic = "solar-system";
+  cfg.n = 10;
+  cfg.units = "solar";
+  cfg.backend = "cpu";
+  cfg.precision = "fp64";
+  cfg.integrator = "leapfrog";
+  cfg.softening = 0;
+  cfg.dt = dt;
+  return cfg;
+}
+
+// 1000 years at dt = 0.001 yr (0.37 d, 240 steps per Mercury orbit). Leapfrog's energy error is
+// bounded and oscillates; for one orbit it is about (omega dt)^2 / 12 times a factor ~3 for
+// Mercury's eccentricity, 1.7e-4 of Mercury's orbital energy, which is 1.9e-3 of the total: 3e-7
+// (measured 3.4e-7). Bound 1e-6. Momentum and angular momentum are conserved to rounding.
+TEST(Dynamics, SolarSystemOverAThousandYearsConservesEnergy) {
+  auto sim = Simulation::create(solar_config(1e-3));
+  const Diagnostics d0 = sim->diagnostics();
+  double e_worst = 0, l_worst = 0;
+  for (int k = 0; k < 100; ++k) {
+    sim->advance(10000);
+    const Diagnostics d = sim->diagnostics();
+    e_worst = std::max(e_worst, relative_energy_error(d, d0.total));
+    l_worst = std::max(l_worst, angular_momentum_drift(d, d0));
+  }
+  NBODY_MEASURED("Solar System, %.0f yr: max |dE/E0| = %.2e, max |L - L0|/|L0| = %.2e", sim->time(), e_worst, l_worst);
+  EXPECT_NEAR(sim->time(), 1000.0, 1e-9);
+  EXPECT_LT(e_worst, 1e-6);
+  EXPECT_LT(l_worst, 1e-12);
+}
+
+// The Earth-Moon barycentre returns to its heliocentric start after one sidereal year
+// (365.25636 d = 0.9999985 Gaussian years). The planets perturb its heliocentric orbit by a few
+// 1e-5 au in a year (measured 3.1e-5 au: the sidereal year is the mean period, the osculating one
+// differs), and leapfrog at 2000 steps per orbit adds a phase error of
+// 2 pi (2 pi / 2000)^2 / 24 = 3e-6 of the orbit. Bound 3e-4 au, 2 % of the distance the Earth
+// covers in a day.
+TEST(Dynamics, EarthOrbitClosesAfterOneYear) {
+  const double year = 365.25636 / 365.2568983;
+  auto sim = Simulation::create(solar_config(year / 2000.0));
+  const auto a = sim->particles();
+  sim->advance(2000);
+  const auto b = sim->particles();
+  const double miss = std::hypot((b.x[3] - b.x[0]) - (a.x[3] - a.x[0]), (b.y[3] - b.y[0]) - (a.y[3] - a.y[0]),
+                                 (b.z[3] - b.z[0]) - (a.z[3] - a.z[0]));
+  const double r = std::hypot(a.x[3] - a.x[0], a.y[3] - a.y[0], a.z[3] - a.z[0]);
+  NBODY_MEASURED("Earth after one sidereal year: %.3e au from its start (r = %.5f au)", miss, r);
+  EXPECT_NEAR(r, 0.9833, 1e-3);
+  EXPECT_LT(miss, 3e-4);
+}
+
+}  // namespace
+}  // namespace nbody::test
