@@ -27,9 +27,11 @@
 //       vbar_phi^2  = v_c^2 + sigma_R^2 (1 - kappa^2 / (4 Omega^2) - 2 R / R_d), 0 where negative;
 //     v_R, v_phi - vbar_phi, v_z Gaussian.
 // Henon units: the galaxy is centred, then its energy E = K + W is taken from the bodies
-// themselves, K exactly and W as the unsoftened pair sum over at most 4096 of them (all of them
-// when n <= 4096; for larger n a stratified subset, every k-th body, which estimates W to about
-// 1 %), and lengths and velocities are scaled to E = -1/4. In Henon units R_d comes out near 0.19.
+// themselves, K exactly and W as the unsoftened pair sum over at most 16384 of them (all of them
+// when n <= 16384, so E = -1/4 to rounding; for larger n a stratified subset, every k-th body,
+// which estimates W to 1-2 %: the per-body potentials scatter widely, the bulge's being deep),
+// and lengths and velocities are scaled to E = -1/4. The model's energy has no closed form (the disk is not spherical), hence the sum:
+// O(min(n, 16384)^2), under a second. In Henon units R_d comes out near 0.19.
 // The model is approximate: its virial ratio 2K/|W| is about 1 but not exactly (measured in the
 // tests), and the disk relaxes a little in the first rotation periods.
 //

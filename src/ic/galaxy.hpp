@@ -26,7 +26,7 @@ inline constexpr double kBulgeMassCut = 0.99;     // bulge truncated at 99 % of 
 inline constexpr double kHaloScale = 3.0;         // Hernquist a of the halo
 inline constexpr double kHaloMassCut = 0.9;       // halo truncated at 90 % of its mass (r = 55.5 R_d)
 inline constexpr double kToomreRadius = 2.43;     // where Q is set (Hernquist 1993: the solar radius)
-inline constexpr std::size_t kEnergySubset = 4096;  // bodies in the pair sum for the energy
+inline constexpr std::size_t kEnergySubset = 16384;  // bodies in the pair sum for the energy
 
 struct Galaxy {
   Particles<double> particles;  // Henon units: G = M = 1, E = -1/4; disk, then bulge, then halo

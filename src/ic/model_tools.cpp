@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "nbody/error.hpp"
 
@@ -64,21 +65,29 @@ double pair_potential_energy(const Particles<double>& p, std::size_t max_bodies)
   const std::size_t n = p.size();
   if (n < 2) return 0;
   const std::size_t stride = (n + max_bodies - 1) / max_bodies;
-  double sum_inv_r = 0;
-  std::size_t pairs = 0;
-  for (std::size_t i = 0; i < n; i += stride) {
+  const auto rows = static_cast<std::int64_t>((n + stride - 1) / stride);
+  // Each row is summed by one thread in a fixed order and the rows are added in index order, so
+  // the result (and the initial conditions scaled by it) is the same for every thread count.
+  std::vector<double> row_sum(static_cast<std::size_t>(rows), 0.0);
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::int64_t k = 0; k < rows; ++k) {
+    const std::size_t i = static_cast<std::size_t>(k) * stride;
+    double s = 0;
     for (std::size_t j = i + stride; j < n; j += stride) {
       const double dx = p.x[i] - p.x[j], dy = p.y[i] - p.y[j], dz = p.z[i] - p.z[j];
       const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
-      if (r > 0) sum_inv_r += p.m[i] * p.m[j] / r;
-      ++pairs;
+      if (r > 0) s += p.m[i] * p.m[j] / r;
     }
+    row_sum[static_cast<std::size_t>(k)] = s;
   }
+  double sum_inv_r = 0;
+  for (const double s : row_sum) sum_inv_r += s;
+  const double pairs = 0.5 * double(rows) * double(rows - 1);
   if (stride == 1) return -sum_inv_r;
   // Scale the subset's sum to all pairs: the mean of m_i m_j / r_ij over the subset's pairs
   // times the number of pairs of the whole set.
   const double all_pairs = 0.5 * double(n) * double(n - 1);
-  return -sum_inv_r / double(pairs) * all_pairs;
+  return -sum_inv_r / pairs * all_pairs;
 }
 
 void require_at_least(std::string_view ic_name, std::int64_t n, std::int64_t min) {
