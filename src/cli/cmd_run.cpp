@@ -103,16 +103,21 @@ int execute(const RunOptions& opts) {
     progress.update(now);
 
     const bool at_end = now == cfg.steps;
+    std::optional<Particles<double>> host;  // downloaded at most once per event
+    auto host_particles = [&]() -> const Particles<double>& {
+      if (!host) host = sim->particles();
+      return *host;
+    };
     if (now == diag_at || at_end) {
       last = sim->diagnostics();
       if (dir) {
         dir->append_diagnostics(last, d0);
-        radii = lagrangian_radii(sim->particles());
+        radii = lagrangian_radii(host_particles());
         lagrangian->append(lagrangian_csv_row(now, sim->time(), radii));
       }
     }
     if (dir && (now == snap_at || at_end) && (cfg.snapshot_every > 0 || at_end)) {
-      dir->write_snapshot(sim->particles(), precision);
+      dir->write_snapshot(host_particles(), precision);
     }
   }
   progress.finish();
