@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "nbody/config.hpp"
 #include "support.hpp"
 
 namespace nbody::test {
@@ -86,6 +87,23 @@ TEST(Cli, ExplicitGravitationalConstantIsNotedWhenItDiffersFromTheUnits) {
   const auto r = run_nbody("run -n 32 --steps 1 --backend cpu -G 2");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("note: -G 2 overrides the henon unit system's G = 1"), std::string::npos) << r.out;
+}
+
+// Every example parses and starts: a few steps each, at a small n where n is free.
+TEST(Cli, ExamplesRun) {
+  const std::string examples = NBODY_EXAMPLES;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(examples)) {
+    if (entry.path().extension() != ".toml") continue;
+    ++count;
+    RunConfig cfg;
+    apply_toml_file(cfg, entry.path());
+    validate(cfg);
+    const std::string n = cfg.ic == "solar-system" ? "" : " -n 256";
+    const auto r = run_nbody("run --config " + entry.path().string() + n + " --steps 2 --backend cpu");
+    EXPECT_EQ(r.status, 0) << entry.path() << "\n" << r.err;
+  }
+  EXPECT_GE(count, 5);
 }
 
 TEST(Cli, NonEmptyOutputDirectoryIsRefusedUnlessOverwrite) {
