@@ -1,6 +1,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -22,9 +23,14 @@ constexpr double kMaxBodies = double(std::numeric_limits<std::int32_t>::max());
 
 std::vector<std::string> precision_names() { return {"fp32", "fp64"}; }
 
+// The shortest of 15, 16 or 17 significant digits that reads back as the same double, so that
+// 0.15 is written 0.15 and every value still round-trips exactly.
 std::string format_number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 
