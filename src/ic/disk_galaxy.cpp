@@ -35,7 +35,8 @@
 // The model is approximate: its virial ratio 2K/|W| is about 1 but not exactly (measured in the
 // tests), and the disk relaxes a little in the first rotation periods.
 //
-// n is the number of bodies of the galaxy (n >= 3 so that each component gets one), mass 1/n each.
+// n is the number of bodies of the galaxy, mass 1/n each; each component with a positive mass
+// fraction needs at least one body (n >= 10 with the default fractions), fewer is an input error.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
