@@ -19,7 +19,7 @@ constexpr double kRealMax = std::numeric_limits<double>::max();
 // Kernels index bodies with 32-bit integers.
 constexpr double kMaxBodies = double(std::numeric_limits<std::int32_t>::max());
 
-std::vector<std::string> precision_names() { return {"fp32", "fp64"}; }
+std::vector<std::string> precision_names() { return {"fp32", "fp64", "mixed"}; }
 
 std::string format_number(double v) {
   char buf[32];
@@ -68,7 +68,7 @@ const std::vector<ParamSpec>& run_params() {
        "Plummer softening length eps (the documents' eps^2 = 1e-9 is eps = 3.1623e-5)", 0, kRealMax, false,
        nullptr, &RunConfig::softening},
       {"backend", "", K::text, "", "where gravity is computed", 0, 0, false, &backend_names, &RunConfig::backend},
-      {"precision", "", K::text, "", "floating-point type of the particle state", 0, 0, false, &precision_names,
+      {"precision", "", K::text, "", "arithmetic: fp32, fp64, or mixed (float64 state, float32 pair terms summed in float64)", 0, 0, false, &precision_names,
        &RunConfig::precision},
       {"integrator", "", K::text, "", "time integrator", 0, 0, false, &integrator_names, &RunConfig::integrator},
       {"dt", "", K::real, "time", "time step", 0, kRealMax, true, nullptr, &RunConfig::dt},

@@ -12,7 +12,21 @@
 
 namespace nbody::gravity {
 
-// 1/sqrt(x): the hardware approximation on the GPU (MUFU.RSQ for float, rsqrt() for double),
+#if defined(__CUDA_ARCH__)
+// float64 1/sqrt(x) in six instructions: the hardware's ~23-bit estimate y (MUFU.RSQ64H), then
+// one third-order Householder step y (1 + e/2 + 3e^2/8) with e = 1 - x y^2, which cubes the
+// relative error to ~1e-20, under the final rounding: about 1 ulp, as accurate as CUDA's
+// rsqrt() (tested against the float64 reference) and several times cheaper. x = 0 gives NaN,
+// which the guarded pair laws select away.
+__device__ __forceinline__ double fast_rsqrt(double x) {
+  double y;
+  asm("rsqrt.approx.f64 %0, %1;" : "=d"(y) : "d"(x));
+  const double e = fma(-x, y * y, 1.0);
+  return fma(y, e * fma(e, 0.375, 0.5), y);
+}
+#endif
+
+// 1/sqrt(x): the hardware approximation on the GPU (MUFU.RSQ for float, fast_rsqrt for double),
 // a correctly rounded division on the host.
 template <class T>
 NBODY_HD T reciprocal_sqrt(T x) {
@@ -20,7 +34,7 @@ NBODY_HD T reciprocal_sqrt(T x) {
   if constexpr (std::is_same_v<T, float>) {
     return rsqrtf(x);
   } else {
-    return rsqrt(x);
+    return fast_rsqrt(x);
   }
 #else
   return T(1) / std::sqrt(x);

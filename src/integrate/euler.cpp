@@ -8,11 +8,7 @@ namespace {
 class Euler final : public Integrator {
  public:
   std::string name() const override { return "euler"; }
-  void step(BackendBase& b, double dt) override {
-    b.compute_accelerations();
-    b.kick(dt);
-    b.drift(dt);
-  }
+  void step(BackendBase& b, double dt) override { b.euler_step(dt); }
   int force_evaluations_per_step() const override { return 1; }
 };
 

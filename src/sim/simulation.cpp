@@ -62,8 +62,8 @@ GravityParams gravity_of(const RunConfig& cfg) { return {cfg.gravitational_const
 // The backend is made first: it checks that n fits in its memory before the initial
 // conditions are drawn. `initial` supplies them once it has.
 template <class T, class Initial>
-std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial) {
-  auto backend = make_backend<T>(cfg.backend, n, gravity_of(cfg));
+std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial, bool mixed = false) {
+  auto backend = make_backend<T>(cfg.backend, n, gravity_of(cfg), mixed);
   return std::make_unique<SimulationImpl<T>>(cfg, std::move(backend), initial());
 }
 
@@ -71,8 +71,12 @@ template <class Initial>
 std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Initial&& initial) {
   validate(cfg);
   if (n == 0) throw_input_error("n: a simulation needs at least one body");
-  if (parse_precision(cfg.precision) == Precision::fp32) return build<float>(cfg, n, initial);
-  return build<double>(cfg, n, initial);
+  switch (parse_precision(cfg.precision)) {
+    case Precision::fp32: return build<float>(cfg, n, initial);
+    case Precision::fp64: return build<double>(cfg, n, initial);
+    case Precision::mixed: return build<double>(cfg, n, initial, /*mixed=*/true);
+  }
+  throw_runtime_error("unknown precision");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/host_memory.hpp"
 #include "core/parallel.hpp"
@@ -30,7 +31,9 @@ class CpuBackend final : public Backend<T> {
   std::string device() const override {
     return "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
   }
-  Precision precision() const override { return precision_of<T>(); }
+  Precision precision() const override {
+    return method_ == CpuMethod::simd_mixed ? Precision::mixed : precision_of<T>();
+  }
   std::size_t size() const override { return state_.size(); }
 
   double potential_energy() override {
@@ -87,6 +90,12 @@ class CpuBackend final : public Backend<T> {
     const direct::AccelArrays<T> out{acc_.ax.data(), acc_.ay.data(), acc_.az.data()};
     if (method_ == CpuMethod::reference) {
       direct::reference_accelerations(sources(), out, this->gravity());
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (method_ == CpuMethod::simd_mixed) {
+        direct::simd_accelerations_mixed(sources(), out, this->gravity());
+      } else {
+        direct::simd_accelerations(sources(), out, this->gravity());
+      }
     } else {
       direct::simd_accelerations(sources(), out, this->gravity());
     }
@@ -123,6 +132,7 @@ std::size_t cpu_backend_bytes(std::size_t n) noexcept {
 
 template <class T>
 std::unique_ptr<Backend<T>> make_cpu_backend(CpuMethod method, std::size_t n, const GravityParams& g) {
+  if (method == CpuMethod::simd_mixed && sizeof(T) != 8) throw_runtime_error("mixed precision keeps the state in float64");
   require_host_memory(cpu_backend_bytes<T>(n), n);
   return std::make_unique<CpuBackend<T>>(method, n, g);
 }

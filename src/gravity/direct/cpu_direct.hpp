@@ -32,6 +32,10 @@ template <class T>
 // The fast CPU path: pairwise arithmetic in T, vectorised over sources, threaded over targets.
 template <class T>
 void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g);
+// Mixed precision: each pair term in float32 from float32 copies of the positions and masses,
+// summed in float32 over chunks of sources and the chunks in float64.
+void simd_accelerations_mixed(const SourceArrays<double>& s, const AccelArrays<double>& a, const GravityParams& g);
+
 // Pairwise terms in T, each target's sum in float64.
 template <class T>
 [[nodiscard]] double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g);

@@ -1,4 +1,5 @@
 // Compiled with -fno-math-errno (so sqrt vectorises) and FMA contraction; see src/CMakeLists.txt.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -42,6 +43,48 @@ void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const
     accelerations_impl<T, false>(s, a, g);
   } else {
     accelerations_impl<T, true>(s, a, g);
+  }
+}
+
+void simd_accelerations_mixed(const SourceArrays<double>& s, const AccelArrays<double>& a, const GravityParams& g) {
+  // Chunks short enough that a float32 partial sum keeps its precision, long enough to vectorise.
+  constexpr std::int64_t kChunk = 1024;
+  const auto n = static_cast<std::int64_t>(s.n);
+  std::vector<float> xf(s.n), yf(s.n), zf(s.n), mf(s.n);
+  for (std::int64_t j = 0; j < n; ++j) {
+    xf[j] = float(s.x[j]);
+    yf[j] = float(s.y[j]);
+    zf[j] = float(s.z[j]);
+    mf[j] = float(s.m[j]);
+  }
+  const float eps2 = static_cast<float>(g.eps2());
+  auto run = [&](auto pair) {
+    const float* __restrict__ x = xf.data();
+    const float* __restrict__ y = yf.data();
+    const float* __restrict__ z = zf.data();
+    const float* __restrict__ m = mf.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float xi = x[i], yi = y[i], zi = z[i];
+      double ax = 0, ay = 0, az = 0;
+      for (std::int64_t c = 0; c < n; c += kChunk) {
+        const std::int64_t end = std::min(n, c + kChunk);
+        float cx = 0, cy = 0, cz = 0;
+#pragma omp simd reduction(+ : cx, cy, cz)
+        for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
+        ax += cx;
+        ay += cy;
+        az += cz;
+      }
+      a.ax[i] = g.G * ax;
+      a.ay[i] = g.G * ay;
+      a.az[i] = g.G * az;
+    }
+  };
+  if (g.eps2() > 0) {
+    run(gravity::PlummerPair<float, false>{eps2});
+  } else {
+    run(gravity::PlummerPair<float, true>{eps2});
   }
 }
 

@@ -1,0 +1,102 @@
+#pragma once
+// Launching the production direct-sum kernel for a run-time shape: the dispatch from a
+// DirectShape to the compiled (block, targets) instance, and the scratch split launches need.
+// Include from .cu files only.
+#include <algorithm>
+#include <string>
+
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "gravity/direct/cuda/direct_kernels.cuh"
+#include "gravity/direct/cuda/direct_shape.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::direct::cuda {
+
+// Partial sums and tickets for split launches. Sized on first use for a shape and n; the
+// tickets are zeroed once and every launch leaves them zero.
+template <class Acc>
+class SplitBuffers {
+ public:
+  SplitScratch<Acc> prepare(const DirectShape& s, int n, cudaStream_t stream) {
+    const int groups = (n + s.group() - 1) / s.group();
+    const std::size_t stride = std::size_t(groups) * s.group();
+    const std::size_t need = stride * std::size_t(s.slices);
+    if (need > px_.size()) {
+      px_ = nbody::cuda::DeviceBuffer<Acc>(need);
+      py_ = nbody::cuda::DeviceBuffer<Acc>(need);
+      pz_ = nbody::cuda::DeviceBuffer<Acc>(need);
+    }
+    if (std::size_t(groups) > tickets_.size()) {
+      tickets_ = nbody::cuda::DeviceBuffer<unsigned>(std::size_t(groups));
+      NBODY_CUDA_CHECK(cudaMemsetAsync(tickets_.data(), 0, std::size_t(groups) * sizeof(unsigned), stream));
+    }
+    return {px_.data(), py_.data(), pz_.data(), tickets_.data(), static_cast<int>(stride)};
+  }
+
+  // Bytes a shape needs for n bodies (for memory checks before allocating anything).
+  static std::size_t bytes(const DirectShape& s, std::size_t n) {
+    if (s.slices <= 1) return 0;
+    const std::size_t groups = (n + s.group() - 1) / s.group();
+    return groups * s.group() * (3 * sizeof(Acc) * std::size_t(s.slices) + sizeof(unsigned));
+  }
+
+ private:
+  nbody::cuda::DeviceBuffer<Acc> px_, py_, pz_;
+  nbody::cuda::DeviceBuffer<unsigned> tickets_;
+};
+
+// Sources per slice: n / S rounded up to whole tiles; the launch then uses just enough slices.
+inline int slice_length(const DirectShape& s, int n) {
+  const int per = (n + s.slices - 1) / s.slices;
+  return std::max(s.block, (per + s.block - 1) / s.block * s.block);
+}
+
+template <int Block, int R>
+struct CompiledShape {
+  static constexpr int kBlock = Block;
+  static constexpr int kTargets = R;
+};
+
+template <class T, class Acc, class Pair, class Epilogue, int Block, int R>
+void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
+                     SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+  const int groups = (b.n + s.group() - 1) / s.group();
+  const int len = slice_length(s, b.n);
+  const int slices = (b.n + len - 1) / len;
+  DirectShape used = s;
+  used.slices = slices;
+  const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, b.n, stream) : SplitScratch<Acc>{};
+  direct_sum<T, Acc, Block, R, Pair, Epilogue><<<dim3(groups, slices), Block, 0, stream>>>(b, len, pair, finish, scratch);
+  NBODY_CUDA_CHECK_LAUNCH();
+}
+
+// Calls the instance whose (block, targets) match the shape among Shapes...
+template <class T, class Acc, class Pair, class Epilogue, class... Shapes>
+void launch_direct_sum_among(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
+                             SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+  const bool launched =
+      ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets
+            ? (launch_instance<T, Acc, Pair, Epilogue, Shapes::kBlock, Shapes::kTargets>(s, b, pair, finish, buffers,
+                                                                                         stream),
+               true)
+            : false) ||
+       ...);
+  if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
+}
+
+// The compiled instances per arithmetic; must match compiled_shapes() in direct_shape.cpp.
+template <class T, class Acc, class Pair, class Epilogue>
+void launch_direct_sum(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
+                       SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<Acc, float>) {
+    launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
+                            CompiledShape<128, 4>, CompiledShape<128, 8>, CompiledShape<256, 2>,
+                            CompiledShape<256, 4>>(s, b, pair, finish, buffers, stream);
+  } else {
+    launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
+                            CompiledShape<128, 4>>(s, b, pair, finish, buffers, stream);
+  }
+}
+
+}  // namespace nbody::direct::cuda

@@ -1,0 +1,38 @@
+#pragma once
+// Launch shapes of the production direct-sum kernel and the policy that picks one per N and
+// per GPU. Plain C++ (no CUDA types): the benchmark's tuner and the tests read it too.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+enum class KernelArithmetic { fp32, fp64, mixed };
+
+struct DirectShape {
+  int block = 128;    // threads per block = sources per shared-memory tile
+  int targets = 1;    // targets per thread (R)
+  int slices = 1;     // source slices (S): blocks that share one target group's sources
+
+  [[nodiscard]] int group() const noexcept { return block * targets; }
+  [[nodiscard]] std::string text() const;  // "128x4/s8"
+  bool operator==(const DirectShape&) const = default;
+};
+
+// The (block, targets) pairs compiled for an arithmetic; slices are chosen at run time.
+[[nodiscard]] const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a);
+
+// What the policy needs to know about the GPU.
+struct DeviceSlots {
+  int sm_count = 0;
+  int max_warps_per_sm = 64;
+};
+
+// The largest slice count that keeps every slice at least one tile: N / block rounded down to a
+// power of two (1 when N < 2 block).
+[[nodiscard]] int max_slices(std::int64_t n, int block) noexcept;
+
+// The policy (derivation in direct_shape.cpp). Deterministic in (n, arithmetic, device).
+[[nodiscard]] DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& device);
+
+}  // namespace nbody
