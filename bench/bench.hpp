@@ -71,9 +71,9 @@ struct Report {
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);
 
-// Issue-slot ceilings (billion interactions / s) of the production kernel at an SM clock:
-// 12 FP32 + 1 MUFU per pair on 128 FP32 lanes per SM; 17 FP64 instructions per pair on 64 FP64
-// lanes per SM (see interaction.hpp).
+// Issue-slot ceilings (billion interactions / s) at an SM clock: 12 FP32 + 1 MUFU = 13 issue
+// slots per pair on 128 FP32 lanes per SM; 17 FP64 instructions per pair on 64 FP64 lanes per SM
+// (the conventional count; see report.cpp and interaction.hpp).
 [[nodiscard]] double issue_ceiling(Precision p, int sm_count, double sm_clock_mhz) noexcept;
 
 void write_json(const Report& report, const std::string& path);

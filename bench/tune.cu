@@ -143,7 +143,7 @@ void sweep(KernelArithmetic a, const char* precision, std::int64_t n, const Devi
   const std::int64_t max_blocks = std::int64_t(32) * slots.sm_count * 16;
   for (DirectShape s : compiled_shapes(a)) {
     const std::int64_t groups = (n + s.group() - 1) / s.group();
-    for (int slices = 1; slices <= max_slices(n, s.block); slices *= 2) {
+    for (int slices = 1; slices <= max_slices(n, s); slices *= 2) {
       if (slices > 1 && groups * slices > max_blocks) break;
       s.slices = slices;
       Record r;

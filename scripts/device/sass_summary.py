@@ -40,19 +40,22 @@ def blocks(lines):
 def main():
     text = open(sys.argv[1]).read()
     for name, body in kernels(text):
-        if "direct_sum" not in name:
+        if "direct_sum" not in name or "Lb1E" in name:
             continue
-        m = re.search(r"direct_sumI(\w)(\w)Li(\d+)ELi(\d+)E", name)
-        label = f"T={m.group(1)} Acc={m.group(2)} block={m.group(3)} R={m.group(4)}" if m else name[:60]
+        m = re.search(r"direct_sum(_warps)?I(\w)(\w)Li(\d+)ELi(\d+)E", name)
+        kind = "warps" if m and m.group(1) else "tiled"
+        label = f"{kind} T={m.group(2)} Acc={m.group(3)} {m.group(4)}x{m.group(5)}" if m else name[:60]
         label += " euler" if "EulerUpdate" in name else " store"
         label += " guarded" if "Lb1E" in name else ""
-        loop = max(blocks(body), key=len)
+        # The pair loop: the basic block with the most reciprocal square roots.
+        loop = max(blocks(body), key=lambda b: (sum(op.startswith("MUFU") for op in b), len(b)))
         mix = Counter(op.split(".")[0] for op in loop)
-        r = int(m.group(4)) if m else 1
         mufu = mix.get("MUFU", 0)
         pairs = mufu if mufu else 1
-        print(f"{label}: inner block {len(loop)} instr, {mufu} MUFU -> {len(loop) / max(pairs, 1):.2f} instr/pair; "
-              + ", ".join(f"{k} {v}" for k, v in mix.most_common(8)))
+        dp = sum(v for k, v in mix.items() if k.startswith("D"))
+        extra = f", {dp / max(pairs, 1):.2f} FP64/pair" if dp else ""
+        print(f"{label}: pair loop {len(loop)} instr, {mufu} MUFU -> {len(loop) / max(pairs, 1):.2f} instr/pair{extra}; "
+              + ", ".join(f"{k} {v}" for k, v in mix.most_common(9)))
 
 
 if __name__ == "__main__":

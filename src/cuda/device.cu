@@ -8,8 +8,14 @@
 namespace nbody::cuda {
 
 void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  // The path from the project root (src/... or bench/...), not the build machine's.
   std::string where = file;
-  if (const auto slash = where.rfind("/src/"); slash != std::string::npos) where = where.substr(slash + 1);
+  for (const char* root : {"/src/", "/bench/"}) {
+    if (const auto at = where.rfind(root); at != std::string::npos) {
+      where = where.substr(at + 1);
+      break;
+    }
+  }
   throw_runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) +
                       ") in " + expr + " at " + where + ":" + std::to_string(line));
 }

@@ -13,32 +13,61 @@
 namespace nbody::gravity {
 
 #if defined(__CUDA_ARCH__)
-// float64 1/sqrt(x) in six instructions: the hardware's ~23-bit estimate y (MUFU.RSQ64H), then
-// one third-order Householder step y (1 + e/2 + 3e^2/8) with e = 1 - x y^2, which cubes the
-// relative error to ~1e-20, under the final rounding: about 1 ulp, as accurate as CUDA's
-// rsqrt() (tested against the float64 reference) and several times cheaper. x = 0 gives NaN,
-// which the guarded pair laws select away.
-__device__ __forceinline__ double fast_rsqrt(double x) {
+// float32 1/sqrt(x) as the bare MUFU.RSQ (rsqrtf() adds a multiply-compare-multiply fix-up for
+// denormal inputs, 3 of the 16 instructions a pair would cost). ftz: a denormal r^2 (r < 1e-19)
+// is treated as 0, which the guarded laws handle like any coincident pair.
+__device__ __forceinline__ float fast_rsqrt(float x) {
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// The hardware's ~23-bit float64 estimate of 1/sqrt(x) (MUFU.RSQ64H).
+__device__ __forceinline__ double rsqrt_estimate(double x) {
   double y;
   asm("rsqrt.approx.f64 %0, %1;" : "=d"(y) : "d"(x));
+  return y;
+}
+
+// float64 1/sqrt(x): the estimate y refined by one third-order Householder step
+// y (1 + e/2 + 3e^2/8), e = 1 - x y^2, which cubes the relative error to ~1e-20, under the final
+// rounding: about 1 ulp, like CUDA's rsqrt() and cheaper. x = 0 gives NaN (guarded laws select it
+// away).
+__device__ __forceinline__ double fast_rsqrt(double x) {
+  const double y = rsqrt_estimate(x);
   const double e = fma(-x, y * y, 1.0);
   return fma(y, e * fma(e, 0.375, 0.5), y);
 }
 #endif
 
-// 1/sqrt(x): the hardware approximation on the GPU (MUFU.RSQ for float, fast_rsqrt for double),
-// a correctly rounded division on the host.
+// 1/sqrt(x): the hardware approximation on the GPU, a correctly rounded division on the host.
 template <class T>
 NBODY_HD T reciprocal_sqrt(T x) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) {
-    return rsqrtf(x);
-  } else {
-    return fast_rsqrt(x);
-  }
+  return fast_rsqrt(x);
 #else
   return T(1) / std::sqrt(x);
 #endif
+}
+
+// m / x^{3/2}, the factor of a Plummer pair term (x = r^2 + eps^2).
+// float32: MUFU.RSQ then three multiplies. float64 on the GPU: from the estimate y, with
+// e = 1 - x y^2, m/x^{3/2} = m y^3 (1 - e)^{-3/2} = m y^3 (1 + 3e/2 + 15e^2/8 + O(e^3)): seven
+// FP64 instructions after the estimate instead of five to refine 1/sqrt and three to cube it —
+// 16 FP64 instructions a pair in all; about 2 ulp.
+template <class T>
+NBODY_HD T mass_over_cube(T m, T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, double>) {
+    const double y = rsqrt_estimate(x);
+    const double y2 = y * y;
+    const double e = fma(-x, y2, 1.0);
+    const double my3 = (m * y) * y2;
+    return fma(my3, e * fma(e, 1.875, 1.5), my3);
+  }
+#endif
+  const T inv = reciprocal_sqrt(x);
+  return m * inv * inv * inv;
 }
 
 // A pair law is a small value type holding its parameters, with
@@ -61,9 +90,8 @@ struct PlummerPair {
 
   NBODY_HD void accumulate(T dx, T dy, T dz, T mj, T& ax, T& ay, T& az) const {
     const T r2 = eps2 + dx * dx + dy * dy + dz * dz;
-    T inv = reciprocal_sqrt(r2);
-    if constexpr (Guarded) inv = r2 > T(0) ? inv : T(0);
-    const T s = mj * inv * inv * inv;
+    T s = mass_over_cube(mj, r2);
+    if constexpr (Guarded) s = r2 > T(0) ? s : T(0);
     ax += dx * s;
     ay += dy * s;
     az += dz * s;

@@ -83,6 +83,49 @@ struct EulerUpdate {
   }
 };
 
+// Shared by both kernels: when a target group's sources were split over gridDim.y blocks, each
+// block publishes its partial sums and the last block to finish adds them in slice order and
+// finishes the targets. Returns true in that last block (sums then hold the totals). The same
+// bits on every run, whichever block finishes last; no floating-point atomics.
+template <class Acc, int Count>
+__device__ __forceinline__ bool combine_slices(const int (&target)[Count], Acc (&sx)[Count], Acc (&sy)[Count],
+                                               Acc (&sz)[Count], const SplitScratch<Acc>& scratch) {
+  __shared__ bool last_block;
+  const std::size_t slice_offset = std::size_t(blockIdx.y) * scratch.stride;
+#pragma unroll
+  for (int r = 0; r < Count; ++r) {
+    if (target[r] < 0) continue;
+    scratch.px[slice_offset + target[r]] = sx[r];
+    scratch.py[slice_offset + target[r]] = sy[r];
+    scratch.pz[slice_offset + target[r]] = sz[r];
+  }
+  __threadfence();  // partials visible device-wide before the ticket is taken
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned ticket = atomicAdd(&scratch.tickets[blockIdx.x], 1u);
+    last_block = ticket == gridDim.y - 1;
+  }
+  __syncthreads();
+  if (!last_block) return false;
+  __threadfence();
+#pragma unroll
+  for (int r = 0; r < Count; ++r) {
+    if (target[r] < 0) continue;
+    Acc tx = Acc(0), ty = Acc(0), tz = Acc(0);
+    for (int s = 0; s < int(gridDim.y); ++s) {
+      const std::size_t k = std::size_t(s) * scratch.stride + target[r];
+      tx += __ldcg(&scratch.px[k]);  // from L2, never a stale L1 line
+      ty += __ldcg(&scratch.py[k]);
+      tz += __ldcg(&scratch.pz[k]);
+    }
+    sx[r] = tx;
+    sy[r] = ty;
+    sz[r] = tz;
+  }
+  if (threadIdx.x == 0) scratch.tickets[blockIdx.x] = 0u;  // ready for the next launch
+  return true;
+}
+
 // T: the arithmetic of a pair and of the positions read. Acc: what each target's sum is kept in
 // across tiles (T, or double for mixed precision: each tile's partial is summed in T, then added
 // in float64). Block: threads per block = sources per tile. R: targets per thread.
@@ -92,7 +135,6 @@ __global__ void __launch_bounds__(Block)
   static_assert(Block % 32 == 0 && Block <= 1024, "block must be whole warps");
   static_assert(R >= 1 && R <= 16, "targets per thread");
   __shared__ Source4<T> tile[Block];
-  __shared__ bool last_block;
 
   const int group_first = blockIdx.x * Block * R + threadIdx.x;
   T xi[R], yi[R], zi[R];
@@ -150,37 +192,104 @@ __global__ void __launch_bounds__(Block)
     return;
   }
 
-  // Split: publish this slice's partials; the last block of the group reduces them in order.
-  const std::size_t slice_offset = std::size_t(blockIdx.y) * scratch.stride;
+  // Split: the last block of the group adds the slices' partials in order and finishes.
+  int target[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) target[r] = group_first + r * Block;  // padded targets have scratch rows too
+  if (!combine_slices<Acc, R>(target, sx, sy, sz, scratch)) return;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const int i = group_first + r * Block;
-    scratch.px[slice_offset + i] = sx[r];
-    scratch.py[slice_offset + i] = sy[r];
-    scratch.pz[slice_offset + i] = sz[r];
+    if (target[r] < b.n) finish(target[r], sx[r], sy[r], sz[r]);
   }
-  __threadfence();  // partials visible device-wide before the ticket is taken
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const unsigned ticket = atomicAdd(&scratch.tickets[blockIdx.x], 1u);
-    last_block = ticket == gridDim.y - 1;
-  }
-  __syncthreads();
-  if (!last_block) return;
-  __threadfence();
+}
+
+// The warp-sliced kernel, for small N where there are too few targets to give every scheduler
+// enough warps: a block of W warps owns 32 R targets (lane l of every warp holds targets
+// l, l + 32, ...), and warp w walks its own 1/W of the block's sources, staged 32 at a time
+// through a private strip of shared memory (no block-wide barrier in the loop). The W partial
+// sums of a target are then added in warp order through shared memory. With W = 32 and R = 1 a
+// 4096-body step is 128 blocks of 1024 threads: one per SM, 8 warps per scheduler.
+template <class T, class Acc, int W, int R, class Pair, class Epilogue>
+__global__ void __launch_bounds__(32 * W)
+    direct_sum_warps(BodiesView<T> b, int slice_len, Pair pair, Epilogue finish, SplitScratch<Acc> scratch) {
+  static_assert(W >= 1 && W <= 32 && R >= 1 && R <= W, "warps and targets per thread");
+  __shared__ Source4<T> strip[W][32];
+  __shared__ Acc partial[W][32][3];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int group_first = blockIdx.x * 32 * R + lane;
+
+  T xi[R], yi[R], zi[R];
+  Acc sx[R], sy[R], sz[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const int i = group_first + r * Block;
-    Acc tx = Acc(0), ty = Acc(0), tz = Acc(0);
-    for (int s = 0; s < int(gridDim.y); ++s) {
-      const std::size_t k = std::size_t(s) * scratch.stride + i;
-      tx += __ldcg(&scratch.px[k]);  // L2, not a stale L1 line
-      ty += __ldcg(&scratch.py[k]);
-      tz += __ldcg(&scratch.pz[k]);
+    const int i = group_first + 32 * r;
+    xi[r] = i < b.n ? b.x[i] : T(0);
+    yi[r] = i < b.n ? b.y[i] : T(0);
+    zi[r] = i < b.n ? b.z[i] : T(0);
+    sx[r] = sy[r] = sz[r] = Acc(0);
+  }
+
+  // This block's sources [j_begin, j_end), split into W strips of whole 32-source chunks.
+  const int j_begin = blockIdx.y * slice_len;
+  const int j_end = min(b.n, j_begin + slice_len);
+  const int per_warp = ((j_end - j_begin + W - 1) / W + 31) / 32 * 32;
+  const int w_begin = j_begin + warp * per_warp;
+  const int w_end = min(j_end, w_begin + per_warp);
+  for (int base = w_begin; base < w_end; base += 32) {
+    const int j = base + lane;
+    strip[warp][lane] = j < w_end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+    __syncwarp();
+    if constexpr (std::is_same_v<Acc, T>) {
+#pragma unroll
+      for (int k = 0; k < 32; ++k) {
+        const Source4<T> s = strip[warp][k];
+#pragma unroll
+        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
+      }
+    } else {
+      T tx[R], ty[R], tz[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
+#pragma unroll
+      for (int k = 0; k < 32; ++k) {
+        const Source4<T> s = strip[warp][k];
+#pragma unroll
+        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        sx[r] += Acc(tx[r]);
+        sy[r] += Acc(ty[r]);
+        sz[r] += Acc(tz[r]);
+      }
     }
-    if (i < b.n) finish(i, tx, ty, tz);
+    __syncwarp();
   }
-  if (threadIdx.x == 0) scratch.tickets[blockIdx.x] = 0u;  // ready for the next launch
+
+  // Add the W warps' partials, target by target, in warp order; warp r finishes target r.
+  Acc tx[1] = {Acc(0)}, ty[1] = {Acc(0)}, tz[1] = {Acc(0)};
+  int target[1] = {-1};
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    partial[warp][lane][0] = sx[r];
+    partial[warp][lane][1] = sy[r];
+    partial[warp][lane][2] = sz[r];
+    __syncthreads();
+    if (warp == r) {
+      for (int w = 0; w < W; ++w) {
+        tx[0] += partial[w][lane][0];
+        ty[0] += partial[w][lane][1];
+        tz[0] += partial[w][lane][2];
+      }
+      const int i = group_first + 32 * r;
+      target[0] = i < b.n ? i : -1;
+    }
+    __syncthreads();
+  }
+
+  if (gridDim.y > 1 && !combine_slices<Acc, 1>(target, tx, ty, tz, scratch)) return;
+  if (target[0] >= 0) finish(target[0], tx[0], ty[0], tz[0]);
 }
 
 // Launch shape of the potential pass (diagnostics only; speed does not matter).

@@ -46,19 +46,22 @@ class SplitBuffers {
   nbody::cuda::DeviceBuffer<unsigned> tickets_;
 };
 
-// Sources per slice: n / S rounded up to whole tiles; the launch then uses just enough slices.
+// Sources per slice: n / S rounded up to whole multiples of the shape's minimum slice; the
+// launch then uses just enough slices.
 inline int slice_length(const DirectShape& s, int n) {
+  const int unit = s.min_slice();
   const int per = (n + s.slices - 1) / s.slices;
-  return std::max(s.block, (per + s.block - 1) / s.block * s.block);
+  return std::max(unit, (per + unit - 1) / unit * unit);
 }
 
-template <int Block, int R>
+template <int Block, int R, bool Warps = false>
 struct CompiledShape {
   static constexpr int kBlock = Block;
   static constexpr int kTargets = R;
+  static constexpr bool kWarps = Warps;
 };
 
-template <class T, class Acc, class Pair, class Epilogue, int Block, int R>
+template <class T, class Acc, class Pair, class Epilogue, class Shape>
 void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
                      SplitBuffers<Acc>& buffers, cudaStream_t stream) {
   const int groups = (b.n + s.group() - 1) / s.group();
@@ -67,35 +70,46 @@ void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& p
   DirectShape used = s;
   used.slices = slices;
   const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, b.n, stream) : SplitScratch<Acc>{};
-  direct_sum<T, Acc, Block, R, Pair, Epilogue><<<dim3(groups, slices), Block, 0, stream>>>(b, len, pair, finish, scratch);
+  const dim3 grid(groups, slices);
+  if constexpr (Shape::kWarps) {
+    direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Pair, Epilogue>
+        <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
+  } else {
+    direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>
+        <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
+  }
   NBODY_CUDA_CHECK_LAUNCH();
 }
 
-// Calls the instance whose (block, targets) match the shape among Shapes...
+// Calls the instance among Shapes... that matches the shape's kernel, block and targets.
 template <class T, class Acc, class Pair, class Epilogue, class... Shapes>
 void launch_direct_sum_among(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
                              SplitBuffers<Acc>& buffers, cudaStream_t stream) {
   const bool launched =
-      ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets
-            ? (launch_instance<T, Acc, Pair, Epilogue, Shapes::kBlock, Shapes::kTargets>(s, b, pair, finish, buffers,
-                                                                                         stream),
-               true)
+      ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets && s.warps == Shapes::kWarps
+            ? (launch_instance<T, Acc, Pair, Epilogue, Shapes>(s, b, pair, finish, buffers, stream), true)
             : false) ||
        ...);
   if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
 }
 
-// The compiled instances per arithmetic; must match compiled_shapes() in direct_shape.cpp.
+// The compiled instances per arithmetic; keep in step with compiled_shapes() in direct_shape.cpp.
 template <class T, class Acc, class Pair, class Epilogue>
 void launch_direct_sum(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
                        SplitBuffers<Acc>& buffers, cudaStream_t stream) {
   if constexpr (std::is_same_v<T, float> && std::is_same_v<Acc, float>) {
     launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
-                            CompiledShape<128, 4>, CompiledShape<128, 8>, CompiledShape<256, 2>,
-                            CompiledShape<256, 4>>(s, b, pair, finish, buffers, stream);
+                            CompiledShape<128, 4>, CompiledShape<128, 8>, CompiledShape<256, 2>, CompiledShape<256, 4>,
+                            CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>, CompiledShape<256, 4, true>>(
+        s, b, pair, finish, buffers, stream);
+  } else if constexpr (std::is_same_v<T, double>) {
+    launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
+                            CompiledShape<128, 4>, CompiledShape<512, 1, true>, CompiledShape<256, 2, true>>(
+        s, b, pair, finish, buffers, stream);
   } else {
     launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
-                            CompiledShape<128, 4>>(s, b, pair, finish, buffers, stream);
+                            CompiledShape<128, 4>, CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>>(
+        s, b, pair, finish, buffers, stream);
   }
 }
 

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 #include "gravity/direct/cuda/direct_shape.hpp"
 
@@ -43,20 +44,32 @@ double score(std::int64_t n, const DirectShape& s, const DeviceSlots& d) {
   // Each extra slice costs its partial sums a round trip through L2: about 6 loads and stores per
   // target per slice against N / S pairs; noticeable only when N / S is a few tiles.
   const double split_cost = s.slices > 1 ? 1.0 / (1.0 + 6.0 * s.slices / double(n)) : 1.0;
-  return issue * balance * hiding * split_cost;
+  // The warp-sliced kernel stages sources 32 at a time per warp: a last, partial chunk idles lanes.
+  double chunking = 1.0;
+  if (s.warps) {
+    const double per_warp = double(n) / double(s.slices) / double(s.block / 32);
+    chunking = per_warp / (std::ceil(per_warp / 32.0) * 32.0);
+  }
+  return issue * balance * hiding * split_cost * chunking;
 }
 
 }  // namespace
 
 std::string DirectShape::text() const {
-  return std::to_string(block) + "x" + std::to_string(targets) + "/s" + std::to_string(slices);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%dx%d/s%d", warps ? "w" : "", warps ? block / 32 : block, targets, slices);
+  return buf;
 }
 
 const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a) {
-  static const std::vector<DirectShape> fp32 = {{128, 1, 1}, {128, 2, 1}, {128, 4, 1}, {128, 8, 1},
-                                                {256, 2, 1}, {256, 4, 1}};
-  static const std::vector<DirectShape> fp64 = {{128, 1, 1}, {128, 2, 1}, {128, 4, 1}};
-  static const std::vector<DirectShape> mixed = {{128, 1, 1}, {128, 2, 1}, {128, 4, 1}};
+  // Keep in step with launch_direct_sum() in direct_launch.cuh.
+  static const std::vector<DirectShape> fp32 = {{128, 1, 1},        {128, 2, 1},        {128, 4, 1},
+                                                {128, 8, 1},        {256, 2, 1},        {256, 4, 1},
+                                                {1024, 1, 1, true}, {512, 2, 1, true},  {256, 4, 1, true}};
+  static const std::vector<DirectShape> fp64 = {{128, 1, 1},       {128, 2, 1},       {128, 4, 1},
+                                                {512, 1, 1, true}, {256, 2, 1, true}};
+  static const std::vector<DirectShape> mixed = {{128, 1, 1},        {128, 2, 1},      {128, 4, 1},
+                                                 {1024, 1, 1, true}, {512, 2, 1, true}};
   switch (a) {
     case KernelArithmetic::fp32: return fp32;
     case KernelArithmetic::fp64: return fp64;
@@ -65,9 +78,9 @@ const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a) {
   return fp32;
 }
 
-int max_slices(std::int64_t n, int block) noexcept {
+int max_slices(std::int64_t n, const DirectShape& shape) noexcept {
   int s = 1;
-  while (std::int64_t(s) * 2 * block <= n) s *= 2;
+  while (std::int64_t(s) * 2 * shape.min_slice() <= n) s *= 2;
   return s;
 }
 
@@ -75,7 +88,7 @@ DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& 
   DirectShape best = compiled_shapes(a).front();
   double best_score = -1;
   for (DirectShape s : compiled_shapes(a)) {
-    for (int slices = 1; slices <= max_slices(n, s.block); slices *= 2) {
+    for (int slices = 1; slices <= max_slices(n, s); slices *= 2) {
       s.slices = slices;
       const double v = score(n, s, d);
       // Strictly better only: ties keep the earlier (fewer slices, smaller R) shape.

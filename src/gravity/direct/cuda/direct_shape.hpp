@@ -9,13 +9,18 @@ namespace nbody {
 
 enum class KernelArithmetic { fp32, fp64, mixed };
 
+// Two kernels: tiled (a block's threads own block x R targets and share one source tile) and
+// warp-sliced (a block's W = block / 32 warps share 32 R targets and split the sources).
 struct DirectShape {
-  int block = 128;    // threads per block = sources per shared-memory tile
-  int targets = 1;    // targets per thread (R)
-  int slices = 1;     // source slices (S): blocks that share one target group's sources
+  int block = 128;     // threads per block
+  int targets = 1;     // targets per thread (R)
+  int slices = 1;      // source slices (S): blocks that share one target group's sources
+  bool warps = false;  // the warp-sliced kernel
 
-  [[nodiscard]] int group() const noexcept { return block * targets; }
-  [[nodiscard]] std::string text() const;  // "128x4/s8"
+  [[nodiscard]] int group() const noexcept { return warps ? 32 * targets : block * targets; }
+  // The smallest source slice that keeps every thread busy: one tile, or 32 sources per warp.
+  [[nodiscard]] int min_slice() const noexcept { return block; }
+  [[nodiscard]] std::string text() const;  // "128x4/s8" (tiled), "w32x1/s2" (warp-sliced)
   bool operator==(const DirectShape&) const = default;
 };
 
@@ -28,9 +33,9 @@ struct DeviceSlots {
   int max_warps_per_sm = 64;
 };
 
-// The largest slice count that keeps every slice at least one tile: N / block rounded down to a
-// power of two (1 when N < 2 block).
-[[nodiscard]] int max_slices(std::int64_t n, int block) noexcept;
+// The largest slice count that keeps every slice at least min_slice() sources: rounded down to a
+// power of two (1 when N < 2 min_slice()).
+[[nodiscard]] int max_slices(std::int64_t n, const DirectShape& shape) noexcept;
 
 // The policy (derivation in direct_shape.cpp). Deterministic in (n, arithmetic, device).
 [[nodiscard]] DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& device);
