@@ -13,5 +13,6 @@ struct Command {
 
 Command add_run_command(CLI::App& parent);
 Command add_check_command(CLI::App& parent);
+Command add_convert_command(CLI::App& parent);
 
 }  // namespace nbody::cli

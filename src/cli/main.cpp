@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands;
   commands.push_back(cli::add_run_command(app));
   commands.push_back(cli::add_check_command(app));
+  commands.push_back(cli::add_convert_command(app));
 
   try {
     app.parse(argc, argv);
