@@ -90,10 +90,10 @@ class Loop {
       sim_.synchronize();
       const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
       stepping += dt;
-      seconds_per_step = dt / double(done);
+      if (done > 0) seconds_per_step = dt / double(done);
       const std::int64_t now = sim_.step_count();
       progress.update(now);
-      scheduled_outputs(now);
+      if (done > 0) scheduled_outputs(now);  // a signal before the first step: step s had its outputs
 
       const int sig = StopSignals::received();
       const bool stop_file = dir_ != nullptr && sig == 0 && dir_->stop_requested();
