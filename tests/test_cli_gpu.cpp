@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "io/particle_file.hpp"
-
 #include "support.hpp"
 
 namespace nbody::test {
@@ -69,7 +68,8 @@ TEST(CliGpu, ResumedRunGivesTheSameBytesAsAnUninterruptedOne) {
     ASSERT_EQ(second.status, 0) << second.err;
     EXPECT_NE(second.out.find("backend: cuda"), std::string::npos) << second.out;
     const std::string last = "snapshot_004." + format;
-    EXPECT_TRUE(slurp(base / "straight" / last) == slurp(base / "run" / last)) << precision << ": " << last << " differs";
+    EXPECT_TRUE(slurp(base / "straight" / last) == slurp(base / "run" / last))
+        << precision << ": " << last << " differs";
     EXPECT_TRUE(slurp(base / "straight" / "diagnostics.csv") == slurp(base / "run" / "diagnostics.csv")) << precision;
   }
 }

@@ -155,19 +155,22 @@ void stop_and_resume(const std::string& tag, const std::function<void(const Chil
 
 TEST(CliStop, SigtermCheckpointsExitsZeroAndResumes) {
   one_thread_children();
-  stop_and_resume("sigterm", [](const Child& c, const fs::path&) { ::kill(c.pid, SIGTERM); }, "by SIGTERM");
+  stop_and_resume(
+      "sigterm", [](const Child& c, const fs::path&) { ::kill(c.pid, SIGTERM); }, "by SIGTERM");
 }
 
 TEST(CliStop, SigintCheckpointsExitsZeroAndResumes) {
   one_thread_children();
-  stop_and_resume("sigint", [](const Child& c, const fs::path&) { ::kill(c.pid, SIGINT); }, "by SIGINT");
+  stop_and_resume(
+      "sigint", [](const Child& c, const fs::path&) { ::kill(c.pid, SIGINT); }, "by SIGINT");
 }
 
 TEST(CliStop, SignalBeforeTheFirstStepStopsAtStepZero) {
   one_thread_children();
   // As soon as the step-0 outputs exist: often before the first step is done, which must not
   // write the step-0 outputs twice.
-  stop_and_resume("sigearly", [](const Child& c, const fs::path&) { ::kill(c.pid, SIGTERM); }, "by SIGTERM", 0);
+  stop_and_resume(
+      "sigearly", [](const Child& c, const fs::path&) { ::kill(c.pid, SIGTERM); }, "by SIGTERM", 0);
 }
 
 TEST(CliStop, StopFileCheckpointsExitsZeroAndIsRemoved) {
@@ -203,8 +206,10 @@ TEST(CliFaultInjection, KilledAtRandomMomentsResumesToTheSameBytes) {
         ::kill(c.pid, SIGKILL);
       }
       const int status = wait_child(c, 60);
-      if (status == 128 + SIGKILL) ++kills_that_hit;
-      else EXPECT_EQ(status, 0) << context << ": " << read_text(c.err_file);
+      if (status == 128 + SIGKILL)
+        ++kills_that_hit;
+      else
+        EXPECT_EQ(status, 0) << context << ": " << read_text(c.err_file);
       expect_valid_run_files(dir, context);
       // Resume when there is a checkpoint; start over when the run died before its first one.
       bool resumable = false;
@@ -312,8 +317,8 @@ TEST(CliSchedule, SnapshotsInSimulationTime) {
   one_thread_children();
   // dt = 0.03, every 0.1: the first steps at or past t = 0.1, 0.2, 0.3 are 4, 7, 10.
   const fs::path dir = fs::path(temp_dir("every_t")) / "run";
-  const auto r = run_nbody(kBase + "--dt 0.03 --steps 10 --snapshot-every-t 0.1 --snapshot-format tipsy --out " +
-                           dir.string());
+  const auto r =
+      run_nbody(kBase + "--dt 0.03 --steps 10 --snapshot-every-t 0.1 --snapshot-format tipsy --out " + dir.string());
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<double> times;
   for (int i = 0; i < 10; ++i) {

@@ -36,9 +36,9 @@ std::string hdf5_of(const Particles<double>& p) {
 
 struct BadFile {
   std::string name;
-  std::string file;                       // file name (its extension chooses the format)
-  std::function<std::string()> content;   // its bytes
-  std::string problem;                    // what the error line must say
+  std::string file;                      // file name (its extension chooses the format)
+  std::function<std::string()> content;  // its bytes
+  std::string problem;                   // what the error line must say
   bool needs_hdf5 = false;
 };
 
@@ -103,7 +103,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"csv_empty", "e.csv", [] { return std::string(); }, "empty file"},
         BadFile{"csv_blank", "b.csv", [] { return std::string("\n\n"); }, "empty file"},
         BadFile{"csv_no_rows", "h.csv", [] { return std::string(kHeader); }, "no particles"},
-        BadFile{"csv_wrong_header", "w.csv", [] { return std::string("x,y,z\n1,2,3\n"); }, "line 1: expected the CSV header"},
+        BadFile{"csv_wrong_header", "w.csv", [] { return std::string("x,y,z\n1,2,3\n"); },
+                "line 1: expected the CSV header"},
         BadFile{"csv_nan", "n.csv", [] { return with_row("1,1,nan,0,0,0,0,0"); }, "line 3: x is not a finite number"},
         BadFile{"csv_inf", "i.csv", [] { return with_row("1,1,0,0,0,0,-inf,0"); }, "line 3: vy is not a finite number"},
         BadFile{"csv_negative_mass", "m.csv", [] { return with_row("1,-2,0,0,0,0,0,0"); }, "line 3: mass must be > 0"},
@@ -112,23 +113,39 @@ INSTANTIATE_TEST_SUITE_P(
                 "line 3: duplicate id 0 (also at line 2)"},
         BadFile{"csv_truncated", "t.csv", [] { return csv_rows(5).substr(0, csv_rows(5).size() - 12); },
                 "values, expected 8 (the row is incomplete"},
-        BadFile{"csv_not_a_number", "x.csv", [] { return with_row("1,1,0,zero,0,0,0,0"); }, "line 3: y is not a number"},
-        BadFile{"csv_bad_id", "id.csv", [] { return with_row("-1,1,0,0,0,0,0,0"); }, "line 3: id is not a whole number"},
+        BadFile{"csv_not_a_number", "x.csv", [] { return with_row("1,1,0,zero,0,0,0,0"); },
+                "line 3: y is not a number"},
+        BadFile{"csv_bad_id", "id.csv", [] { return with_row("-1,1,0,0,0,0,0,0"); },
+                "line 3: id is not a whole number"},
         BadFile{"tipsy_empty", "e.tipsy", [] { return std::string(); }, "empty file"},
         BadFile{"tipsy_short_header", "s.tipsy", [] { return std::string(20, '\0'); }, "shorter than the 32-byte"},
-        BadFile{"tipsy_truncated", "t.tipsy", [] { const auto b = tipsy_of(random_particles(4, 5)); return b.substr(0, b.size() - 40); },
+        BadFile{"tipsy_truncated", "t.tipsy",
+                [] {
+                  const auto b = tipsy_of(random_particles(4, 5));
+                  return b.substr(0, b.size() - 40);
+                },
                 "record 3 is incomplete"},
-        BadFile{"tipsy_trailing_bytes", "x.std", [] { return tipsy_of(random_particles(4, 5)) + "junk"; }, "4 bytes too many"},
+        BadFile{"tipsy_trailing_bytes", "x.std", [] { return tipsy_of(random_particles(4, 5)) + "junk"; },
+                "4 bytes too many"},
         BadFile{"tipsy_wrong_ndim", "n.bin", [] { return tipsy_patched(12, 7); }, "header ndim = 7 (expected 3)"},
-        BadFile{"tipsy_counts_disagree", "c.tipsy", [] { return tipsy_patched(8, 5); }, "nbodies = 5 but nsph + ndark + nstar = 4"},
-        BadFile{"tipsy_nan", "nan.tipsy", [] { return tipsy_with_value(2, 3, NAN); }, "record 3: z is not a finite number"},
-        BadFile{"tipsy_zero_mass", "m.tipsy", [] { return tipsy_with_value(1, 0, 0.0f); }, "record 2: mass must be > 0"},
+        BadFile{"tipsy_counts_disagree", "c.tipsy", [] { return tipsy_patched(8, 5); },
+                "nbodies = 5 but nsph + ndark + nstar = 4"},
+        BadFile{"tipsy_nan", "nan.tipsy", [] { return tipsy_with_value(2, 3, NAN); },
+                "record 3: z is not a finite number"},
+        BadFile{"tipsy_zero_mass", "m.tipsy", [] { return tipsy_with_value(1, 0, 0.0f); },
+                "record 2: mass must be > 0"},
         BadFile{"unknown_format", "data.dat", [] { return std::string("hello, this is not a particle file\n"); },
                 "cannot tell the file format"},
-        BadFile{"hdf5_wrong_magic", "w.hdf5", [] { return std::string(kHeader); }, "not an HDF5 file (wrong signature", true},
-        BadFile{"hdf5_truncated", "t.h5", [] { const auto b = hdf5_of(two()); return b.substr(0, b.size() / 2); },
+        BadFile{"hdf5_wrong_magic", "w.hdf5", [] { return std::string(kHeader); }, "not an HDF5 file (wrong signature",
+                true},
+        BadFile{"hdf5_truncated", "t.h5",
+                [] {
+                  const auto b = hdf5_of(two());
+                  return b.substr(0, b.size() / 2);
+                },
                 "truncated or corrupt", true},
-        BadFile{"hdf5_nan", "n.hdf5", [] { return hdf5_of(with_nan()); }, "PartType1 record 4: vy is not a finite number", true},
+        BadFile{"hdf5_nan", "n.hdf5", [] { return hdf5_of(with_nan()); },
+                "PartType1 record 4: vy is not a finite number", true},
         BadFile{"hdf5_duplicate_id", "d.hdf5", [] { return hdf5_of(with_duplicate()); },
                 "PartType1 record 5: duplicate id 1 (also at PartType1 record 2)", true}),
     [](const testing::TestParamInfo<BadFile>& info) { return info.param.name; });
@@ -136,8 +153,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(IcFile, RunTakesItsBodiesFromTheFile) {
   const fs::path base = temp_dir("ic_ok");
   write_file_atomic(base / "ic.csv", csv_rows(37));
-  const auto r = run_nbody("run --backend cpu --steps 3 -n 5 --snapshot-format csv --ic file:" + (base / "ic.csv").string() +
-                           " --out " + (base / "out").string());
+  const auto r =
+      run_nbody("run --backend cpu --steps 3 -n 5 --snapshot-format csv --ic file:" + (base / "ic.csv").string() +
+                " --out " + (base / "out").string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("N = 37"), std::string::npos) << r.out;
   EXPECT_NE(read_text((base / "out" / "config.toml").string()).find("n = 37\n"), std::string::npos);
@@ -152,8 +170,8 @@ TEST(IcFile, HelpSaysNComesFromTheFile) {
   const auto h = run_nbody("run --help");
   EXPECT_NE(h.out.find("file:PATH"), std::string::npos);
   EXPECT_NE(h.out.find("taken from the file"), std::string::npos);
-  for (const char* flag : {"--snapshot-every-t", "--snapshot-format", "--checkpoint-every", "--checkpoint-every-s",
-                           "--resume"}) {
+  for (const char* flag :
+       {"--snapshot-every-t", "--snapshot-format", "--checkpoint-every", "--checkpoint-every-s", "--resume"}) {
     EXPECT_NE(h.out.find(flag), std::string::npos) << flag;
   }
 }

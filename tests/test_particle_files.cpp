@@ -83,16 +83,17 @@ TEST_P(RoundTrip, WriteThenReadGivesTheSameBits) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Formats, RoundTrip,
-    testing::Values(FormatCase{ParticleFormat::csv, Precision::fp64}, FormatCase{ParticleFormat::csv, Precision::fp32},
-                    FormatCase{ParticleFormat::tipsy, Precision::fp64},
-                    FormatCase{ParticleFormat::tipsy, Precision::fp32},
-                    FormatCase{ParticleFormat::hdf5, Precision::fp64},
-                    FormatCase{ParticleFormat::hdf5, Precision::fp32}),
-    [](const testing::TestParamInfo<FormatCase>& info) {
-      return std::string(to_string(info.param.format)) + "_" + std::string(to_string(info.param.precision));
-    });
+INSTANTIATE_TEST_SUITE_P(Formats, RoundTrip,
+                         testing::Values(FormatCase{ParticleFormat::csv, Precision::fp64},
+                                         FormatCase{ParticleFormat::csv, Precision::fp32},
+                                         FormatCase{ParticleFormat::tipsy, Precision::fp64},
+                                         FormatCase{ParticleFormat::tipsy, Precision::fp32},
+                                         FormatCase{ParticleFormat::hdf5, Precision::fp64},
+                                         FormatCase{ParticleFormat::hdf5, Precision::fp32}),
+                         [](const testing::TestParamInfo<FormatCase>& info) {
+                           return std::string(to_string(info.param.format)) + "_" +
+                                  std::string(to_string(info.param.precision));
+                         });
 
 TEST(Tipsy, NativeLittleEndianIsReadToo) {
   const auto p = random_particles(33, 3).as<float>().as<double>();

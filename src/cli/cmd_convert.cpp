@@ -43,8 +43,8 @@ int execute(const ConvertOptions& opts) {
   meta.time = data.info.time;
   write_particle_file(opts.out, *format, data.particles, meta);
   std::printf("convert: %s (%s, %zu bodies, t = %.17g) -> %s (%s, %s)\n", opts.in.c_str(),
-              std::string(to_string(data.info.format)).c_str(), data.particles.size(), data.info.time,
-              opts.out.c_str(), std::string(to_string(*format)).c_str(),
+              std::string(to_string(data.info.format)).c_str(), data.particles.size(), data.info.time, opts.out.c_str(),
+              std::string(to_string(*format)).c_str(),
               *format == ParticleFormat::tipsy ? "fp32" : std::string(to_string(meta.precision)).c_str());
   return 0;
 }

@@ -25,8 +25,8 @@ struct RunOptions {
 
 // What a resumed run may change: how long it runs and how often it writes. Everything else
 // would make the continuation a different run.
-constexpr std::array<std::string_view, 6> kResumeMayChange = {
-    "steps", "snapshot_every", "snapshot_every_t", "diag_every", "checkpoint_every", "checkpoint_every_s"};
+constexpr std::array<std::string_view, 6> kResumeMayChange = {"steps",      "snapshot_every",   "snapshot_every_t",
+                                                              "diag_every", "checkpoint_every", "checkpoint_every_s"};
 
 // The stored configuration with the flags (and --config file) given alongside --resume.
 RunConfig resume_config(const RunOptions& opts, const RunConfig& stored, std::int64_t step) {

@@ -17,7 +17,8 @@ class OutputSchedule {
   // Step 0, every snapshot_every steps, and the first step at or after each multiple of
   // snapshot_every_t in simulation time.
   [[nodiscard]] bool snapshot_at(std::int64_t step) const {
-    return every(step, cfg_.snapshot_every) || (step > 0 && cfg_.snapshot_every_t > 0 && next_time_output(step - 1) == step);
+    return every(step, cfg_.snapshot_every) ||
+           (step > 0 && cfg_.snapshot_every_t > 0 && next_time_output(step - 1) == step);
   }
   // Every checkpoint_every steps (not step 0).
   [[nodiscard]] bool checkpoint_at(std::int64_t step) const {

@@ -20,7 +20,11 @@ std::string format_duration(double s) {
 }
 
 ProgressLine::ProgressLine(std::int64_t total_steps, std::int64_t first_step)
-    : total_(total_steps), first_(first_step), enabled_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+    : total_(total_steps),
+      first_(first_step),
+      enabled_(::isatty(STDERR_FILENO) == 1),
+      start_(Clock::now()),
+      last_(start_) {}
 
 void ProgressLine::update(std::int64_t step) {
   if (!enabled_) return;

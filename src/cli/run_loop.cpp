@@ -104,10 +104,11 @@ class Loop {
       if (sig != 0 || stop_file) {
         progress.finish();
         if (stop_file) dir_->clear_stop();
-        out_.say("stopped at step %lld of %lld (t = %.17g) by %s: checkpoint written; continue with: nbody run "
-                 "--resume %s",
-                 static_cast<long long>(now), static_cast<long long>(cfg_.steps), sim_.time(),
-                 sig != 0 ? signal_name(sig) : "the stop file", dir_->path().c_str());
+        out_.say(
+            "stopped at step %lld of %lld (t = %.17g) by %s: checkpoint written; continue with: nbody run "
+            "--resume %s",
+            static_cast<long long>(now), static_cast<long long>(cfg_.steps), sim_.time(),
+            sig != 0 ? signal_name(sig) : "the stop file", dir_->path().c_str());
         return 0;
       }
     }
@@ -123,8 +124,8 @@ class Loop {
                sim_.time(), dir_->path().c_str());
     }
     out_.say("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld", cfg_.ic.c_str(),
-             sim_.size(), cfg_.precision.c_str(), cfg_.integrator.c_str(), cfg_.dt,
-             static_cast<long long>(cfg_.steps), cfg_.softening, static_cast<long long>(cfg_.seed));
+             sim_.size(), cfg_.precision.c_str(), cfg_.integrator.c_str(), cfg_.dt, static_cast<long long>(cfg_.steps),
+             cfg_.softening, static_cast<long long>(cfg_.seed));
     out_.say("backend: %s (%s)", sim_.backend_name().c_str(), sim_.device_name().c_str());
   }
 

@@ -36,9 +36,12 @@ int StopSignals::received() noexcept { return g_received; }
 
 const char* signal_name(int sig) noexcept {
   switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "a signal";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return "a signal";
   }
 }
 

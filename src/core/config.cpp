@@ -59,8 +59,9 @@ std::string ParamSpec::flag() const {
 const std::vector<ParamSpec>& run_params() {
   using K = ParamKind;
   static const std::vector<ParamSpec> table = {
-      {"ic", "", K::text, "", "initial conditions (file:PATH reads them from a .hdf5/.h5, .tipsy/.std/.bin or .csv file)",
-       0, 0, false, &ic_names, &RunConfig::ic, kIcFilePrefix},
+      {"ic", "", K::text, "",
+       "initial conditions (file:PATH reads them from a .hdf5/.h5, .tipsy/.std/.bin or .csv file)", 0, 0, false,
+       &ic_names, &RunConfig::ic, kIcFilePrefix},
       {"n", "-n", K::integer, "", "number of bodies (with --ic file:PATH, taken from the file)", 1, kMaxBodies, false,
        nullptr, &RunConfig::n},
       {"seed", "", K::integer, "", "random seed of the initial conditions", 0, kIntMax, false, nullptr,
@@ -78,17 +79,19 @@ const std::vector<ParamSpec>& run_params() {
       {"steps", "", K::integer, "", "number of steps", 0, kIntMax, false, nullptr, &RunConfig::steps},
       {"out", "", K::text, "", "run directory for the configuration, diagnostics and snapshots (none: no files)",
        0, 0, false, nullptr, &RunConfig::out},
-      {"snapshot_every", "", K::integer, "steps", "write a CSV snapshot every K steps (0: first and last only)", 0,
+      {"snapshot_every", "", K::integer, "steps", "write a snapshot every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::snapshot_every},
       {"diag_every", "", K::integer, "steps", "record diagnostics every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::diag_every},
       // snapshots, checkpoints and restart
-      {"snapshot_every_t", "", K::real, "time", "also write a snapshot each time the simulation time passes a multiple of T (0: off)",
-       0, kRealMax, false, nullptr, &RunConfig::snapshot_every_t},
+      {"snapshot_every_t", "", K::real, "time",
+       "also write a snapshot each time the simulation time passes a multiple of T (0: off)", 0, kRealMax, false,
+       nullptr, &RunConfig::snapshot_every_t},
       {"snapshot_format", "", K::text, "", "file format of the snapshots", 0, 0, false, &snapshot_format_names,
        &RunConfig::snapshot_format},
-      {"checkpoint_every", "", K::integer, "steps", "write a restart checkpoint every K steps (0: only at the end and when stopped)",
-       0, kIntMax, false, nullptr, &RunConfig::checkpoint_every},
+      {"checkpoint_every", "", K::integer, "steps",
+       "write a restart checkpoint every K steps (0: only at the end and when stopped)", 0, kIntMax, false, nullptr,
+       &RunConfig::checkpoint_every},
       {"checkpoint_every_s", "", K::real, "s", "also write a checkpoint every S seconds of wall-clock time (0: off)", 0,
        kRealMax, false, nullptr, &RunConfig::checkpoint_every_s},
   };

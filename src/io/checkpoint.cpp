@@ -51,10 +51,17 @@ std::string escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -187,8 +194,8 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
   const auto mark = head.get<std::uint32_t>();
   if (mark != kByteOrderMark) throw_input_error(source + ": checkpoint written on a machine of the other byte order");
   if (version != kCheckpointVersion) {
-    throw_input_error(source + ": checkpoint format version " + std::to_string(version) + ", this build reads version " +
-                      std::to_string(kCheckpointVersion));
+    throw_input_error(source + ": checkpoint format version " + std::to_string(version) +
+                      ", this build reads version " + std::to_string(kCheckpointVersion));
   }
   const auto body = bytes.substr(0, bytes.size() - sizeof(std::uint64_t));
   std::uint64_t stored = 0;

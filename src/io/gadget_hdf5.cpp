@@ -19,8 +19,8 @@
 namespace nbody {
 namespace {
 
-constexpr int kTypes = 6;        // GADGET particle types 0..5
-constexpr int kDarkMatter = 1;   // our bodies are collisionless: PartType1
+constexpr int kTypes = 6;       // GADGET particle types 0..5
+constexpr int kDarkMatter = 1;  // our bodies are collisionless: PartType1
 
 // Owns an HDF5 identifier and closes it with the matching function.
 class Handle {
@@ -82,8 +82,7 @@ class Writer {
     return check(H5Gcreate2(parent, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose, name);
   }
 
-  void attribute(hid_t obj, const char* name, hid_t mem_type, hid_t file_type, const void* data,
-                 hsize_t count) const {
+  void attribute(hid_t obj, const char* name, hid_t mem_type, hid_t file_type, const void* data, hsize_t count) const {
     const Handle space = count == 0 ? check(H5Screate(H5S_SCALAR), H5Sclose, name)
                                     : check(H5Screate_simple(1, &count, nullptr), H5Sclose, name);
     const Handle attr = check(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
@@ -112,8 +111,8 @@ class Writer {
     const hsize_t dims[2] = {rows, cols};
     const Handle space = check(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), H5Sclose, name);
     const Handle dcpl = untimed(H5P_DATASET_CREATE);
-    const Handle set = check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                             H5Dclose, name);
+    const Handle set =
+        check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose, name);
     if (rows > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), name);
   }
 
@@ -191,11 +190,7 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
     const Handle params = w.group(file.get(), "Parameters");
     for (const auto& spec : run_params()) {
       const std::string key(spec.key);
-      std::visit(
-          [&](auto member) {
-            w.attribute(params.get(), key.c_str(), (*meta.config).*member);
-          },
-          spec.field);
+      std::visit([&](auto member) { w.attribute(params.get(), key.c_str(), (*meta.config).*member); }, spec.field);
     }
   }
   w.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "the file");
@@ -268,7 +263,8 @@ class Reader {
 }  // namespace
 
 void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta) {
-  replace_file_atomic(path, [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta); });
+  replace_file_atomic(path,
+                      [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta); });
 }
 
 ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {

@@ -26,18 +26,24 @@ std::string default_snapshot_format() { return hdf5_available() ? "hdf5" : "csv"
 
 std::string_view to_string(ParticleFormat f) noexcept {
   switch (f) {
-    case ParticleFormat::csv: return "csv";
-    case ParticleFormat::hdf5: return "hdf5";
-    case ParticleFormat::tipsy: return "tipsy";
+    case ParticleFormat::csv:
+      return "csv";
+    case ParticleFormat::hdf5:
+      return "hdf5";
+    case ParticleFormat::tipsy:
+      return "tipsy";
   }
   return "?";
 }
 
 std::string_view file_extension(ParticleFormat f) noexcept {
   switch (f) {
-    case ParticleFormat::csv: return ".csv";
-    case ParticleFormat::hdf5: return ".hdf5";
-    case ParticleFormat::tipsy: return ".tipsy";
+    case ParticleFormat::csv:
+      return ".csv";
+    case ParticleFormat::hdf5:
+      return ".hdf5";
+    case ParticleFormat::tipsy:
+      return ".tipsy";
   }
   return "";
 }
@@ -58,9 +64,7 @@ std::optional<ParticleFormat> format_from_extension(const fs::path& path) {
   return std::nullopt;
 }
 
-void throw_file_error(const fs::path& path, const std::string& what) {
-  throw_input_error(path.string() + ": " + what);
-}
+void throw_file_error(const fs::path& path, const std::string& what) { throw_input_error(path.string() + ": " + what); }
 
 namespace {
 
@@ -72,8 +76,9 @@ ParticleFormat sniff_format(const fs::path& path, std::uintmax_t size) {
   if (in.gcount() == 8 && std::string_view(head, 8) == std::string_view(kHdf5Signature, 8)) return ParticleFormat::hdf5;
   if (in.gcount() >= 3 && std::string_view(head, 3) == "id,") return ParticleFormat::csv;
   if (looks_like_tipsy(path, size)) return ParticleFormat::tipsy;
-  throw_file_error(path, "cannot tell the file format from its name or content (expected .hdf5/.h5, .tipsy/.std/.bin "
-                         "or .csv)");
+  throw_file_error(path,
+                   "cannot tell the file format from its name or content (expected .hdf5/.h5, .tipsy/.std/.bin "
+                   "or .csv)");
 }
 
 }  // namespace
@@ -95,8 +100,12 @@ ParticleFileData read_particle_file(const fs::path& path) {
   const ParticleFormat format = by_name ? *by_name : sniff_format(path, size);
   ParticleFileData data;
   switch (format) {
-    case ParticleFormat::csv: data = read_csv_particles(path); break;
-    case ParticleFormat::tipsy: data = read_tipsy(path, size); break;
+    case ParticleFormat::csv:
+      data = read_csv_particles(path);
+      break;
+    case ParticleFormat::tipsy:
+      data = read_tipsy(path, size);
+      break;
     case ParticleFormat::hdf5:
       if (!hdf5_available()) {
         throw_file_error(path, "this build of nbody has no HDF5 support (configure with -DNBODY_ENABLE_HDF5=ON)");
@@ -121,7 +130,9 @@ void write_particle_file(const fs::path& path, ParticleFormat format, const Part
         write_csv_snapshot(path, p);
       }
       return;
-    case ParticleFormat::tipsy: write_tipsy(path, p, meta); return;
+    case ParticleFormat::tipsy:
+      write_tipsy(path, p, meta);
+      return;
     case ParticleFormat::hdf5:
       if (!hdf5_available()) {
         throw_input_error("cannot write '" + path.string() +
@@ -140,7 +151,8 @@ void validate_particles(const Particles<double>& p, const fs::path& path,
     const char* name;
     const std::vector<double>* values;
   };
-  const Field fields[] = {{"m", &p.m}, {"x", &p.x}, {"y", &p.y}, {"z", &p.z}, {"vx", &p.vx}, {"vy", &p.vy}, {"vz", &p.vz}};
+  const Field fields[] = {{"m", &p.m},   {"x", &p.x},   {"y", &p.y},  {"z", &p.z},
+                          {"vx", &p.vx}, {"vy", &p.vy}, {"vz", &p.vz}};
   char value[40];
   for (std::size_t i = 0; i < p.size(); ++i) {
     for (const auto& f : fields) {
@@ -160,8 +172,8 @@ void validate_particles(const Particles<double>& p, const fs::path& path,
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto [it, fresh] = seen.emplace(p.id[i], i);
     if (!fresh) {
-      throw_file_error(path, record(i) + ": duplicate id " + std::to_string(p.id[i]) + " (also at " +
-                                 record(it->second) + ")");
+      throw_file_error(
+          path, record(i) + ": duplicate id " + std::to_string(p.id[i]) + " (also at " + record(it->second) + ")");
     }
   }
 }

@@ -19,7 +19,9 @@ enum class ParticleFormat { csv, hdf5, tipsy };
 
 // `--ic file:PATH`
 inline constexpr std::string_view kIcFilePrefix = "file:";
-[[nodiscard]] inline bool is_file_ic(std::string_view ic) { return ic.substr(0, kIcFilePrefix.size()) == kIcFilePrefix; }
+[[nodiscard]] inline bool is_file_ic(std::string_view ic) {
+  return ic.substr(0, kIcFilePrefix.size()) == kIcFilePrefix;
+}
 
 [[nodiscard]] std::string_view to_string(ParticleFormat f) noexcept;
 // "csv", "hdf5", "tipsy"; throws an input error naming `what` for another name.
@@ -34,8 +36,8 @@ inline constexpr std::string_view kIcFilePrefix = "file:";
 // What a file holds besides the particles.
 struct ParticleFileInfo {
   ParticleFormat format = ParticleFormat::csv;
-  double time = 0;                         // simulation time in the header (0 for CSV)
-  std::optional<Precision> precision;      // as stored (none for CSV: decimal text)
+  double time = 0;                     // simulation time in the header (0 for CSV)
+  std::optional<Precision> precision;  // as stored (none for CSV: decimal text)
 };
 
 struct ParticleFileData {
@@ -53,7 +55,7 @@ struct ParticleFileData {
 struct SnapshotMeta {
   Precision precision = Precision::fp64;  // values are written in this type
   double time = 0;
-  const RunConfig* config = nullptr;      // the run's configuration (HDF5 /Parameters, Tipsy eps); may be null
+  const RunConfig* config = nullptr;  // the run's configuration (HDF5 /Parameters, Tipsy eps); may be null
 };
 
 // Writes atomically (a temporary file, flushed, renamed). Tipsy stores float32 whatever the

@@ -68,10 +68,11 @@ struct Header {
   // Why this reading of the header does not describe a file of `size` bytes; nullopt when it does.
   [[nodiscard]] std::optional<std::string> problem(std::uintmax_t size) const {
     if (ndim != 3) return "not a Tipsy file: header ndim = " + std::to_string(ndim) + " (expected 3)";
-    if (nsph < 0 || ndark < 0 || nstar < 0 || nbodies < 0) return std::string("corrupt header: a negative particle count");
+    if (nsph < 0 || ndark < 0 || nstar < 0 || nbodies < 0)
+      return std::string("corrupt header: a negative particle count");
     if (std::int64_t(nbodies) != std::int64_t(nsph) + ndark + nstar) {
-      return "corrupt header: nbodies = " + std::to_string(nbodies) + " but nsph + ndark + nstar = " +
-             std::to_string(std::int64_t(nsph) + ndark + nstar);
+      return "corrupt header: nbodies = " + std::to_string(nbodies) +
+             " but nsph + ndark + nstar = " + std::to_string(std::int64_t(nsph) + ndark + nstar);
     }
     const auto want = expected_size();
     if (size < want) {
@@ -127,7 +128,8 @@ std::string tipsy_bytes(const Particles<double>& p, const SnapshotMeta& meta, By
 }
 
 void write_tipsy(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta) {
-  if (p.size() > std::size_t(INT32_MAX)) throw_runtime_error("cannot write '" + path.string() + "': too many bodies for Tipsy");
+  if (p.size() > std::size_t(INT32_MAX))
+    throw_runtime_error("cannot write '" + path.string() + "': too many bodies for Tipsy");
   write_file_atomic(path, tipsy_bytes(p, meta));
 }
 
