@@ -166,6 +166,15 @@ TEST(IcFile, RunTakesItsBodiesFromTheFile) {
   EXPECT_EQ(first.id, in.id);
 }
 
+TEST(IcFile, APrefixWithoutAPathIsRefused) {
+  const fs::path out = fs::path(temp_dir("ic_nopath")) / "out";
+  const auto r = run_nbody("run --ic file: --out " + out.string());
+  EXPECT_EQ(r.status, 2);
+  ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("--ic: 'file:' needs a path"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(IcFile, HelpSaysNComesFromTheFile) {
   const auto h = run_nbody("run --help");
   EXPECT_NE(h.out.find("file:PATH"), std::string::npos);
