@@ -30,7 +30,7 @@ TEST(Cli, VersionAndHelp) {
 TEST(Cli, SmallRunWritesItsDirectory) {
   const std::string dir = temp_dir("run") + "/out";
   const auto r = run_nbody("run --config " + std::string(NBODY_TEST_DATA) + "/small_run.toml --steps 10 --diag-every 5 "
-                           "--snapshot-every 5 --out " + dir);
+                           "--snapshot-every 5 --snapshot-format csv --out " + dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;  // no progress line when stderr is not a terminal
   EXPECT_NE(r.out.find("N = 256"), std::string::npos) << r.out;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "nbody/checkpoint.hpp"
 #include "nbody/config.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/particles.hpp"
@@ -20,6 +21,11 @@ class Simulation {
   [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg);
   // The same, from given particles (cfg.ic and cfg.n are ignored; n is the particles' count).
   [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg, const Particles<double>& initial);
+  // Continues from a checkpoint: the state uploaded with its exact bits, the step count and
+  // time restored, the integrator given back its state. Advancing it gives the same bits as
+  // the run that wrote the checkpoint would have (same backend, deterministic kernels).
+  // ck.config may differ from the stored one in run length and output cadence only.
+  [[nodiscard]] static std::unique_ptr<Simulation> create_from_checkpoint(const Checkpoint& ck);
 
   [[nodiscard]] virtual const RunConfig& config() const = 0;
   [[nodiscard]] virtual std::string backend_name() const = 0;  // resolved: never "auto"
@@ -36,6 +42,8 @@ class Simulation {
   [[nodiscard]] virtual Diagnostics diagnostics() = 0;
   // The current state, copied to the host as float64 (exact for either precision).
   [[nodiscard]] virtual Particles<double> particles() = 0;
+  // The whole state for a checkpoint (copied to the host; ck.progress left empty).
+  [[nodiscard]] virtual Checkpoint checkpoint() = 0;
   // Waits for queued device work (for timing).
   virtual void synchronize() = 0;
 };

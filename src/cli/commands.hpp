@@ -16,5 +16,6 @@ Command add_run_command(CLI::App& parent);
 Command add_check_command(CLI::App& parent);
 // command_line: how the program was invoked, recorded in benchmark JSON.
 Command add_bench_command(CLI::App& parent, const std::string& command_line);
+Command add_convert_command(CLI::App& parent);
 
 }  // namespace nbody::cli

@@ -8,6 +8,7 @@
 #include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/config.hpp"
 #include "nbody/error.hpp"
 
@@ -58,8 +59,11 @@ std::string ParamSpec::flag() const {
 const std::vector<ParamSpec>& run_params() {
   using K = ParamKind;
   static const std::vector<ParamSpec> table = {
-      {"ic", "", K::text, "", "initial conditions", 0, 0, false, &ic_names, &RunConfig::ic},
-      {"n", "-n", K::integer, "", "number of bodies", 1, kMaxBodies, false, nullptr, &RunConfig::n},
+      {"ic", "", K::text, "",
+       "initial conditions (file:PATH reads them from a .hdf5/.h5, .tipsy/.std/.bin or .csv file)", 0, 0, false,
+       &ic_names, &RunConfig::ic, kIcFilePrefix},
+      {"n", "-n", K::integer, "", "number of bodies (with --ic file:PATH, taken from the file)", 1, kMaxBodies, false,
+       nullptr, &RunConfig::n},
       {"seed", "", K::integer, "", "random seed of the initial conditions", 0, kIntMax, false, nullptr,
        &RunConfig::seed},
       {"gravitational_constant", "-G", K::real, "", "the gravitational constant G", 0, kRealMax, true, nullptr,
@@ -75,10 +79,21 @@ const std::vector<ParamSpec>& run_params() {
       {"steps", "", K::integer, "", "number of steps", 0, kIntMax, false, nullptr, &RunConfig::steps},
       {"out", "", K::text, "", "run directory for the configuration, diagnostics and snapshots (none: no files)",
        0, 0, false, nullptr, &RunConfig::out},
-      {"snapshot_every", "", K::integer, "steps", "write a CSV snapshot every K steps (0: first and last only)", 0,
+      {"snapshot_every", "", K::integer, "steps", "write a snapshot every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::snapshot_every},
       {"diag_every", "", K::integer, "steps", "record diagnostics every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::diag_every},
+      // snapshots, checkpoints and restart
+      {"snapshot_every_t", "", K::real, "time",
+       "also write a snapshot each time the simulation time passes a multiple of T (0: off)", 0, kRealMax, false,
+       nullptr, &RunConfig::snapshot_every_t},
+      {"snapshot_format", "", K::text, "", "file format of the snapshots", 0, 0, false, &snapshot_format_names,
+       &RunConfig::snapshot_format},
+      {"checkpoint_every", "", K::integer, "steps",
+       "write a restart checkpoint every K steps (0: only at the end and when stopped)", 0, kIntMax, false, nullptr,
+       &RunConfig::checkpoint_every},
+      {"checkpoint_every_s", "", K::real, "s", "also write a checkpoint every S seconds of wall-clock time (0: off)", 0,
+       kRealMax, false, nullptr, &RunConfig::checkpoint_every_s},
   };
   return table;
 }
@@ -136,10 +151,14 @@ void set_param_from_text(RunConfig& cfg, const ParamSpec& spec, std::string_view
       return;
     }
     case ParamKind::text: {
-      if (spec.choices != nullptr) {
-        const auto allowed = spec.choices();
+      const auto& prefix = spec.choice_prefix;
+      if (!prefix.empty() && text.substr(0, prefix.size()) == prefix) {
+        if (text.size() == prefix.size()) bad_value(source, "'" + std::string(text) + "' needs a path after it");
+      } else if (spec.choices != nullptr) {
+        auto allowed = spec.choices();
         bool ok = false;
         for (const auto& c : allowed) ok = ok || c == text;
+        if (!prefix.empty()) allowed.push_back(std::string(prefix) + "PATH");
         if (!ok) bad_value(source, "unknown value '" + std::string(text) + "' (choose from " + join(allowed) + ")");
       }
       cfg.*std::get<std::string RunConfig::*>(spec.field) = std::string(text);

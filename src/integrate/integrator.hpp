@@ -1,7 +1,9 @@
 #pragma once
 // Time integrators, chosen by name. Each is written against BackendBase, so it runs wherever the
 // particles live (host or GPU) without copying them.
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,14 @@ class Integrator {
   virtual void step(BackendBase& backend, double dt) = 0;
   // Force evaluations a step costs once the run is going (for interactions/s).
   [[nodiscard]] virtual int force_evaluations_per_step() const = 0;
+
+  // State the integrator carries from one step to the next besides the particles (time-step
+  // levels, previous accelerations...), for checkpoints: its own encoding, stored under its
+  // name, read back by restore_state on a backend that holds the checkpoint's particles. The
+  // default carries none: euler recomputes everything each step, and leapfrog's "accelerations
+  // current" is recomputed from the same positions after an upload, which gives the same bits.
+  [[nodiscard]] virtual std::vector<std::uint8_t> save_state(BackendBase& /*backend*/) { return {}; }
+  virtual void restore_state(BackendBase& backend, std::span<const std::uint8_t> bytes);
 };
 
 struct IntegratorInfo {

@@ -21,6 +21,13 @@ std::vector<std::string> integrator_names() {
   return names;
 }
 
+void Integrator::restore_state(BackendBase& /*backend*/, std::span<const std::uint8_t> bytes) {
+  if (!bytes.empty()) {
+    throw_input_error("integrator " + name() + ": the checkpoint holds " + std::to_string(bytes.size()) +
+                      " bytes of integrator state, this integrator keeps none");
+  }
+}
+
 std::unique_ptr<Integrator> make_integrator(std::string_view name) {
   for (const auto& i : integrators()) {
     if (i.name == name) return i.make();

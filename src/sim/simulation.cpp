@@ -4,6 +4,7 @@
 #include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -12,10 +13,16 @@ namespace {
 template <class T>
 class SimulationImpl final : public Simulation {
  public:
-  SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<double>& initial)
+  // From particles in either precision (the run's own: exact bits, as a checkpoint needs).
+  template <class U>
+  SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<U>& initial)
       : cfg_(cfg), integrator_(make_integrator(cfg.integrator)), backend_(std::move(backend)) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
-    backend_->upload(initial.template as<T>());
+    if constexpr (std::is_same_v<T, U>) {
+      backend_->upload(initial);
+    } else {
+      backend_->upload(initial.template as<T>());
+    }
   }
 
   const RunConfig& config() const override { return cfg_; }
@@ -45,6 +52,30 @@ class SimulationImpl final : public Simulation {
     Particles<T> p;
     backend_->download(p);
     return p.template as<double>();
+  }
+
+  Checkpoint checkpoint() override {
+    Checkpoint ck;
+    ck.config = cfg_;
+    ck.config.backend = backend_->name();
+    ck.step = step_;
+    ck.time = time_;
+    Particles<T> p;
+    backend_->download(p);
+    ck.state = std::move(p);
+    ck.integrator = {integrator_->name(), integrator_->save_state(*backend_)};
+    return ck;
+  }
+
+  // Puts the simulation where `ck` left it (the backend already holds ck's particles).
+  void resume_from(const Checkpoint& ck) {
+    if (ck.integrator.tag != integrator_->name()) {
+      throw_input_error("checkpoint: integrator state of '" + ck.integrator.tag + "', the run uses '" +
+                        integrator_->name() + "'");
+    }
+    step_ = ck.step;
+    time_ = ck.time;
+    integrator_->restore_state(*backend_, ck.integrator.bytes);
   }
 
   void synchronize() override { backend_->synchronize(); }
@@ -79,13 +110,46 @@ std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Initi
   throw_runtime_error("unknown precision");
 }
 
+template <class T>
+std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
+  const auto* state = std::get_if<Particles<T>>(&ck.state);
+  if (state == nullptr) {
+    throw_input_error("checkpoint: the state is stored in the other precision than precision = " + ck.config.precision);
+  }
+  if (state->size() == 0) throw_input_error("checkpoint: the state holds no particles");
+  const bool mixed = parse_precision(ck.config.precision) == Precision::mixed;
+  auto backend = make_backend<T>(ck.config.backend, state->size(), gravity_of(ck.config), mixed);
+  auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(backend), *state);
+  sim->resume_from(ck);
+  return sim;
+}
+
 }  // namespace
 
 std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg, const Particles<double>& initial) {
   return build_any(cfg, initial.size(), [&]() -> const Particles<double>& { return initial; });
 }
 
+std::unique_ptr<Simulation> Simulation::create_from_checkpoint(const Checkpoint& ck) {
+  validate(ck.config);
+  if (parse_precision(ck.config.precision) == Precision::fp32) return build_from_checkpoint<float>(ck);
+  return build_from_checkpoint<double>(ck);
+}
+
 std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
+  if (is_file_ic(cfg.ic)) {
+    // n comes from the file; its errors name it, and say it is the initial conditions.
+    const std::string path = cfg.ic.substr(kIcFilePrefix.size());
+    ParticleFileData data;
+    try {
+      data = read_particle_file(path);
+    } catch (const Error& e) {
+      throw Error(e.kind(), "ic: " + std::string(e.what()));
+    }
+    RunConfig with_n = cfg;
+    with_n.n = static_cast<std::int64_t>(data.particles.size());
+    return create(with_n, data.particles);
+  }
   const auto n = static_cast<std::size_t>(cfg.n);
   return build_any(cfg, n, [&] {
     // float64 state plus its copy in the run's precision while uploading.
