@@ -22,10 +22,12 @@ __device__ __forceinline__ float fast_rsqrt(float x) {
   return y;
 }
 
-// The hardware's ~23-bit float64 estimate of 1/sqrt(x) (MUFU.RSQ64H).
+// The hardware's float64 estimate of 1/sqrt(x) from the high word (MUFU.RSQ64H, ~2^-22).
+// rsqrt.approx.f64 (no ftz) compiles to that plus a Newton step and a branch to a slow path for
+// subnormal inputs; the ftz form is the bare estimate, which the callers refine themselves.
 __device__ __forceinline__ double rsqrt_estimate(double x) {
   double y;
-  asm("rsqrt.approx.f64 %0, %1;" : "=d"(y) : "d"(x));
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
   return y;
 }
 

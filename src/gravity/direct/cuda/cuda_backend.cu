@@ -236,10 +236,14 @@ KernelArithmetic arithmetic_of(std::size_t type_size, bool mixed) {
 
 }  // namespace
 
-DeviceSlots device_slots(const cuda::DeviceInfo& dev) {
+DeviceSlots device_slots(const cuda::DeviceInfo& dev, KernelArithmetic a) {
   DeviceSlots d;
   d.sm_count = dev.sm_count;
-  d.max_warps_per_sm = dev.max_threads_per_sm / 32;
+  switch (a) {
+    case KernelArithmetic::fp32: d.blocks_per_sm = direct::cuda::direct_blocks_per_sm<float, float>; break;
+    case KernelArithmetic::fp64: d.blocks_per_sm = direct::cuda::direct_blocks_per_sm<double, double>; break;
+    case KernelArithmetic::mixed: d.blocks_per_sm = direct::cuda::direct_blocks_per_sm<float, double>; break;
+  }
   return d;
 }
 
@@ -261,7 +265,8 @@ std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams
   if (!cuda::query_device(0, &dev, &why)) {
     throw_input_error("backend: cuda needs a usable CUDA device, but " + why);
   }
-  const DirectShape shape = choose_shape(static_cast<std::int64_t>(n), arithmetic_of(sizeof(T), mixed), device_slots(dev));
+  const KernelArithmetic arithmetic = arithmetic_of(sizeof(T), mixed);
+  const DirectShape shape = choose_shape(static_cast<std::int64_t>(n), arithmetic, device_slots(dev, arithmetic));
   const std::size_t need = cuda_backend_bytes<T>(n, mixed, shape);
   // Leave a margin for the CUDA context's own allocations.
   if (double(need) > 0.95 * double(dev.free_memory)) {

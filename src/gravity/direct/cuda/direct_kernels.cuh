@@ -32,6 +32,12 @@ struct BodiesView {
   int n;
 };
 
+// Source j, or past `end` a massless source at the origin, which contributes exactly zero.
+template <class T>
+__device__ __forceinline__ Source4<T> load_source(const BodiesView<T>& b, int j, int end) {
+  return j < end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+}
+
 // Where split launches keep their partial sums: S slices x `stride` targets per component, and
 // one ticket counter per target group (all zero between launches).
 template <class Acc>
@@ -150,11 +156,13 @@ __global__ void __launch_bounds__(Block)
 
   const int j_begin = blockIdx.y * slice_len;
   const int j_end = min(b.n, j_begin + slice_len);
+  // Each thread fetches its source of the next tile while the block works on this one, so the
+  // loads' latency hides behind a tile of arithmetic instead of stalling at the barrier.
+  Source4<T> next = load_source(b, j_begin + int(threadIdx.x), j_end);
   for (int base = j_begin; base < j_end; base += Block) {
-    const int j = base + threadIdx.x;
-    // Past the end: a massless source at the origin, which contributes exactly zero.
-    tile[threadIdx.x] = j < j_end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+    tile[threadIdx.x] = next;
     __syncthreads();
+    next = load_source(b, base + Block + int(threadIdx.x), j_end);
     if constexpr (std::is_same_v<Acc, T>) {
 #pragma unroll 16
       for (int k = 0; k < Block; ++k) {
@@ -236,10 +244,11 @@ __global__ void __launch_bounds__(32 * W)
   const int per_warp = ((j_end - j_begin + W - 1) / W + 31) / 32 * 32;
   const int w_begin = j_begin + warp * per_warp;
   const int w_end = min(j_end, w_begin + per_warp);
+  Source4<T> next = load_source(b, w_begin + lane, w_end);  // prefetched a chunk ahead
   for (int base = w_begin; base < w_end; base += 32) {
-    const int j = base + lane;
-    strip[warp][lane] = j < w_end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+    strip[warp][lane] = next;
     __syncwarp();
+    next = load_source(b, base + 32 + lane, w_end);
     if constexpr (std::is_same_v<Acc, T>) {
 #pragma unroll
       for (int k = 0; k < 32; ++k) {

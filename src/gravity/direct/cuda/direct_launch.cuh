@@ -3,6 +3,7 @@
 // DirectShape to the compiled (block, targets) instance, and the scratch split launches need.
 // Include from .cu files only.
 #include <algorithm>
+#include <type_traits>
 #include <string>
 
 #include "cuda/check.hpp"
@@ -81,36 +82,61 @@ void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& p
   NBODY_CUDA_CHECK_LAUNCH();
 }
 
-// Calls the instance among Shapes... that matches the shape's kernel, block and targets.
-template <class T, class Acc, class Pair, class Epilogue, class... Shapes>
-void launch_direct_sum_among(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
-                             SplitBuffers<Acc>& buffers, cudaStream_t stream) {
-  const bool launched =
-      ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets && s.warps == Shapes::kWarps
-            ? (launch_instance<T, Acc, Pair, Epilogue, Shapes>(s, b, pair, finish, buffers, stream), true)
-            : false) ||
-       ...);
-  if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
-}
+template <class... Shapes>
+struct ShapeList {};
 
 // The compiled instances per arithmetic; keep in step with compiled_shapes() in direct_shape.cpp.
+template <class T, class Acc>
+using CompiledShapes = std::conditional_t<
+    std::is_same_v<T, float> && std::is_same_v<Acc, float>,
+    ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>, CompiledShape<128, 8>,
+              CompiledShape<256, 2>, CompiledShape<256, 4>, CompiledShape<256, 8>, CompiledShape<1024, 1, true>,
+              CompiledShape<512, 2, true>, CompiledShape<256, 4, true>>,
+    std::conditional_t<std::is_same_v<T, double>,
+                       ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
+                                 CompiledShape<512, 1, true>, CompiledShape<256, 2, true>>,
+                       ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
+                                 CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>>>>;
+
+// Calls visit.template operator()<Shape>() for the compiled Shape matching s; false if none does.
+template <class Visit, class... Shapes>
+bool visit_shape(const DirectShape& s, Visit&& visit, ShapeList<Shapes...>) {
+  return ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets && s.warps == Shapes::kWarps
+               ? (visit.template operator()<Shapes>(), true)
+               : false) ||
+          ...);
+}
+
 template <class T, class Acc, class Pair, class Epilogue>
 void launch_direct_sum(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
                        SplitBuffers<Acc>& buffers, cudaStream_t stream) {
-  if constexpr (std::is_same_v<T, float> && std::is_same_v<Acc, float>) {
-    launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
-                            CompiledShape<128, 4>, CompiledShape<128, 8>, CompiledShape<256, 2>, CompiledShape<256, 4>,
-                            CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>, CompiledShape<256, 4, true>>(
-        s, b, pair, finish, buffers, stream);
-  } else if constexpr (std::is_same_v<T, double>) {
-    launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
-                            CompiledShape<128, 4>, CompiledShape<512, 1, true>, CompiledShape<256, 2, true>>(
-        s, b, pair, finish, buffers, stream);
-  } else {
-    launch_direct_sum_among<T, Acc, Pair, Epilogue, CompiledShape<128, 1>, CompiledShape<128, 2>,
-                            CompiledShape<128, 4>, CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>>(
-        s, b, pair, finish, buffers, stream);
-  }
+  const bool launched = visit_shape(
+      s, [&]<class Shape>() { launch_instance<T, Acc, Pair, Epilogue, Shape>(s, b, pair, finish, buffers, stream); },
+      CompiledShapes<T, Acc>{});
+  if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
+}
+
+// Resident blocks per SM of the compiled kernel for a shape (registers and shared memory as the
+// compiler left them), for the launch policy.
+template <class T, class Acc>
+int direct_blocks_per_sm(const DirectShape& s) {
+  using Pair = gravity::PlummerPair<T, false>;
+  using Store = StoreAccelerations<Acc, Acc>;
+  int blocks = 0;
+  const bool found = visit_shape(
+      s,
+      [&]<class Shape>() {
+        if constexpr (Shape::kWarps) {
+          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Pair, Store>, Shape::kBlock, 0));
+        } else {
+          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Store>, Shape::kBlock, 0));
+        }
+      },
+      CompiledShapes<T, Acc>{});
+  if (!found) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
+  return blocks;
 }
 
 }  // namespace nbody::direct::cuda

@@ -33,7 +33,7 @@ double score(std::int64_t n, const DirectShape& s, const DeviceSlots& d) {
   const std::int64_t groups = (n + s.group() - 1) / s.group();
   const std::int64_t blocks = groups * s.slices;
   const int warps_per_block = s.block / 32;
-  const std::int64_t slots_per_sm = std::max(1, d.max_warps_per_sm / warps_per_block);
+  const std::int64_t slots_per_sm = std::max(1, d.blocks_per_sm(s));
   const std::int64_t slots = slots_per_sm * d.sm_count;
   const std::int64_t waves = (blocks + slots - 1) / slots;
   const double balance = double(blocks) / double(waves * slots);
@@ -63,9 +63,10 @@ std::string DirectShape::text() const {
 
 const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a) {
   // Keep in step with launch_direct_sum() in direct_launch.cuh.
-  static const std::vector<DirectShape> fp32 = {{128, 1, 1},        {128, 2, 1},        {128, 4, 1},
-                                                {128, 8, 1},        {256, 2, 1},        {256, 4, 1},
-                                                {1024, 1, 1, true}, {512, 2, 1, true},  {256, 4, 1, true}};
+  static const std::vector<DirectShape> fp32 = {{128, 1, 1},       {128, 2, 1},        {128, 4, 1},
+                                                {128, 8, 1},       {256, 2, 1},        {256, 4, 1},
+                                                {256, 8, 1},       {1024, 1, 1, true}, {512, 2, 1, true},
+                                                {256, 4, 1, true}};
   static const std::vector<DirectShape> fp64 = {{128, 1, 1},       {128, 2, 1},       {128, 4, 1},
                                                 {512, 1, 1, true}, {256, 2, 1, true}};
   static const std::vector<DirectShape> mixed = {{128, 1, 1},        {128, 2, 1},      {128, 4, 1},

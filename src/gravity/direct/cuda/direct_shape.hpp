@@ -2,6 +2,7 @@
 // Launch shapes of the production direct-sum kernel and the policy that picks one per N and
 // per GPU. Plain C++ (no CUDA types): the benchmark's tuner and the tests read it too.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,11 @@ struct DirectShape {
 // The (block, targets) pairs compiled for an arithmetic; slices are chosen at run time.
 [[nodiscard]] const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a);
 
-// What the policy needs to know about the GPU.
+// What the policy needs to know about the GPU: its SMs, and how many blocks of each compiled
+// shape an SM holds at once (the occupancy the compiler's register and shared-memory use allow).
 struct DeviceSlots {
   int sm_count = 0;
-  int max_warps_per_sm = 64;
+  std::function<int(const DirectShape&)> blocks_per_sm;
 };
 
 // The largest slice count that keeps every slice at least min_slice() sources: rounded down to a
