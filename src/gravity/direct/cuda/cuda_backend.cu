@@ -41,9 +41,15 @@ class CudaBackend final : public Backend<T> {
 
   double potential_energy() override {
     const int blocks = static_cast<int>(potential_blocks());
-    direct::cuda::tiled_potential<T, TiledPolicy><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
-        x_.data(), y_.data(), z_.data(), m_.data(), count(), gravity::PlummerPair<T, false>{eps2()},
-        partials_.data());
+    auto launch = [&](auto pair) {
+      direct::cuda::tiled_potential<T, TiledPolicy><<<blocks, TiledPolicy::kBlock, 0, stream_.get()>>>(
+          x_.data(), y_.data(), z_.data(), m_.data(), count(), pair, partials_.data());
+    };
+    if (spline()) {
+      launch(gravity::SplinePair<T>::from_softening(this->gravity().softening));
+    } else {
+      launch(gravity::PlummerPair<T, false>{eps2()});
+    }
     NBODY_CUDA_CHECK_LAUNCH();
     const auto sums = fetch_partials(std::size_t(blocks));
     double w = 0;
@@ -116,7 +122,9 @@ class CudaBackend final : public Backend<T> {
           x_.data(), y_.data(), z_.data(), m_.data(), count(), pair, G, ax_.data(), ay_.data(), az_.data());
     };
     // With eps > 0 the i = j term is exactly zero; only eps = 0 needs the guarded law.
-    if (this->gravity().eps2() > 0) {
+    if (spline()) {
+      launch(gravity::SplinePair<T>::from_softening(this->gravity().softening));
+    } else if (this->gravity().eps2() > 0) {
       launch(gravity::PlummerPair<T, false>{eps2()});
     } else {
       launch(gravity::PlummerPair<T, true>{eps2()});
@@ -133,6 +141,8 @@ class CudaBackend final : public Backend<T> {
  private:
   int count() const { return static_cast<int>(n_); }
   T eps2() const { return static_cast<T>(this->gravity().eps2()); }
+  // The spline law needs eps > 0; with eps = 0 either law is the unsoftened one.
+  bool spline() const { return this->gravity().law == SofteningLaw::spline && this->gravity().eps2() > 0; }
   std::size_t potential_blocks() const { return std::size_t(blocks_for(n_, TiledPolicy::kBlock)); }
   int elementwise_blocks() const { return std::max(1, std::min(blocks_for(n_, kElementwiseBlock), 65535)); }
 
