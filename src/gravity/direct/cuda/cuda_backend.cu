@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "cuda/device_buffer.hpp"
 #include "gravity/direct/cuda/cuda_backend.hpp"
 #include "gravity/direct/cuda/direct_kernels.cuh"
+#include "gravity/direct/cuda/hermite_device.cuh"
 #include "gravity/direct/cuda/particle_kernels.cuh"
 #include "nbody/error.hpp"
 
@@ -84,6 +86,42 @@ class CudaBackend final : public Backend<T> {
 
   void synchronize() override { stream_.synchronize(); }
 
+  double max_acceleration() override {
+    using P = MomentsPolicy;
+    direct::cuda::max_acceleration_kernel<<<P::kBlocks, P::kBlock, 0, stream_.get()>>>(ax_.data(), ay_.data(),
+                                                                                      az_.data(), count(),
+                                                                                      partials_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    double worst = 0;
+    for (double b : fetch_partials(std::size_t(P::kBlocks))) worst = std::max(worst, b);
+    return std::sqrt(worst);
+  }
+
+  void reserve_hermite() override {
+    if (hermite_.reserved()) return;
+    hermite_.reserve(n_, device_name_, stream_.get());
+    // The first prediction (to the particles' own time, tau = 0) reads a: it must not hold
+    // uninitialised memory, whose NaNs 0 * NaN would carry into the state.
+    for (auto* b : {&ax_, &ay_, &az_}) NBODY_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, n_ * sizeof(T), stream_.get()));
+  }
+  void set_particle_times(double t) override {
+    reserve_hermite();
+    hermite_.set_times(t, stream_.get());
+  }
+  void predict(double t) override {
+    reserve_hermite();
+    hermite_.predict(views(), t, stream_.get());
+  }
+
+  void download_hermite(HermiteState<T>& s) override {
+    reserve_hermite();
+    hermite_.download(s, stream_.get());
+    ax_.download(s.ax.data(), n_, stream_.get());
+    ay_.download(s.ay.data(), n_, stream_.get());
+    az_.download(s.az.data(), n_, stream_.get());
+    stream_.synchronize();
+  }
+
   void download(Particles<T>& p) override {
     p.resize(n_);
     const std::array<std::pair<const DeviceBuffer<T>*, std::vector<T>*>, 7> fields{
@@ -132,6 +170,37 @@ class CudaBackend final : public Backend<T> {
     NBODY_CUDA_CHECK_LAUNCH();
   }
 
+  void do_upload_hermite(const HermiteState<T>& s) override {
+    if (s.size() != n_) {
+      throw_runtime_error("upload of the Hermite state of " + std::to_string(s.size()) +
+                          " particles into a backend of " + std::to_string(n_));
+    }
+    reserve_hermite();
+    hermite_.upload(s, stream_.get());
+    ax_.upload(s.ax.data(), n_, stream_.get());
+    ay_.upload(s.ay.data(), n_, stream_.get());
+    az_.upload(s.az.data(), n_, stream_.get());
+    stream_.synchronize();
+  }
+  void do_set_active(std::span<const std::int32_t> targets) override {
+    reserve_hermite();
+    hermite_.set_active(targets, stream_.get());
+  }
+  void do_set_all_active() override {
+    reserve_hermite();
+    hermite_.set_all_active(stream_.get());
+  }
+  void do_compute_acc_jerk() override {
+    reserve_hermite();
+    hermite_.compute(views(), this->gravity(), stream_.get());
+  }
+  void do_start_hermite(double eta, std::span<double> dt_next) override {
+    hermite_.start(views(), eta, dt_next, stream_.get());
+  }
+  void do_correct(double t, double eta, std::span<double> dt_next) override {
+    hermite_.correct(views(), t, eta, dt_next, stream_.get());
+  }
+
   void do_drift(double dt) override {
     direct::cuda::drift_kernel<<<elementwise_blocks(), kElementwiseBlock, 0, stream_.get()>>>(
         x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(), count(), static_cast<T>(dt));
@@ -146,6 +215,14 @@ class CudaBackend final : public Backend<T> {
   std::size_t potential_blocks() const { return std::size_t(blocks_for(n_, TiledPolicy::kBlock)); }
   int elementwise_blocks() const { return std::max(1, std::min(blocks_for(n_, kElementwiseBlock), 65535)); }
 
+  direct::cuda::DeviceParticleViews<T> views() {
+    return {{x_.data(), y_.data(), z_.data()},
+            {vx_.data(), vy_.data(), vz_.data()},
+            {ax_.data(), ay_.data(), az_.data()},
+            m_.data(),
+            count()};
+  }
+
   std::vector<double> fetch_partials(std::size_t count) {
     partials_.download(host_partials_.data(), count, stream_.get());
     stream_.synchronize();
@@ -159,6 +236,7 @@ class CudaBackend final : public Backend<T> {
   DeviceBuffer<double> partials_;
   std::vector<double> host_partials_;
   std::vector<std::uint64_t> ids_;
+  direct::cuda::HermiteDevice<T> hermite_;
 };
 
 }  // namespace
