@@ -29,6 +29,10 @@ struct RunConfig {
   std::string out;
   std::int64_t snapshot_every = 0;
   std::int64_t diag_every = 0;
+  // integrators: softening law, time-step mode and criterion
+  std::string softening_law = "plummer";
+  std::string dt_mode = "fixed";
+  double eta = 0.02;
 
   bool operator==(const RunConfig&) const = default;
 };
