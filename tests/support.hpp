@@ -53,5 +53,7 @@ ProcessResult run_nbody(const std::string& args);
 std::vector<std::string> lines(const std::string& text);
 // A fresh empty directory for one test.
 std::string temp_dir(const std::string& tag);
+// "1.234e-07": measured values for RecordProperty (std::to_string prints them as 0.000000).
+std::string sci(double v);
 
 }  // namespace nbody::test

@@ -121,7 +121,7 @@ void expect_acc_jerk_close_to_reference(const BackendCase& c, const Particles<do
     EXPECT_EQ(got.ax[i], 0.0) << "inactive body " << i;
     EXPECT_EQ(got.jx[i], 0.0) << "inactive body " << i;
   }
-  testing::Test::RecordProperty("worst_error_over_bound", std::to_string(worst));
+  testing::Test::RecordProperty("worst_error_over_bound", sci(worst));
 }
 
 TEST_P(HermiteOps, AccelerationAndJerkOfActiveSubsetMatchReference) {

@@ -86,7 +86,7 @@ TEST_P(IntegratorOrder, Yoshida4EnergyErrorFallsSixteenfoldWhenDtHalves) {
   const double coarse = max_energy_error(GetParam(), "yoshida4", 200);
   const double fine = max_energy_error(GetParam(), "yoshida4", 400);
   EXPECT_NEAR(coarse / fine, 16.0, 1.2) << coarse << " -> " << fine;
-  testing::Test::RecordProperty("ratio", std::to_string(coarse / fine));
+  testing::Test::RecordProperty("ratio", sci(coarse / fine));
 }
 
 TEST_P(IntegratorOrder, Hermite4EnergyErrorFallsSixteenfoldWhenDtHalves) {
@@ -94,7 +94,7 @@ TEST_P(IntegratorOrder, Hermite4EnergyErrorFallsSixteenfoldWhenDtHalves) {
   const double coarse = max_energy_error(GetParam(), "hermite4", 400);
   const double fine = max_energy_error(GetParam(), "hermite4", 800);
   EXPECT_NEAR(coarse / fine, 16.0, 1.2) << coarse << " -> " << fine;
-  testing::Test::RecordProperty("ratio", std::to_string(coarse / fine));
+  testing::Test::RecordProperty("ratio", sci(coarse / fine));
 }
 
 TEST_P(Integrators, CircularOrbitClosesAfterOnePeriod) {
@@ -152,9 +152,9 @@ TEST_P(AdaptiveSteps, Hermite4KeplerOrbitOfEccentricity09Over100Periods) {
   EXPECT_LT(worst_e, 1e-6);
   EXPECT_LT(worst_l, 1e-7);
   EXPECT_NEAR(period, expected, 1e-6 * expected);
-  testing::Test::RecordProperty("max_rel_energy_error", std::to_string(worst_e));
-  testing::Test::RecordProperty("max_rel_angular_momentum_error", std::to_string(worst_l));
-  testing::Test::RecordProperty("period_rel_error", std::to_string(period / expected - 1));
+  testing::Test::RecordProperty("max_rel_energy_error", sci(worst_e));
+  testing::Test::RecordProperty("max_rel_angular_momentum_error", sci(worst_l));
+  testing::Test::RecordProperty("period_rel_error", sci(period / expected - 1));
 }
 
 // The trajectory of a Plummer sphere of 16 bodies with block steps against the same run with
@@ -194,8 +194,8 @@ TEST_P(AdaptiveSteps, BlockStepsFollowTheSharedStepTrajectory) {
   EXPECT_LT(coarse, 1e-6);
   EXPECT_LT(fine, 1e-7);
   EXPECT_GT(coarse / fine, 8.0) << coarse << " -> " << fine;
-  testing::Test::RecordProperty("difference_eta_0.01", std::to_string(coarse));
-  testing::Test::RecordProperty("difference_eta_0.0025", std::to_string(fine));
+  testing::Test::RecordProperty("difference_eta_0.01", sci(coarse));
+  testing::Test::RecordProperty("difference_eta_0.0025", sci(fine));
 }
 
 // A concentrated system (Plummer sphere, 256 bodies, eps = 0.01): most bodies need long steps
@@ -228,7 +228,7 @@ TEST_P(AdaptiveSteps, BlockStepsCostFewerInteractionsOnAConcentratedSystem) {
   EXPECT_LT(double(block), 0.25 * double(shared)) << block << " against " << shared;
   EXPECT_LT(e_shared, 1e-6);
   EXPECT_LT(e_block, 1e-6);
-  testing::Test::RecordProperty("block_over_shared_interactions", std::to_string(double(block) / double(shared)));
+  testing::Test::RecordProperty("block_over_shared_interactions", sci(double(block) / double(shared)));
 }
 
 // Leapfrog with --dt-mode auto on the e = 0.9 orbit (eps = 1e-3, far below the pericentre 0.1).
@@ -254,8 +254,8 @@ TEST_P(AdaptiveSteps, AdaptiveLeapfrogIsSecondOrderInEtaAndBeatsFixedStepsAtEqua
   const double fixed = max_energy_error(config("fixed", 0.1, fixed_steps), orbit, fixed_steps, &cost_fixed);
   EXPECT_NEAR(double(cost_fixed), double(cost_auto), 0.01 * double(cost_auto));
   EXPECT_LT(coarse, fixed / 20) << "adaptive " << coarse << ", fixed " << fixed;
-  testing::Test::RecordProperty("eta_ratio", std::to_string(coarse / fine));
-  testing::Test::RecordProperty("fixed_over_adaptive", std::to_string(fixed / coarse));
+  testing::Test::RecordProperty("eta_ratio", sci(coarse / fine));
+  testing::Test::RecordProperty("fixed_over_adaptive", sci(fixed / coarse));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Integrators, testing::ValuesIn(backend_cases()), case_name);
