@@ -122,39 +122,38 @@ struct SplinePair {
     return {static_cast<T>(h), static_cast<T>(1.0 / h)};
   }
 
+  // The three ranges are all evaluated and one is selected (no branches), so that the CPU
+  // loops vectorise; the terms in 1/u are written with 1/r: 1/(15 u^3 h^3) = 1/(15 r^3),
+  // which needs no division. At r = 0 the terms in 1/r are infinite (or NaN) but never selected.
+
   // g(r) for r^2 = r2.
   NBODY_HD T factor(T r2) const {
-    if (r2 >= h * h) {
-      const T inv = reciprocal_sqrt(r2);
-      return inv * inv * inv;
-    }
-    const T u = square_root(r2) * inv_h;
+    const T inv = reciprocal_sqrt(r2);  // 1/r
+    const T inv3 = inv * inv * inv;     // the Newtonian g
+    const T u = (r2 > T(0) ? r2 * inv : T(0)) * inv_h;
     const T ih3 = inv_h * inv_h * inv_h;
-    if (u < T(0.5)) return ih3 * (T(32.0 / 3.0) + u * u * (T(32) * u - T(38.4)));
-    return ih3 * (T(64.0 / 3.0) - T(48) * u + T(38.4) * u * u - T(32.0 / 3.0) * u * u * u -
-                  T(1.0 / 15.0) / (u * u * u));
+    const T inner = ih3 * (T(32.0 / 3.0) + u * u * (T(32) * u - T(38.4)));
+    const T outer = ih3 * (T(64.0 / 3.0) + u * (T(-48) + u * (T(38.4) - T(32.0 / 3.0) * u))) - T(1.0 / 15.0) * inv3;
+    return r2 >= h * h ? inv3 : (u < T(0.5) ? inner : outer);
   }
 
-  // g(r) and q(r) = g'(r) / r.
+  // g(r) and q(r) = g'(r) / r. Outer range: q = (-48 + 76.8 u - 32 u^2 + 0.2 u^-4) / (u h^5).
   NBODY_HD void factors(T r2, T& g, T& q) const {
-    if (r2 >= h * h) {
-      const T inv = reciprocal_sqrt(r2);
-      const T inv2 = inv * inv;
-      g = inv * inv2;
-      q = T(-3) * g * inv2;
-      return;
-    }
-    const T u = square_root(r2) * inv_h;
+    const T inv = reciprocal_sqrt(r2);
+    const T inv2 = inv * inv;
+    const T inv3 = inv * inv2;
+    const T u = (r2 > T(0) ? r2 * inv : T(0)) * inv_h;
     const T ih3 = inv_h * inv_h * inv_h;
-    const T ih5 = ih3 * inv_h * inv_h;
-    if (u < T(0.5)) {
-      g = ih3 * (T(32.0 / 3.0) + u * u * (T(32) * u - T(38.4)));
-      q = ih5 * (T(96) * u - T(76.8));
-    } else {
-      const T u2 = u * u;
-      g = ih3 * (T(64.0 / 3.0) - T(48) * u + T(38.4) * u2 - T(32.0 / 3.0) * u2 * u - T(1.0 / 15.0) / (u2 * u));
-      q = ih5 * (T(-48) + T(76.8) * u - T(32) * u2 + T(0.2) / (u2 * u2)) / u;
-    }
+    const T ih4 = ih3 * inv_h;
+    const T ih5 = ih4 * inv_h;
+    const T g_inner = ih3 * (T(32.0 / 3.0) + u * u * (T(32) * u - T(38.4)));
+    const T q_inner = ih5 * (T(96) * u - T(76.8));
+    const T g_outer = ih3 * (T(64.0 / 3.0) + u * (T(-48) + u * (T(38.4) - T(32.0 / 3.0) * u))) - T(1.0 / 15.0) * inv3;
+    const T q_outer = ih5 * (T(76.8) - T(32) * u) - T(48) * ih4 * inv + T(0.2) * inv3 * inv2;
+    const bool newtonian = r2 >= h * h;
+    const bool inner = u < T(0.5);
+    g = newtonian ? inv3 : (inner ? g_inner : g_outer);
+    q = newtonian ? T(-3) * inv3 * inv2 : (inner ? q_inner : q_outer);
   }
 
   NBODY_HD void accumulate(T dx, T dy, T dz, T mj, T& ax, T& ay, T& az) const {
@@ -164,13 +163,15 @@ struct SplinePair {
     az += dz * s;
   }
 
+  // Outer range: 1/(15 u) / h = 1/(15 r).
   NBODY_HD T potential(T dx, T dy, T dz, T mj) const {
     const T r2 = dx * dx + dy * dy + dz * dz;
-    if (r2 >= h * h) return -mj * reciprocal_sqrt(r2);
-    const T u = square_root(r2) * inv_h;
-    if (u < T(0.5)) return mj * inv_h * (T(-2.8) + u * u * (T(16.0 / 3.0) + u * u * (T(6.4) * u - T(9.6))));
-    return mj * inv_h *
-           (T(-3.2) + T(1.0 / 15.0) / u + u * u * (T(32.0 / 3.0) + u * (T(-16) + u * (T(9.6) - T(32.0 / 15.0) * u))));
+    const T inv = reciprocal_sqrt(r2);
+    const T u = (r2 > T(0) ? r2 * inv : T(0)) * inv_h;
+    const T inner = inv_h * (T(-2.8) + u * u * (T(16.0 / 3.0) + u * u * (T(6.4) * u - T(9.6))));
+    const T outer = inv_h * (T(-3.2) + u * u * (T(32.0 / 3.0) + u * (T(-16) + u * (T(9.6) - T(32.0 / 15.0) * u)))) +
+                    T(1.0 / 15.0) * inv;
+    return mj * (r2 >= h * h ? -inv : (u < T(0.5) ? inner : outer));
   }
 
   NBODY_HD void accumulate_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T mj, T& ax, T& ay, T& az, T& jx, T& jy,
