@@ -281,8 +281,9 @@ TEST_P(Forces, SplineSofteningIsNewtonianBeyondItsSupport) {
     const double newton = G * 2.0 / (d * d);
     const auto spline = accelerations(c, p, {G, eps, SofteningLaw::spline});
     const auto plummer = accelerations(c, p, {G, eps, SofteningLaw::plummer});
-    // To rounding (a few operations in the backend's precision): Newton's law, exactly.
-    EXPECT_NEAR(spline.ax[0], newton, 8 * u * newton) << "r/h = " << r_over_h;
+    // Newton's law to the backend's rounding (the same 32 u as the Plummer test: the GPU's
+    // rsqrt is good to 2 ulp, cubed here).
+    EXPECT_NEAR(spline.ax[0], newton, 32 * u * newton) << "r/h = " << r_over_h;
     // Plummer's law is still softened there (by 17 % at r = h): the test can tell them apart.
     if (r_over_h < 2) EXPECT_GT(std::fabs(plummer.ax[0] - newton), 1e-3 * newton) << "r/h = " << r_over_h;
   }
