@@ -64,5 +64,7 @@ std::string read_text(const std::string& path);
 std::vector<std::string> lines(const std::string& text);
 // A fresh empty directory for one test.
 std::string temp_dir(const std::string& tag);
+// "1.234e-07": measured values for RecordProperty (std::to_string prints them as 0.000000).
+std::string sci(double v);
 
 }  // namespace nbody::test

@@ -39,6 +39,10 @@ struct RunConfig {
   std::string snapshot_format = default_snapshot_format();
   std::int64_t checkpoint_every = 0;
   double checkpoint_every_s = 0;  // wall-clock seconds; 0: off
+  // integrators: softening law, time-step mode and criterion
+  std::string softening_law = "plummer";
+  std::string dt_mode = "fixed";
+  double eta = 0.02;
 
   bool operator==(const RunConfig&) const = default;
 };

@@ -74,6 +74,7 @@ class Loop {
 
     ProgressLine progress(cfg_.steps, first);
     double stepping = 0, seconds_per_step = 0;
+    std::uint64_t stepped_interactions = 0;
     const auto wall_start = Clock::now();
     last_checkpoint_wall_ = wall_start;
     while (sim_.step_count() < cfg_.steps) {
@@ -82,6 +83,7 @@ class Loop {
       const auto budget = seconds_per_step > 0 ? std::int64_t(kChunkSeconds / seconds_per_step) : 1;
       chunk = std::clamp<std::int64_t>(budget, 1, chunk);
       const auto t0 = Clock::now();
+      const std::uint64_t i0 = sim_.interactions();
       std::int64_t done = 0;
       while (done < chunk && StopSignals::received() == 0) {
         sim_.advance(1);
@@ -90,6 +92,7 @@ class Loop {
       sim_.synchronize();
       const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
       stepping += dt;
+      stepped_interactions += sim_.interactions() - i0;
       if (done > 0) seconds_per_step = dt / double(done);
       const std::int64_t now = sim_.step_count();
       progress.update(now);
@@ -113,7 +116,7 @@ class Loop {
       }
     }
     progress.finish();
-    finish(first, stepping, std::chrono::duration<double>(Clock::now() - wall_start).count());
+    finish(first, stepping, stepped_interactions, std::chrono::duration<double>(Clock::now() - wall_start).count());
     return 0;
   }
 
@@ -156,7 +159,8 @@ class Loop {
     out_.note("checkpoint at step %lld: %s", static_cast<long long>(ck.step), file.filename().c_str());
   }
 
-  void finish(std::int64_t first, double stepping, double wall) {
+  // `interactions`: pairs evaluated while stepping (block time steps evaluate only active targets).
+  void finish(std::int64_t first, double stepping, std::uint64_t interactions, double wall) {
     const std::int64_t end = sim_.step_count();
     // A final checkpoint, so the run can be extended with --resume --steps; then the end-of-run
     // outputs the schedule did not already give (the checkpoint does not count them, so a
@@ -170,10 +174,9 @@ class Loop {
     if (dir_ != nullptr && !schedule_.snapshot_at(end)) snapshot();
 
     const std::int64_t steps = end - first;
-    const double n = double(sim_.size());
     std::string line = "done: " + std::to_string(steps) + " steps in " + format_duration(wall) + " wall";
     if (stepping > 0 && steps > 0) {
-      const double rate = n * n * sim_.force_evaluations_per_step() * double(steps) / stepping / 1e9;
+      const double rate = double(interactions) / stepping / 1e9;
       char buf[160];
       std::snprintf(buf, sizeof buf, " (stepping %s: %.4g steps/s, %.4g billion interactions/s)",
                     format_duration(stepping).c_str(), double(steps) / stepping, rate);

@@ -94,6 +94,19 @@ const std::vector<ParamSpec>& run_params() {
        &RunConfig::checkpoint_every},
       {"checkpoint_every_s", "", K::real, "s", "also write a checkpoint every S seconds of wall-clock time (0: off)", 0,
        kRealMax, false, nullptr, &RunConfig::checkpoint_every_s},
+      // integrators
+      {"softening_law", "", K::text, "",
+       "softening law: plummer, or spline (GADGET's cubic spline: Newtonian beyond 2.8 eps, the same central "
+       "potential -Gm/eps as plummer)",
+       0, 0, false, &softening_law_names, &RunConfig::softening_law},
+      {"dt_mode", "", K::text, "",
+       "time steps: fixed (one step of dt), auto (shared substeps from the integrator's criterion, none longer than "
+       "dt; leapfrog, hermite4), block (individual power-of-two fractions of dt; hermite4). dt remains the unit of "
+       "steps and of the outputs",
+       0, 0, false, &dt_mode_names, &RunConfig::dt_mode},
+      {"eta", "", K::real, "",
+       "accuracy parameter of the step criterion: hermite4 Aarseth's eta; leapfrog auto dt = eta sqrt(eps/|a|max)",
+       0, 1, true, nullptr, &RunConfig::eta},
   };
   return table;
 }
@@ -190,6 +203,7 @@ void validate(const RunConfig& cfg) {
   for (const auto& spec : run_params()) {
     set_param_from_text(scratch, spec, param_value_text(cfg, spec), spec.key);
   }
+  check_integrator_options(cfg);
 }
 
 }  // namespace nbody

@@ -13,6 +13,14 @@ namespace nbody {
 
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "cpu-reference"}; }
 
+std::vector<std::string> softening_law_names() { return {"plummer", "spline"}; }
+
+SofteningLaw parse_softening_law(std::string_view name, std::string_view what) {
+  if (name == "plummer") return SofteningLaw::plummer;
+  if (name == "spline") return SofteningLaw::spline;
+  throw_input_error(std::string(what) + ": unknown softening law '" + std::string(name) + "' (choose plummer or spline)");
+}
+
 bool cuda_device_available(std::string* why) {
 #if NBODY_HAVE_CUDA
   return cuda::query_device(0, nullptr, why);

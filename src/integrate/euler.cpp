@@ -14,6 +14,9 @@ class Euler final : public Integrator {
 
 }  // namespace
 
-std::unique_ptr<Integrator> make_euler() { return std::make_unique<Euler>(); }
+std::unique_ptr<Integrator> make_euler(const IntegratorOptions& options) {
+  require_step_mode(options, "euler", false, false);
+  return std::make_unique<Euler>();
+}
 
 }  // namespace nbody

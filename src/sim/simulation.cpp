@@ -16,13 +16,14 @@ class SimulationImpl final : public Simulation {
   // From particles in either precision (the run's own: exact bits, as a checkpoint needs).
   template <class U>
   SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<U>& initial)
-      : cfg_(cfg), integrator_(make_integrator(cfg.integrator)), backend_(std::move(backend)) {
+      : cfg_(cfg), integrator_(make_integrator(cfg.integrator, integrator_options(cfg))), backend_(std::move(backend)) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
     if constexpr (std::is_same_v<T, U>) {
       backend_->upload(initial);
     } else {
       backend_->upload(initial.template as<T>());
     }
+    integrator_->prepare(*backend_);
   }
 
   const RunConfig& config() const override { return cfg_; }
@@ -32,6 +33,7 @@ class SimulationImpl final : public Simulation {
   std::int64_t step_count() const override { return step_; }
   double time() const override { return time_; }
   int force_evaluations_per_step() const override { return integrator_->force_evaluations_per_step(); }
+  std::uint64_t interactions() const override { return backend_->interactions(); }
 
   void advance(std::int64_t count) override {
     for (std::int64_t k = 0; k < count; ++k) {
@@ -88,7 +90,9 @@ class SimulationImpl final : public Simulation {
   double time_ = 0;
 };
 
-GravityParams gravity_of(const RunConfig& cfg) { return {cfg.gravitational_constant, cfg.softening}; }
+GravityParams gravity_of(const RunConfig& cfg) {
+  return {cfg.gravitational_constant, cfg.softening, parse_softening_law(cfg.softening_law)};
+}
 
 // The backend is made first: it checks that n fits in its memory before the initial
 // conditions are drawn. `initial` supplies them once it has.

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -9,6 +11,7 @@
 #include "core/host_memory.hpp"
 #include "core/parallel.hpp"
 #include "gravity/direct/cpu_direct.hpp"
+#include "gravity/direct/cpu_hermite.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -74,8 +77,38 @@ class CpuBackend final : public Backend<T> {
     return mo;
   }
 
+  double max_acceleration() override {
+    // max is exact and order-free: the same value for any thread count.
+    double worst = 0;
+    const auto n = static_cast<std::int64_t>(size());
+#pragma omp parallel for schedule(static) reduction(max : worst) if (n >= kParallelMinElements)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double ax = acc_.ax[i], ay = acc_.ay[i], az = acc_.az[i];
+      worst = std::max(worst, ax * ax + ay * ay + az * az);
+    }
+    return std::sqrt(worst);
+  }
+
+  void reserve_hermite() override {
+    if (hermite_.reserved()) return;
+    require_host_memory(cpu_backend_bytes<T>(size()) + size() * direct::HostHermite<T>::kBytesPerParticle, size());
+    hermite_.reserve(size());
+  }
+  void set_particle_times(double t) override {
+    reserve_hermite();
+    hermite_.set_times(t);
+  }
+  void predict(double t) override {
+    reserve_hermite();
+    hermite_.predict(state_, acc_, t);
+  }
+
   void download(Particles<T>& p) override { p = state_; }
   void download_accelerations(Accelerations<T>& a) override { a = acc_; }
+  void download_hermite(HermiteState<T>& s) override {
+    reserve_hermite();
+    hermite_.download(acc_, s);
+  }
 
  protected:
   void do_upload(const Particles<T>& p) override {
@@ -84,6 +117,37 @@ class CpuBackend final : public Backend<T> {
                           std::to_string(size()));
     }
     state_ = p;
+  }
+
+  void do_upload_hermite(const HermiteState<T>& s) override {
+    if (s.size() != size()) {
+      throw_runtime_error("upload of the Hermite state of " + std::to_string(s.size()) +
+                          " particles into a backend of " + std::to_string(size()));
+    }
+    reserve_hermite();
+    hermite_.upload(acc_, s);
+  }
+
+  void do_set_active(std::span<const std::int32_t> targets) override {
+    reserve_hermite();
+    hermite_.set_active(targets);
+  }
+  void do_set_all_active() override {
+    reserve_hermite();
+    hermite_.set_all_active();
+  }
+  void do_compute_acc_jerk() override {
+    reserve_hermite();
+    const auto out = hermite_.results();
+    if (method_ == CpuMethod::reference) {
+      direct::reference_acc_jerk(hermite_.predicted(state_), hermite_.targets(), out, this->gravity());
+    } else {
+      direct::simd_acc_jerk(hermite_.predicted(state_), hermite_.targets(), out, this->gravity());
+    }
+  }
+  void do_start_hermite(double eta, std::span<double> dt_next) override { hermite_.start(acc_, eta, dt_next); }
+  void do_correct(double t, double eta, std::span<double> dt_next) override {
+    hermite_.correct(state_, acc_, t, eta, dt_next);
   }
 
   void do_compute_accelerations() override {
@@ -120,6 +184,7 @@ class CpuBackend final : public Backend<T> {
   CpuMethod method_;
   Particles<T> state_;
   Accelerations<T> acc_;
+  direct::HostHermite<T> hermite_;
 };
 
 }  // namespace

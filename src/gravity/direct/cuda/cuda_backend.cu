@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "cuda/device_buffer.hpp"
 #include "gravity/direct/cuda/cuda_backend.hpp"
 #include "gravity/direct/cuda/direct_launch.cuh"
+#include "gravity/direct/cuda/hermite_device.cuh"
+#include "gravity/pair_law.hpp"
 #include "gravity/direct/cuda/particle_kernels.cuh"
 #include "nbody/error.hpp"
 
@@ -56,8 +59,10 @@ class CudaBackend final : public Backend<T> {
 
   double potential_energy() override {
     const int blocks = static_cast<int>(potential_blocks());
-    direct::cuda::tiled_potential<T, PotentialPolicy><<<blocks, PotentialPolicy::kBlock, 0, stream_.get()>>>(
-        state_view(), gravity::PlummerPair<T, false>{static_cast<T>(this->gravity().eps2())}, partials_.data());
+    gravity::with_pair_law<T>(this->gravity(), [&](const auto pair) {
+      direct::cuda::tiled_potential<T, PotentialPolicy><<<blocks, PotentialPolicy::kBlock, 0, stream_.get()>>>(
+          state_view(), pair, partials_.data());
+    });
     NBODY_CUDA_CHECK_LAUNCH();
     const auto sums = fetch_partials(std::size_t(blocks));
     double w = 0;
@@ -92,6 +97,43 @@ class CudaBackend final : public Backend<T> {
   }
 
   void synchronize() override { stream_.synchronize(); }
+
+  double max_acceleration() override {
+    using P = MomentsPolicy;
+    direct::cuda::max_acceleration_kernel<<<P::kBlocks, P::kBlock, 0, stream_.get()>>>(ax_.data(), ay_.data(),
+                                                                                      az_.data(), count(),
+                                                                                      partials_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    double worst = 0;
+    for (double b : fetch_partials(std::size_t(P::kBlocks))) worst = std::max(worst, b);
+    return std::sqrt(worst);
+  }
+
+  void reserve_hermite() override {
+    if (hermite_.reserved()) return;
+    hermite_.reserve(n_, device_name_, stream_.get());
+    // The first prediction (to the particles' own time, tau = 0) reads a: it must not hold
+    // uninitialised memory, whose NaNs 0 * NaN would carry into the state.
+    for (auto* b : {&ax_, &ay_, &az_}) NBODY_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, n_ * sizeof(T), stream_.get()));
+  }
+  void set_particle_times(double t) override {
+    reserve_hermite();
+    hermite_.set_times(t, stream_.get());
+  }
+  void predict(double t) override {
+    reserve_hermite();
+    hermite_.predict(views(), t, stream_.get());
+    refresh_compute_copies(/*with_masses=*/false);
+  }
+
+  void download_hermite(HermiteState<T>& s) override {
+    reserve_hermite();
+    hermite_.download(s, stream_.get());
+    ax_.download(s.ax.data(), n_, stream_.get());
+    ay_.download(s.ay.data(), n_, stream_.get());
+    az_.download(s.az.data(), n_, stream_.get());
+    stream_.synchronize();
+  }
 
   double measure_seconds(const std::function<void()>& work) override {
     cuda::Event start, stop;
@@ -154,8 +196,8 @@ class CudaBackend final : public Backend<T> {
     if constexpr (Mixed) {
       Backend<T>::do_euler_step(dt);
     } else {
-      if (this->gravity().eps2() <= 0) {
-        Backend<T>::do_euler_step(dt);  // the unsoftened law is not compiled into the fused pass
+      if (this->gravity().eps2() <= 0 || spline()) {
+        Backend<T>::do_euler_step(dt);  // only softened Plummer is compiled into the fused pass
         return;
       }
       const int next = 1 - cur_;
@@ -169,8 +211,49 @@ class CudaBackend final : public Backend<T> {
     }
   }
 
+  void do_upload_hermite(const HermiteState<T>& s) override {
+    if (s.size() != n_) {
+      throw_runtime_error("upload of the Hermite state of " + std::to_string(s.size()) +
+                          " particles into a backend of " + std::to_string(n_));
+    }
+    reserve_hermite();
+    hermite_.upload(s, stream_.get());
+    ax_.upload(s.ax.data(), n_, stream_.get());
+    ay_.upload(s.ay.data(), n_, stream_.get());
+    az_.upload(s.az.data(), n_, stream_.get());
+    stream_.synchronize();
+  }
+  void do_set_active(std::span<const std::int32_t> targets) override {
+    reserve_hermite();
+    hermite_.set_active(targets, stream_.get());
+  }
+  void do_set_all_active() override {
+    reserve_hermite();
+    hermite_.set_all_active(stream_.get());
+  }
+  void do_compute_acc_jerk() override {
+    reserve_hermite();
+    hermite_.compute(views(), this->gravity(), stream_.get());
+  }
+  void do_start_hermite(double eta, std::span<double> dt_next) override {
+    hermite_.start(views(), eta, dt_next, stream_.get());
+  }
+  void do_correct(double t, double eta, std::span<double> dt_next) override {
+    hermite_.correct(views(), t, eta, dt_next, stream_.get());
+    refresh_compute_copies(/*with_masses=*/false);
+  }
+
  private:
   int count() const { return static_cast<int>(n_); }
+  // The spline law needs eps > 0; with eps = 0 either law is the unsoftened one.
+  bool spline() const { return this->gravity().law == SofteningLaw::spline && this->gravity().eps2() > 0; }
+  direct::cuda::DeviceParticleViews<T> views() {
+    return {{x_[cur_].data(), y_[cur_].data(), z_[cur_].data()},
+            {vx_.data(), vy_.data(), vz_.data()},
+            {ax_.data(), ay_.data(), az_.data()},
+            m_.data(),
+            count()};
+  }
   Tc eps2() const { return static_cast<Tc>(this->gravity().eps2()); }
   std::size_t potential_blocks() const { return std::size_t(blocks_for(n_, PotentialPolicy::kBlock)); }
   int elementwise_blocks() const { return std::max(1, std::min(blocks_for(n_, kElementwiseBlock), 65535)); }
@@ -188,14 +271,9 @@ class CudaBackend final : public Backend<T> {
 
   template <class Epilogue>
   void launch_forces(const Epilogue& finish) {
-    // With eps > 0 the i = j term is exactly zero; only eps = 0 needs the guarded law.
-    if (this->gravity().eps2() > 0) {
-      direct::cuda::launch_direct_sum(shape_, compute_view(), gravity::PlummerPair<Tc, false>{eps2()}, finish, split_,
-                                      stream_.get());
-    } else {
-      direct::cuda::launch_direct_sum(shape_, compute_view(), gravity::PlummerPair<Tc, true>{eps2()}, finish, split_,
-                                      stream_.get());
-    }
+    gravity::with_pair_law<Tc>(this->gravity(), [&](const auto pair) {
+      direct::cuda::launch_direct_sum(shape_, compute_view(), pair, finish, split_, stream_.get());
+    });
   }
 
   void refresh_compute_copies(bool with_masses) {
@@ -227,6 +305,7 @@ class CudaBackend final : public Backend<T> {
   DeviceBuffer<double> partials_;
   std::vector<double> host_partials_;
   std::vector<std::uint64_t> ids_;
+  direct::cuda::HermiteDevice<T> hermite_;
 };
 
 KernelArithmetic arithmetic_of(std::size_t type_size, bool mixed) {

@@ -77,3 +77,26 @@ __global__ void __launch_bounds__(MomentsPolicy::kBlock)
 }
 
 }  // namespace nbody::direct::cuda
+
+namespace nbody::direct::cuda {
+
+// Per-block maxima of |a_i|^2 (in float64) over a fixed grid of MomentsPolicy::kBlocks blocks;
+// the host takes the maximum of the kBlocks values. A maximum is exact, so the result does not
+// depend on the order.
+template <class T>
+__global__ void __launch_bounds__(MomentsPolicy::kBlock)
+    max_acceleration_kernel(const T* __restrict__ ax, const T* __restrict__ ay, const T* __restrict__ az, int n,
+                            double* __restrict__ block_max) {
+  using P = MomentsPolicy;
+  __shared__ double scratch[P::kBlock / 32];
+  double worst = 0;
+  for (int i = blockIdx.x * P::kBlock + threadIdx.x; i < n; i += P::kBlocks * P::kBlock) {
+    const double x = ax[i], y = ay[i], z = az[i];
+    const double a2 = x * x + y * y + z * z;
+    worst = a2 > worst ? a2 : worst;
+  }
+  const double best = nbody::cuda::block_max<P::kBlock>(worst, scratch);
+  if (threadIdx.x == 0) block_max[blockIdx.x] = best;
+}
+
+}  // namespace nbody::direct::cuda
