@@ -212,26 +212,36 @@ __global__ void __launch_bounds__(Block)
 }
 
 // The warp-sliced kernel, for small N where there are too few targets to give every scheduler
-// enough warps: a block of W warps owns 32 R targets (lane l of every warp holds targets
-// l, l + 32, ...), and warp w walks its own 1/W of the block's sources, staged 32 at a time
-// through a private strip of shared memory (no block-wide barrier in the loop). The W partial
-// sums of a target are then added in warp order through shared memory. With W = 32 and R = 1 a
-// 4096-body step is 128 blocks of 1024 threads: one per SM, 8 warps per scheduler.
-template <class T, class Acc, int W, int R, class Pair, class Epilogue>
-__global__ void __launch_bounds__(32 * W)
+// enough warps. A block of W warps owns (32 / L) R targets: the L lanes l, l + 32/L, ... of a
+// warp share a target and take alternate sources, each thread holds R targets, and warp w walks
+// its own 1/W of the block's sources, staged 32 at a time (prefetched a chunk ahead) through a
+// private strip of shared memory, with no block-wide barrier in the loop. The L lanes' sums are
+// then added by a fixed butterfly of shuffles and the W warps' sums in warp order through shared
+// memory. With W = 32, L = 2, R = 1 a 4096-body step is 256 blocks of 1024 threads: two per SM,
+// 16 warps per scheduler, and no sums crossing blocks.
+// One float32 target per thread fits in 32 registers: ask for full occupancy (64 warps per SM).
+template <class T, class Acc, int W, int R>
+inline constexpr int kWarpKernelMinBlocks = (R == 1 && sizeof(T) == 4 && sizeof(Acc) == 4) ? 64 / W : 1;
+
+template <class T, class Acc, int W, int R, int L, class Pair, class Epilogue>
+__global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
     direct_sum_warps(BodiesView<T> b, int slice_len, Pair pair, Epilogue finish, SplitScratch<Acc> scratch) {
+  constexpr int kRow = 32 / L;  // targets per warp row
   static_assert(W >= 1 && W <= 32 && R >= 1 && R <= W, "warps and targets per thread");
+  static_assert(L == 1 || L == 2 || L == 4, "lanes per target");
   __shared__ Source4<T> strip[W][32];
-  __shared__ Acc partial[W][32][3];
+  __shared__ Acc partial[W][kRow][3];
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
-  const int group_first = blockIdx.x * 32 * R + lane;
+  const int column = lane % kRow;  // which target of the row
+  const int phase = lane / kRow;   // which of the L lanes sharing it
+  const int group_first = blockIdx.x * kRow * R + column;
 
   T xi[R], yi[R], zi[R];
   Acc sx[R], sy[R], sz[R];
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    const int i = group_first + 32 * r;
+    const int i = group_first + kRow * r;
     xi[r] = i < b.n ? b.x[i] : T(0);
     yi[r] = i < b.n ? b.y[i] : T(0);
     zi[r] = i < b.n ? b.z[i] : T(0);
@@ -251,18 +261,19 @@ __global__ void __launch_bounds__(32 * W)
     next = load_source(b, base + 32 + lane, w_end);
     if constexpr (std::is_same_v<Acc, T>) {
 #pragma unroll
-      for (int k = 0; k < 32; ++k) {
-        const Source4<T> s = strip[warp][k];
+      for (int k = 0; k < 32 / L; ++k) {
+        const Source4<T> s = strip[warp][k * L + phase];
 #pragma unroll
         for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
       }
     } else {
+      // Mixed: this chunk's terms summed in T, then added to the wider sums.
       T tx[R], ty[R], tz[R];
 #pragma unroll
       for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
 #pragma unroll
-      for (int k = 0; k < 32; ++k) {
-        const Source4<T> s = strip[warp][k];
+      for (int k = 0; k < 32 / L; ++k) {
+        const Source4<T> s = strip[warp][k * L + phase];
 #pragma unroll
         for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
       }
@@ -276,22 +287,35 @@ __global__ void __launch_bounds__(32 * W)
     __syncwarp();
   }
 
-  // Add the W warps' partials, target by target, in warp order; warp r finishes target r.
+  // The L lanes of a target: a butterfly, so every one of them ends with the same bits.
+#pragma unroll
+  for (int offset = kRow; offset < 32; offset *= 2) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      sx[r] += __shfl_xor_sync(0xffffffffu, sx[r], offset);
+      sy[r] += __shfl_xor_sync(0xffffffffu, sy[r], offset);
+      sz[r] += __shfl_xor_sync(0xffffffffu, sz[r], offset);
+    }
+  }
+
+  // The W warps' sums, target by target, in warp order; warp r finishes the row r.
   Acc tx[1] = {Acc(0)}, ty[1] = {Acc(0)}, tz[1] = {Acc(0)};
   int target[1] = {-1};
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    partial[warp][lane][0] = sx[r];
-    partial[warp][lane][1] = sy[r];
-    partial[warp][lane][2] = sz[r];
+    if (phase == 0) {
+      partial[warp][column][0] = sx[r];
+      partial[warp][column][1] = sy[r];
+      partial[warp][column][2] = sz[r];
+    }
     __syncthreads();
-    if (warp == r) {
+    if (warp == r && phase == 0) {
       for (int w = 0; w < W; ++w) {
-        tx[0] += partial[w][lane][0];
-        ty[0] += partial[w][lane][1];
-        tz[0] += partial[w][lane][2];
+        tx[0] += partial[w][column][0];
+        ty[0] += partial[w][column][1];
+        tz[0] += partial[w][column][2];
       }
-      const int i = group_first + 32 * r;
+      const int i = group_first + kRow * r;
       target[0] = i < b.n ? i : -1;
     }
     __syncthreads();

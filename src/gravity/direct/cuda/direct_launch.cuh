@@ -55,11 +55,12 @@ inline int slice_length(const DirectShape& s, int n) {
   return std::max(unit, (per + unit - 1) / unit * unit);
 }
 
-template <int Block, int R, bool Warps = false>
+template <int Block, int R, bool Warps = false, int Lanes = 1>
 struct CompiledShape {
   static constexpr int kBlock = Block;
   static constexpr int kTargets = R;
   static constexpr bool kWarps = Warps;
+  static constexpr int kLanes = Lanes;
 };
 
 template <class T, class Acc, class Pair, class Epilogue, class Shape>
@@ -73,7 +74,7 @@ void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& p
   const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, b.n, stream) : SplitScratch<Acc>{};
   const dim3 grid(groups, slices);
   if constexpr (Shape::kWarps) {
-    direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Pair, Epilogue>
+    direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>
         <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
   } else {
     direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>
@@ -91,17 +92,21 @@ using CompiledShapes = std::conditional_t<
     std::is_same_v<T, float> && std::is_same_v<Acc, float>,
     ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>, CompiledShape<128, 8>,
               CompiledShape<256, 2>, CompiledShape<256, 4>, CompiledShape<256, 8>, CompiledShape<1024, 1, true>,
-              CompiledShape<512, 2, true>, CompiledShape<256, 4, true>>,
+              CompiledShape<512, 2, true>, CompiledShape<256, 4, true>, CompiledShape<1024, 1, true, 2>,
+              CompiledShape<512, 1, true, 4>, CompiledShape<512, 2, true, 2>>,
     std::conditional_t<std::is_same_v<T, double>,
                        ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
-                                 CompiledShape<512, 1, true>, CompiledShape<256, 2, true>>,
+                                 CompiledShape<512, 1, true>, CompiledShape<256, 2, true>,
+                                 CompiledShape<512, 1, true, 2>>,
                        ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
-                                 CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>>>>;
+                                 CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>,
+                                 CompiledShape<1024, 1, true, 2>>>>;
 
 // Calls visit.template operator()<Shape>() for the compiled Shape matching s; false if none does.
 template <class Visit, class... Shapes>
 bool visit_shape(const DirectShape& s, Visit&& visit, ShapeList<Shapes...>) {
-  return ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets && s.warps == Shapes::kWarps
+  return ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets && s.warps == Shapes::kWarps &&
+                   s.lanes == Shapes::kLanes
                ? (visit.template operator()<Shapes>(), true)
                : false) ||
           ...);
@@ -128,7 +133,8 @@ int direct_blocks_per_sm(const DirectShape& s) {
       [&]<class Shape>() {
         if constexpr (Shape::kWarps) {
           NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &blocks, direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Pair, Store>, Shape::kBlock, 0));
+              &blocks, direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Store>,
+              Shape::kBlock, 0));
         } else {
           NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
               &blocks, direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Store>, Shape::kBlock, 0));

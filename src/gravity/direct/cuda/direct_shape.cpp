@@ -49,6 +49,8 @@ double score(std::int64_t n, const DirectShape& s, const DeviceSlots& d) {
   if (s.warps) {
     const double per_warp = double(n) / double(s.slices) / double(s.block / 32);
     chunking = per_warp / (std::ceil(per_warp / 32.0) * 32.0);
+    // Lanes sharing a target pay a butterfly of 3 (L - 1) R shuffles against per_warp / L pairs.
+    chunking *= 1.0 / (1.0 + 3.0 * (s.lanes - 1) * 32.0 / std::max(per_warp, 1.0) / 13.0);
   }
   return issue * balance * hiding * split_cost * chunking;
 }
@@ -57,20 +59,26 @@ double score(std::int64_t n, const DirectShape& s, const DeviceSlots& d) {
 
 std::string DirectShape::text() const {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%s%dx%d/s%d", warps ? "w" : "", warps ? block / 32 : block, targets, slices);
+  if (warps && lanes > 1) {
+    std::snprintf(buf, sizeof buf, "w%dx%dl%d/s%d", block / 32, targets, lanes, slices);
+  } else if (warps) {
+    std::snprintf(buf, sizeof buf, "w%dx%d/s%d", block / 32, targets, slices);
+  } else {
+    std::snprintf(buf, sizeof buf, "%dx%d/s%d", block, targets, slices);
+  }
   return buf;
 }
 
 const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a) {
   // Keep in step with launch_direct_sum() in direct_launch.cuh.
-  static const std::vector<DirectShape> fp32 = {{128, 1, 1},       {128, 2, 1},        {128, 4, 1},
-                                                {128, 8, 1},       {256, 2, 1},        {256, 4, 1},
-                                                {256, 8, 1},       {1024, 1, 1, true}, {512, 2, 1, true},
-                                                {256, 4, 1, true}};
+  static const std::vector<DirectShape> fp32 = {
+      {128, 1, 1},       {128, 2, 1},       {128, 4, 1},          {128, 8, 1},         {256, 2, 1},
+      {256, 4, 1},       {256, 8, 1},       {1024, 1, 1, true},   {512, 2, 1, true},   {256, 4, 1, true},
+      {1024, 1, 1, true, 2}, {512, 1, 1, true, 4}, {512, 2, 1, true, 2}};
   static const std::vector<DirectShape> fp64 = {{128, 1, 1},       {128, 2, 1},       {128, 4, 1},
-                                                {512, 1, 1, true}, {256, 2, 1, true}};
-  static const std::vector<DirectShape> mixed = {{128, 1, 1},        {128, 2, 1},      {128, 4, 1},
-                                                 {1024, 1, 1, true}, {512, 2, 1, true}};
+                                                {512, 1, 1, true}, {256, 2, 1, true}, {512, 1, 1, true, 2}};
+  static const std::vector<DirectShape> mixed = {{128, 1, 1},        {128, 2, 1},       {128, 4, 1},
+                                                 {1024, 1, 1, true}, {512, 2, 1, true}, {1024, 1, 1, true, 2}};
   switch (a) {
     case KernelArithmetic::fp32: return fp32;
     case KernelArithmetic::fp64: return fp64;

@@ -17,11 +17,12 @@ struct DirectShape {
   int targets = 1;     // targets per thread (R)
   int slices = 1;      // source slices (S): blocks that share one target group's sources
   bool warps = false;  // the warp-sliced kernel
+  int lanes = 1;       // warp-sliced: lanes that share a target (each takes every lanes-th source)
 
-  [[nodiscard]] int group() const noexcept { return warps ? 32 * targets : block * targets; }
+  [[nodiscard]] int group() const noexcept { return warps ? 32 / lanes * targets : block * targets; }
   // The smallest source slice that keeps every thread busy: one tile, or 32 sources per warp.
   [[nodiscard]] int min_slice() const noexcept { return block; }
-  [[nodiscard]] std::string text() const;  // "128x4/s8" (tiled), "w32x1/s2" (warp-sliced)
+  [[nodiscard]] std::string text() const;  // "128x4/s8" (tiled), "w32x1/s2", "w32x1l2/s1" (warp-sliced)
   bool operator==(const DirectShape&) const = default;
 };
 
