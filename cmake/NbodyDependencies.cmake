@@ -32,3 +32,21 @@ if(NBODY_BUILD_TESTS)
     endif()
   endif()
 endif()
+
+# HDF5 (the C library) for GADGET-4 snapshots. NBODY_ENABLE_HDF5 defaults to ON when HDF5 is
+# found; asking for it when it is missing is a configure error. Without it, everything else
+# builds and the hdf5 snapshot format is simply not offered.
+if(NOT DEFINED NBODY_ENABLE_HDF5 OR NBODY_ENABLE_HDF5)
+  enable_language(C)  # FindHDF5 test-compiles a C program
+  find_package(HDF5 COMPONENTS C QUIET)
+endif()
+if(HDF5_FOUND)
+  set(_nbody_hdf5_default ON)
+else()
+  set(_nbody_hdf5_default OFF)
+endif()
+option(NBODY_ENABLE_HDF5 "Write and read HDF5 snapshots (GADGET-4 layout)" ${_nbody_hdf5_default})
+if(NBODY_ENABLE_HDF5 AND NOT HDF5_FOUND)
+  message(FATAL_ERROR "NBODY_ENABLE_HDF5=ON but the HDF5 C library was not found: run scripts/setup "
+                      "(Debian package libhdf5-dev) or configure with -DNBODY_ENABLE_HDF5=OFF.")
+endif()

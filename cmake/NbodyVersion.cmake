@@ -5,7 +5,12 @@ execute_process(COMMAND git rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE NBODY_GIT_REVISION OUTPUT_STRIP_TRAILING_WHITESPACE
                 ERROR_QUIET RESULT_VARIABLE _git_rc)
 if(NOT _git_rc EQUAL 0 OR NOT NBODY_GIT_REVISION)
-  set(NBODY_GIT_REVISION "unknown")
+  # A copy without .git (the GPU machine) may carry the revision in a file.
+  if(EXISTS ${PROJECT_SOURCE_DIR}/.deps/REVISION)
+    file(STRINGS ${PROJECT_SOURCE_DIR}/.deps/REVISION NBODY_GIT_REVISION LIMIT_COUNT 1)
+  else()
+    set(NBODY_GIT_REVISION "unknown")
+  endif()
 endif()
 execute_process(COMMAND git status --porcelain --untracked-files=no
                 WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}

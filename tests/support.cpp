@@ -1,7 +1,11 @@
 #include "support.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <array>
 #include <cstdio>
@@ -71,6 +75,52 @@ ProcessResult run_nbody(const std::string& args) {
   r.out = slurp(out_file);
   r.err = slurp(err_file);
   return r;
+}
+
+Child start_nbody(const std::string& args, const std::string& log_dir) {
+  Child c;
+  c.out_file = log_dir + "/stdout";
+  c.err_file = log_dir + "/stderr";
+  const std::string cmd =
+      "exec " + std::string(NBODY_EXE_PATH) + " " + args + " >" + c.out_file + " 2>" + c.err_file + " </dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  c.pid = pid;
+  return c;
+}
+
+int wait_child(const Child& c, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int raw = 0;
+  while (true) {
+    const pid_t r = ::waitpid(c.pid, &raw, WNOHANG);
+    if (r == c.pid) break;
+    if (r < 0) return -1;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "nbody (pid " << c.pid << ") still running after " << timeout_s << " s; killed";
+      ::kill(c.pid, SIGKILL);
+      ::waitpid(c.pid, &raw, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  return buf;
 }
 
 std::vector<std::string> lines(const std::string& text) {

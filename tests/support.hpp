@@ -49,9 +49,22 @@ struct ProcessResult {
 };
 // Runs the nbody program with `args` (a shell-quoted argument string).
 ProcessResult run_nbody(const std::string& args);
+// The nbody program started in the background with `args` (a shell-quoted argument string),
+// stdout and stderr to files; for tests that signal or kill a run.
+struct Child {
+  int pid = -1;
+  std::string out_file, err_file;
+};
+Child start_nbody(const std::string& args, const std::string& log_dir);
+// Waits for it: the exit status, or 128 + the signal that ended it. A child still running
+// after `timeout_s` is killed with SIGKILL (and the test fails).
+int wait_child(const Child& c, double timeout_s = 60);
+std::string read_text(const std::string& path);
 // Lines of text (without empty trailing line).
 std::vector<std::string> lines(const std::string& text);
 // A fresh empty directory for one test.
 std::string temp_dir(const std::string& tag);
+// "1.234e-07": measured values for RecordProperty (std::to_string prints them as 0.000000).
+std::string sci(double v);
 
 }  // namespace nbody::test

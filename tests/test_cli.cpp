@@ -24,8 +24,9 @@ TEST(Cli, VersionAndHelp) {
   }
   const auto run_help = run_nbody("run --help");
   for (const char* flag : {"--ic", "-n", "--seed", "--backend", "--precision", "--integrator", "--dt", "--steps",
-                           "--softening", "--out", "--snapshot-every", "--diag-every", "--config", "--units",
-                           "--king-w0", "--virial-ratio", "--pericentre", "--incl1", "--incl2"}) {
+                           "--softening", "--out", "--snapshot-every", "--diag-every", "--config", "--softening-law",
+                           "--dt-mode", "--eta", "hermite4", "yoshida4", "--units", "--king-w0", "--virial-ratio",
+                           "--pericentre", "--incl1", "--incl2"}) {
     EXPECT_NE(run_help.out.find(flag), std::string::npos) << flag;
   }
 }
@@ -33,7 +34,7 @@ TEST(Cli, VersionAndHelp) {
 TEST(Cli, SmallRunWritesItsDirectory) {
   const std::string dir = temp_dir("run") + "/out";
   const auto r = run_nbody("run --config " + std::string(NBODY_TEST_DATA) + "/small_run.toml --steps 10 --diag-every 5 "
-                           "--snapshot-every 5 --out " + dir);
+                           "--snapshot-every 5 --snapshot-format csv --out " + dir);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;  // no progress line when stderr is not a terminal
   EXPECT_NE(r.out.find("N = 256"), std::string::npos) << r.out;
@@ -104,6 +105,28 @@ TEST(Cli, ExamplesRun) {
     EXPECT_EQ(r.status, 0) << entry.path() << "\n" << r.err;
   }
   EXPECT_GE(count, 5);
+}
+
+TEST(Cli, Hermite4BlockStepsRunAndRecordTheirOptions) {
+  const std::string dir = temp_dir("hermite") + "/out";
+  const auto r = run_nbody("run -n 64 --backend cpu --precision fp64 --integrator hermite4 --dt-mode block --eta 0.01 "
+                           "--softening-law spline --dt 0.0625 --steps 4 --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("hermite4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("billion interactions/s"), std::string::npos) << r.out;
+  std::ifstream cfg(fs::path(dir) / "config.toml");
+  std::stringstream ss;
+  ss << cfg.rdbuf();
+  EXPECT_NE(ss.str().find("dt_mode = \"block\""), std::string::npos) << ss.str();
+  EXPECT_NE(ss.str().find("softening_law = \"spline\""), std::string::npos);
+  EXPECT_NE(ss.str().find("eta = 0.01"), std::string::npos);
+}
+
+TEST(Cli, ExampleClusterConfigurationRuns) {
+  // The example, shortened: it must stay valid as the parameters evolve.
+  const auto r = run_nbody("run --config " + std::string(NBODY_EXAMPLES) + "/cluster_hermite.toml -n 64 --steps 1 "
+                           "--backend cpu");
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(Cli, NonEmptyOutputDirectoryIsRefusedUnlessOverwrite) {
@@ -181,7 +204,15 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"galaxy_no_halo", "run --ic disk-galaxy --disk-fraction 0.8 --bulge-fraction 0.2",
                              "disk_fraction"},
                     BadInput{"separation_below_pericentre",
-                             "run --ic galaxy-collision --pericentre 0.5 --separation 0.2", "separation"}),
+                             "run --ic galaxy-collision --pericentre 0.5 --separation 0.2", "separation"},
+                    BadInput{"unknown_softening_law", "run --softening-law gauss", "--softening-law"},
+                    BadInput{"unknown_dt_mode", "run --dt-mode adaptive", "--dt-mode"},
+                    BadInput{"eta_zero", "run --eta 0", "--eta"}, BadInput{"eta_above_one", "run --eta 2", "--eta"},
+                    BadInput{"block_steps_with_leapfrog", "run --integrator leapfrog --dt-mode block", "--dt-mode"},
+                    BadInput{"auto_steps_with_euler", "run --integrator euler --dt-mode auto", "--dt-mode"},
+                    BadInput{"auto_steps_with_yoshida4", "run --integrator yoshida4 --dt-mode auto", "--dt-mode"},
+                    BadInput{"auto_leapfrog_without_softening",
+                             "run --integrator leapfrog --dt-mode auto --softening 0", "--softening"}),
     [](const testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 TEST(Cli, CudaBackendWithoutDeviceIsAnInputError) {

@@ -11,6 +11,11 @@
 
 namespace nbody {
 
+// Snapshot formats this build can write ("hdf5" only when built with HDF5), and the default:
+// hdf5 when built with it, else csv (defined in src/io/particle_file.cpp).
+[[nodiscard]] std::vector<std::string> snapshot_format_names();
+[[nodiscard]] std::string default_snapshot_format();
+
 struct RunConfig {
   // initial conditions
   std::string ic = "plummer";
@@ -29,6 +34,15 @@ struct RunConfig {
   std::string out;
   std::int64_t snapshot_every = 0;
   std::int64_t diag_every = 0;
+  // snapshots, checkpoints and restart
+  double snapshot_every_t = 0;  // in simulation time units; 0: off
+  std::string snapshot_format = default_snapshot_format();
+  std::int64_t checkpoint_every = 0;
+  double checkpoint_every_s = 0;  // wall-clock seconds; 0: off
+  // integrators: softening law, time-step mode and criterion
+  std::string softening_law = "plummer";
+  std::string dt_mode = "fixed";
+  double eta = 0.02;
   // models and units: see core/units.hpp and the header comment of each src/ic/<model>.cpp
   std::string units = "henon";
   double mass_scale = 0.0;    // Msun per model mass unit with physical units (0: not set)
@@ -63,6 +77,9 @@ struct ParamSpec {
   bool min_exclusive = false;
   std::vector<std::string> (*choices)() = nullptr;  // allowed text values; nullptr: any text
   Field field;
+  // Text values starting with this prefix are accepted besides the choices ("file:" for ic,
+  // followed by a path); empty when none.
+  std::string_view choice_prefix = {};
 
   [[nodiscard]] std::string flag() const;  // "--snapshot-every"
 };

@@ -30,6 +30,7 @@ struct Diagnostics {
   double virial_ratio = 0;  // 2K / |W|
 
   static Diagnostics from(std::int64_t step, double time, const Moments& m, double potential);
+  bool operator==(const Diagnostics&) const = default;
 };
 
 // |E - E0| / |E0| (absolute error when E0 = 0).

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "nbody/checkpoint.hpp"
 #include "nbody/config.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/particles.hpp"
@@ -20,7 +21,14 @@ class Simulation {
   [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg);
   // The same, from given particles (cfg.ic and cfg.n are ignored; n is the particles' count).
   [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg, const Particles<double>& initial);
+  // Continues from a checkpoint: the state uploaded with its exact bits, the step count and
+  // time restored, the integrator given back its state. Advancing it gives the same bits as
+  // the run that wrote the checkpoint would have (same backend, deterministic kernels).
+  // ck.config may differ from the stored one in run length and output cadence only.
+  [[nodiscard]] static std::unique_ptr<Simulation> create_from_checkpoint(const Checkpoint& ck);
 
+  // The configuration in use: n the particles' count, gravitational_constant resolved (0 in the
+  // given configuration is the unit system's G; see core/units.hpp).
   [[nodiscard]] virtual const RunConfig& config() const = 0;
   [[nodiscard]] virtual std::string backend_name() const = 0;  // resolved: never "auto"
   [[nodiscard]] virtual std::string device_name() const = 0;
@@ -28,6 +36,9 @@ class Simulation {
   [[nodiscard]] virtual std::int64_t step_count() const = 0;
   [[nodiscard]] virtual double time() const = 0;
   [[nodiscard]] virtual int force_evaluations_per_step() const = 0;
+  // Target-source pairs the force passes have evaluated so far (adaptive and block steps vary
+  // what a step costs; this counts what was done).
+  [[nodiscard]] virtual std::uint64_t interactions() const = 0;
 
   // Advances by `count` steps of cfg.dt.
   virtual void advance(std::int64_t count) = 0;
@@ -36,6 +47,8 @@ class Simulation {
   [[nodiscard]] virtual Diagnostics diagnostics() = 0;
   // The current state, copied to the host as float64 (exact for either precision).
   [[nodiscard]] virtual Particles<double> particles() = 0;
+  // The whole state for a checkpoint (copied to the host; ck.progress left empty).
+  [[nodiscard]] virtual Checkpoint checkpoint() = 0;
   // Waits for queued device work (for timing).
   virtual void synchronize() = 0;
 };

@@ -1,20 +1,18 @@
-// nbody run: a simulation from a configuration, with diagnostics, snapshots and a summary.
+// nbody run: a simulation from a configuration (or continued from a checkpoint), with
+// diagnostics, snapshots, checkpoints and a summary.
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
-#include "cli/progress.hpp"
+#include "cli/run_loop.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
-#include "ic/ic.hpp"
-#include "io/atomic_file.hpp"
-#include "io/csv_log.hpp"
 #include "io/run_directory.hpp"
+#include "nbody/error.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody::cli {
@@ -23,133 +21,91 @@ namespace {
 struct RunOptions {
   ParamOptions params;
   bool overwrite = false;
+  std::string resume;
 };
 
-// The next step at which something must happen (diagnostics, a snapshot, the end).
-std::int64_t next_event(std::int64_t step, std::int64_t every, std::int64_t last) {
-  if (every <= 0) return last;
-  return std::min(last, (step / every + 1) * every);
+// What a resumed run may change: how long it runs and how often it writes. Everything else
+// would make the continuation a different run. That includes the parameters of the initial
+// conditions (units, mass_scale, length_scale, king_w0, ..., velocity_scale): they cannot act on
+// a resumed run, whose state comes from the checkpoint, but config.toml, model.toml and the
+// snapshots' /Parameters and /Units must go on describing the run the state was drawn for, and
+// units also gives the meaning of every number in the state (and G); so they are refused too.
+constexpr std::array<std::string_view, 6> kResumeMayChange = {"steps",      "snapshot_every",   "snapshot_every_t",
+                                                              "diag_every", "checkpoint_every", "checkpoint_every_s"};
+
+// The stored configuration with the flags (and --config file) given alongside --resume.
+RunConfig resume_config(const RunOptions& opts, const RunConfig& stored, std::int64_t step) {
+  RunConfig requested = opts.params.resolve(stored);
+  if (!requested.out.empty() && requested.out != stored.out && requested.out != opts.resume) {
+    throw_input_error("--out: a resumed run writes into its own directory (" + opts.resume + "); leave --out out");
+  }
+  requested.out = stored.out;
+  std::vector<std::string> may;
+  for (const auto k : kResumeMayChange) may.push_back(find_run_param(k)->flag());
+  for (const auto& spec : run_params()) {
+    const std::string was = param_value_text(stored, spec), now = param_value_text(requested, spec);
+    if (was == now || std::find(kResumeMayChange.begin(), kResumeMayChange.end(), spec.key) != kResumeMayChange.end()) {
+      continue;
+    }
+    throw_input_error(spec.flag() + ": differs from the run being resumed (" + was + " there, " + now +
+                      " here); a resumed run may only change " + join(may));
+  }
+  if (requested.steps < step) {
+    throw_input_error("--steps: " + std::to_string(requested.steps) + " is before the checkpoint's step " +
+                      std::to_string(step));
+  }
+  return requested;
+}
+
+int execute_resume(const RunOptions& opts) {
+  // Everything that can reject the request happens before the directory is touched.
+  auto found = RunDirectory::latest_checkpoint(opts.resume);
+  Checkpoint& ck = found.checkpoint;
+  const RunConfig cfg = resume_config(opts, ck.config, ck.step);
+  ck.config = cfg;
+  auto sim = Simulation::create_from_checkpoint(ck);
+  RunDirectory dir(opts.resume, cfg, ck.progress);
+  for (const auto& why : found.skipped) dir.log("skipped a checkpoint that did not read back: " + why);
+  return run_loop(*sim, cfg, &dir, &ck.progress);
 }
 
 int execute(const RunOptions& opts) {
+  if (!opts.resume.empty()) return execute_resume(opts);
   RunConfig cfg = opts.params.resolve(RunConfig{});
   validate(cfg);
   if (!cfg.out.empty()) RunDirectory::check_usable(cfg.out, opts.overwrite);
-  // An explicit G wins over the unit system's; the resolved value is what config.toml records.
-  const UnitSystem& units = unit_system(cfg.units);
-  const bool g_differs = cfg.gravitational_constant > 0 &&
-                         std::fabs(cfg.gravitational_constant - units.G) > 1e-12 * units.G;
+  // An explicit G wins over the unit system's; the resolved value is what config.toml, model.toml
+  // and checkpoints record, so a resumed run keeps it whatever the unit system's G.
   cfg.gravitational_constant = effective_gravitational_constant(cfg);
 
   // Everything that can reject the input (memory included) happens before any file is written.
   auto sim = Simulation::create(cfg);
   cfg.backend = sim->backend_name();
-  const Precision precision = parse_precision(cfg.precision);
+  cfg.n = static_cast<std::int64_t>(sim->size());
 
   std::optional<RunDirectory> dir;
-  std::optional<CsvLog> lagrangian;
-  if (!cfg.out.empty()) {
-    dir.emplace(cfg.out, cfg);
-    write_file_atomic(dir->path() / "model.toml", ic_metadata_toml(cfg));
-    lagrangian.emplace(dir->path() / "lagrangian_radii.csv", lagrangian_csv_header());
-  }
-
-  std::printf("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld\n", cfg.ic.c_str(),
-              sim->size(), cfg.precision.c_str(), cfg.integrator.c_str(), cfg.dt, static_cast<long long>(cfg.steps),
-              cfg.softening, static_cast<long long>(cfg.seed));
-  std::printf("backend: %s (%s)\n", sim->backend_name().c_str(), sim->device_name().c_str());
-  std::printf("units: %s, G = %.10g\n", cfg.units.c_str(), cfg.gravitational_constant);
-  if (g_differs) {
-    std::printf("note: -G %.10g overrides the %s unit system's G = %.10g\n", cfg.gravitational_constant,
-                cfg.units.c_str(), units.G);
-  }
-  std::fflush(stdout);
-
-  const Diagnostics d0 = sim->diagnostics();
-  const double e0 = d0.total;
-  // Lagrangian radii need the particles on the host: downloaded only on diagnostic steps.
-  std::array<double, 7> radii0{}, radii{};
-  if (dir) {
-    const Particles<double> p0 = sim->particles();
-    dir->append_diagnostics(d0, d0);
-    radii0 = radii = lagrangian_radii(p0);
-    lagrangian->append(lagrangian_csv_row(0, sim->time(), radii0));
-    dir->write_snapshot(p0, precision);
-  }
-
-  using Clock = std::chrono::steady_clock;
-  ProgressLine progress(cfg.steps);
-  double step_seconds = 0;
-  const auto wall_start = Clock::now();
-  // Steps run in chunks between events; a chunk is also cut short so the progress line moves.
-  double seconds_per_step = 0;
-  Diagnostics last = d0;
-  while (sim->step_count() < cfg.steps) {
-    const std::int64_t s = sim->step_count();
-    const std::int64_t diag_at = next_event(s, cfg.diag_every, cfg.steps);
-    const std::int64_t snap_at = dir ? next_event(s, cfg.snapshot_every, cfg.steps) : cfg.steps;
-    std::int64_t chunk = std::min(diag_at, snap_at) - s;
-    if (progress.enabled()) {
-      const auto budget = seconds_per_step > 0 ? std::int64_t(0.25 / seconds_per_step) : 1;
-      chunk = std::clamp<std::int64_t>(budget, 1, chunk);
-    }
-    const auto t0 = Clock::now();
-    sim->advance(chunk);
-    sim->synchronize();
-    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-    step_seconds += dt;
-    seconds_per_step = dt / double(chunk);
-    const std::int64_t now = sim->step_count();
-    progress.update(now);
-
-    const bool at_end = now == cfg.steps;
-    std::optional<Particles<double>> host;  // downloaded at most once per event
-    auto host_particles = [&]() -> const Particles<double>& {
-      if (!host) host = sim->particles();
-      return *host;
-    };
-    if (now == diag_at || at_end) {
-      last = sim->diagnostics();
-      if (dir) {
-        dir->append_diagnostics(last, d0);
-        radii = lagrangian_radii(host_particles());
-        lagrangian->append(lagrangian_csv_row(now, sim->time(), radii));
-      }
-    }
-    if (dir && (now == snap_at || at_end) && (cfg.snapshot_every > 0 || at_end)) {
-      dir->write_snapshot(host_particles(), precision);
-    }
-  }
-  progress.finish();
-  const double wall = std::chrono::duration<double>(Clock::now() - wall_start).count();
-
-  const double n = double(sim->size());
-  const double steps = double(cfg.steps);
-  std::printf("done: %lld steps in %s wall", static_cast<long long>(cfg.steps), format_duration(wall).c_str());
-  if (step_seconds > 0 && cfg.steps > 0) {
-    const double rate = n * n * sim->force_evaluations_per_step() * steps / step_seconds / 1e9;
-    std::printf(" (stepping %s: %.4g steps/s, %.4g billion interactions/s)", format_duration(step_seconds).c_str(),
-                steps / step_seconds, rate);
-  }
-  std::printf("\n");
-  std::printf("energy: E0 = %.10g, E = %.10g, |dE/E0| = %.3e; virial ratio 2K/|W| = %.4f\n", e0, last.total,
-              relative_energy_error(last, e0), last.virial_ratio);
-  if (dir) {
-    std::printf("half-mass radius: %.6g -> %.6g; |P - P0| = %.3e, |L - L0|/|L0| = %.3e\n", radii0[4], radii[4],
-                momentum_drift(last, d0), angular_momentum_drift(last, d0));
-    std::printf("output: %s (config.toml, model.toml, diagnostics.csv, lagrangian_radii.csv, %d snapshots)\n",
-                dir->path().c_str(), dir->snapshots_written());
-  }
-  return 0;
+  if (!cfg.out.empty()) dir.emplace(cfg.out, cfg);
+  return run_loop(*sim, cfg, dir ? &*dir : nullptr, nullptr);
 }
 
 }  // namespace
 
 Command add_run_command(CLI::App& parent) {
-  auto* app = parent.add_subcommand("run", "Run a simulation");
+  auto* app = parent.add_subcommand(
+      "run",
+      "Run a simulation. With --ic file:PATH the initial conditions (and n) come from a .hdf5/.h5, "
+      ".tipsy/.std/.bin or .csv file (in the run's --units). With --out DIR the run writes config.toml, "
+      "model.toml, run.log, diagnostics.csv, lagrangian_radii.csv, snapshots and restart checkpoints there; "
+      "SIGINT, SIGTERM or a file DIR/stop makes it checkpoint and exit, and --resume DIR continues it with the "
+      "same bits.");
   auto opts = std::make_shared<RunOptions>();
   opts->params.add_to(*app, RunConfig{});
-  app->add_flag("--overwrite", opts->overwrite, "reuse a non-empty --out directory");
+  auto* overwrite = app->add_flag("--overwrite", opts->overwrite, "reuse a non-empty --out directory");
+  app->add_option("--resume", opts->resume,
+                  "continue the run in DIR from its latest checkpoint (flags may change only --steps and the "
+                  "output and checkpoint cadence)")
+      ->type_name("DIR")
+      ->excludes(overwrite);
   return {app, [opts]() { return execute(*opts); }};
 }
 

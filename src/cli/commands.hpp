@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace nbody::cli {
 
@@ -13,5 +14,8 @@ struct Command {
 
 Command add_run_command(CLI::App& parent);
 Command add_check_command(CLI::App& parent);
+// command_line: how the program was invoked, recorded in benchmark JSON.
+Command add_bench_command(CLI::App& parent, const std::string& command_line);
+Command add_convert_command(CLI::App& parent);
 
 }  // namespace nbody::cli

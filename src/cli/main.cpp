@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands;
   commands.push_back(cli::add_run_command(app));
   commands.push_back(cli::add_check_command(app));
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  commands.push_back(cli::add_bench_command(app, command_line));
+  commands.push_back(cli::add_convert_command(app));
 
   try {
     app.parse(argc, argv);

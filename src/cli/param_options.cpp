@@ -19,6 +19,7 @@ void ParamOptions::add_to(CLI::App& cmd, const RunConfig& defaults, const std::v
     if (spec.choices != nullptr) {
       std::string list;
       for (const auto& c : spec.choices()) list += (list.empty() ? "" : "|") + c;
+      if (!spec.choice_prefix.empty()) list += "|" + std::string(spec.choice_prefix) + "PATH";
       help += " {" + list + "}";
     }
     const std::string def = param_value_text(defaults, spec);

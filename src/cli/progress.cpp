@@ -19,8 +19,12 @@ std::string format_duration(double s) {
   return buf;
 }
 
-ProgressLine::ProgressLine(std::int64_t total_steps)
-    : total_(total_steps), enabled_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+ProgressLine::ProgressLine(std::int64_t total_steps, std::int64_t first_step)
+    : total_(total_steps),
+      first_(first_step),
+      enabled_(::isatty(STDERR_FILENO) == 1),
+      start_(Clock::now()),
+      last_(start_) {}
 
 void ProgressLine::update(std::int64_t step) {
   if (!enabled_) return;
@@ -28,7 +32,7 @@ void ProgressLine::update(std::int64_t step) {
   if (drawn_ && now - last_ < std::chrono::milliseconds(200) && step < total_) return;
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double rate = elapsed > 0 ? double(step) / elapsed : 0.0;
+  const double rate = elapsed > 0 ? double(step - first_) / elapsed : 0.0;
   const double eta = rate > 0 ? double(total_ - step) / rate : 0.0;
   const double pct = total_ > 0 ? 100.0 * double(step) / double(total_) : 100.0;
   std::fprintf(stderr, "\r\033[K  step %lld/%lld (%.0f%%)  %.4g steps/s  ETA %s", static_cast<long long>(step),

@@ -9,7 +9,8 @@ namespace nbody::cli {
 // few times a second; silent when stderr is not a terminal.
 class ProgressLine {
  public:
-  explicit ProgressLine(std::int64_t total_steps);
+  // first_step: where the run starts (a resumed run does not start at 0).
+  explicit ProgressLine(std::int64_t total_steps, std::int64_t first_step = 0);
   void update(std::int64_t step);
   void finish();  // clears the line
   [[nodiscard]] bool enabled() const noexcept { return enabled_; }
@@ -17,6 +18,7 @@ class ProgressLine {
  private:
   using Clock = std::chrono::steady_clock;
   std::int64_t total_;
+  std::int64_t first_;
   bool enabled_;
   bool drawn_ = false;
   Clock::time_point start_;

@@ -10,6 +10,7 @@
 #include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/config.hpp"
 #include "nbody/error.hpp"
 
@@ -21,7 +22,7 @@ constexpr double kRealMax = std::numeric_limits<double>::max();
 // Kernels index bodies with 32-bit integers.
 constexpr double kMaxBodies = double(std::numeric_limits<std::int32_t>::max());
 
-std::vector<std::string> precision_names() { return {"fp32", "fp64"}; }
+std::vector<std::string> precision_names() { return {"fp32", "fp64", "mixed"}; }
 
 // The shortest of 15, 16 or 17 significant digits that reads back as the same double, so that
 // 0.15 is written 0.15 and every value still round-trips exactly.
@@ -65,8 +66,11 @@ std::string ParamSpec::flag() const {
 const std::vector<ParamSpec>& run_params() {
   using K = ParamKind;
   static const std::vector<ParamSpec> table = {
-      {"ic", "", K::text, "", "initial conditions", 0, 0, false, &ic_names, &RunConfig::ic},
-      {"n", "-n", K::integer, "", "number of bodies", 1, kMaxBodies, false, nullptr, &RunConfig::n},
+      {"ic", "", K::text, "",
+       "initial conditions (file:PATH reads them from a .hdf5/.h5, .tipsy/.std/.bin or .csv file)", 0, 0, false,
+       &ic_names, &RunConfig::ic, kIcFilePrefix},
+      {"n", "-n", K::integer, "", "number of bodies (with --ic file:PATH, taken from the file)", 1, kMaxBodies, false,
+       nullptr, &RunConfig::n},
       {"seed", "", K::integer, "", "random seed of the initial conditions", 0, kIntMax, false, nullptr,
        &RunConfig::seed},
       {"gravitational_constant", "-G", K::real, "",
@@ -76,17 +80,41 @@ const std::vector<ParamSpec>& run_params() {
        "Plummer softening length eps (the documents' eps^2 = 1e-9 is eps = 3.1623e-5)", 0, kRealMax, false,
        nullptr, &RunConfig::softening},
       {"backend", "", K::text, "", "where gravity is computed", 0, 0, false, &backend_names, &RunConfig::backend},
-      {"precision", "", K::text, "", "floating-point type of the particle state", 0, 0, false, &precision_names,
+      {"precision", "", K::text, "", "arithmetic: fp32, fp64, or mixed (float64 state, float32 pair terms summed in float64)", 0, 0, false, &precision_names,
        &RunConfig::precision},
       {"integrator", "", K::text, "", "time integrator", 0, 0, false, &integrator_names, &RunConfig::integrator},
       {"dt", "", K::real, "time", "time step", 0, kRealMax, true, nullptr, &RunConfig::dt},
       {"steps", "", K::integer, "", "number of steps", 0, kIntMax, false, nullptr, &RunConfig::steps},
       {"out", "", K::text, "", "run directory for the configuration, diagnostics and snapshots (none: no files)",
        0, 0, false, nullptr, &RunConfig::out},
-      {"snapshot_every", "", K::integer, "steps", "write a CSV snapshot every K steps (0: first and last only)", 0,
+      {"snapshot_every", "", K::integer, "steps", "write a snapshot every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::snapshot_every},
       {"diag_every", "", K::integer, "steps", "record diagnostics every K steps (0: first and last only)", 0,
        kIntMax, false, nullptr, &RunConfig::diag_every},
+      // snapshots, checkpoints and restart
+      {"snapshot_every_t", "", K::real, "time",
+       "also write a snapshot each time the simulation time passes a multiple of T (0: off)", 0, kRealMax, false,
+       nullptr, &RunConfig::snapshot_every_t},
+      {"snapshot_format", "", K::text, "", "file format of the snapshots", 0, 0, false, &snapshot_format_names,
+       &RunConfig::snapshot_format},
+      {"checkpoint_every", "", K::integer, "steps",
+       "write a restart checkpoint every K steps (0: only at the end and when stopped)", 0, kIntMax, false, nullptr,
+       &RunConfig::checkpoint_every},
+      {"checkpoint_every_s", "", K::real, "s", "also write a checkpoint every S seconds of wall-clock time (0: off)", 0,
+       kRealMax, false, nullptr, &RunConfig::checkpoint_every_s},
+      // integrators
+      {"softening_law", "", K::text, "",
+       "softening law: plummer, or spline (GADGET's cubic spline: Newtonian beyond 2.8 eps, the same central "
+       "potential -Gm/eps as plummer)",
+       0, 0, false, &softening_law_names, &RunConfig::softening_law},
+      {"dt_mode", "", K::text, "",
+       "time steps: fixed (one step of dt), auto (shared substeps from the integrator's criterion, none longer than "
+       "dt; leapfrog, hermite4), block (individual power-of-two fractions of dt; hermite4). dt remains the unit of "
+       "steps and of the outputs",
+       0, 0, false, &dt_mode_names, &RunConfig::dt_mode},
+      {"eta", "", K::real, "",
+       "accuracy parameter of the step criterion: hermite4 Aarseth's eta; leapfrog auto dt = eta sqrt(eps/|a|max)",
+       0, 1, true, nullptr, &RunConfig::eta},
       // models and units
       {"units", "", K::text, "", "unit system: henon (G = M = 1, E = -1/4), galactic (kpc, Msun, km/s), solar "
        "(au, Msun, yr)", 0, 0, false, &unit_system_names, &RunConfig::units},
@@ -173,10 +201,14 @@ void set_param_from_text(RunConfig& cfg, const ParamSpec& spec, std::string_view
       return;
     }
     case ParamKind::text: {
-      if (spec.choices != nullptr) {
-        const auto allowed = spec.choices();
+      const auto& prefix = spec.choice_prefix;
+      if (!prefix.empty() && text.substr(0, prefix.size()) == prefix) {
+        if (text.size() == prefix.size()) bad_value(source, "'" + std::string(text) + "' needs a path after it");
+      } else if (spec.choices != nullptr) {
+        auto allowed = spec.choices();
         bool ok = false;
         for (const auto& c : allowed) ok = ok || c == text;
+        if (!prefix.empty()) allowed.push_back(std::string(prefix) + "PATH");
         if (!ok) bad_value(source, "unknown value '" + std::string(text) + "' (choose from " + join(allowed) + ")");
       }
       cfg.*std::get<std::string RunConfig::*>(spec.field) = std::string(text);
@@ -208,6 +240,7 @@ void validate(const RunConfig& cfg) {
   for (const auto& spec : run_params()) {
     set_param_from_text(scratch, spec, param_value_text(cfg, spec), spec.key);
   }
+  check_integrator_options(cfg);
 }
 
 }  // namespace nbody

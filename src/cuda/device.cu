@@ -8,8 +8,14 @@
 namespace nbody::cuda {
 
 void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  // The path from the project root (src/... or bench/...), not the build machine's.
   std::string where = file;
-  if (const auto slash = where.rfind("/src/"); slash != std::string::npos) where = where.substr(slash + 1);
+  for (const char* root : {"/src/", "/bench/"}) {
+    if (const auto at = where.rfind(root); at != std::string::npos) {
+      where = where.substr(at + 1);
+      break;
+    }
+  }
   throw_runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) +
                       ") in " + expr + " at " + where + ":" + std::to_string(line));
 }
@@ -44,6 +50,7 @@ bool query_device(int ordinal, DeviceInfo* info, std::string* why) {
   d.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
   d.max_threads_per_block = prop.maxThreadsPerBlock;
+  d.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   NBODY_CUDA_CHECK(cudaSetDevice(ordinal));
   std::size_t free_b = 0, total_b = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

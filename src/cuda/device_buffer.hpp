@@ -60,4 +60,27 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
+// A CUDA event for timing work on a stream.
+class Event {
+ public:
+  Event() { NBODY_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() {
+    if (e_ != nullptr) cudaEventDestroy(e_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t s) { NBODY_CUDA_CHECK(cudaEventRecord(e_, s)); }
+  // Waits for this event (a kernel error before it surfaces here) and returns the seconds since
+  // `start`.
+  [[nodiscard]] double seconds_since(const Event& start) const {
+    NBODY_CUDA_CHECK(cudaEventSynchronize(e_));
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+    return double(ms) * 1e-3;
+  }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 }  // namespace nbody::cuda

@@ -13,6 +13,14 @@ namespace nbody {
 
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "cpu-reference"}; }
 
+std::vector<std::string> softening_law_names() { return {"plummer", "spline"}; }
+
+SofteningLaw parse_softening_law(std::string_view name, std::string_view what) {
+  if (name == "plummer") return SofteningLaw::plummer;
+  if (name == "spline") return SofteningLaw::spline;
+  throw_input_error(std::string(what) + ": unknown softening law '" + std::string(name) + "' (choose plummer or spline)");
+}
+
 bool cuda_device_available(std::string* why) {
 #if NBODY_HAVE_CUDA
   return cuda::query_device(0, nullptr, why);
@@ -28,13 +36,15 @@ std::string resolve_backend(std::string_view requested) {
 }
 
 template <class T>
-std::unique_ptr<Backend<T>> make_backend(std::string_view requested, std::size_t n, const GravityParams& gravity) {
+std::unique_ptr<Backend<T>> make_backend(std::string_view requested, std::size_t n, const GravityParams& gravity,
+                                         bool mixed) {
   const std::string name = resolve_backend(requested);
-  if (name == "cpu") return make_cpu_backend<T>(CpuMethod::simd, n, gravity);
+  if (name == "cpu") return make_cpu_backend<T>(mixed ? CpuMethod::simd_mixed : CpuMethod::simd, n, gravity);
+  // The oracle computes in float64 whatever is asked.
   if (name == "cpu-reference") return make_cpu_backend<T>(CpuMethod::reference, n, gravity);
   if (name == "cuda") {
 #if NBODY_HAVE_CUDA
-    return make_cuda_backend<T>(n, gravity);
+    return make_cuda_backend<T>(n, gravity, mixed);
 #else
     std::string why;
     (void)cuda_device_available(&why);
@@ -44,7 +54,9 @@ std::unique_ptr<Backend<T>> make_backend(std::string_view requested, std::size_t
   throw_input_error("backend: unknown backend '" + name + "' (choose auto, cpu, cuda or cpu-reference)");
 }
 
-template std::unique_ptr<Backend<float>> make_backend<float>(std::string_view, std::size_t, const GravityParams&);
-template std::unique_ptr<Backend<double>> make_backend<double>(std::string_view, std::size_t, const GravityParams&);
+template std::unique_ptr<Backend<float>> make_backend<float>(std::string_view, std::size_t, const GravityParams&,
+                                                             bool);
+template std::unique_ptr<Backend<double>> make_backend<double>(std::string_view, std::size_t, const GravityParams&,
+                                                               bool);
 
 }  // namespace nbody

@@ -5,6 +5,7 @@
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "ic/ic.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -100,11 +101,21 @@ Particles<double> make_initial_conditions(const IcRequest& req) {
 
 namespace {
 
+// A TOML basic string: quotes, backslashes and control characters (a file name may hold any)
+// escaped.
 std::string toml_string(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += buf;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -120,18 +131,26 @@ std::string toml_number(double v) {
 }  // namespace
 
 std::string ic_metadata_toml(const RunConfig& cfg) {
-  const IcInfo& info = find_initial_conditions(cfg.ic);
   const UnitSystem& u = unit_system(cfg.units);
   std::string out;
   out += "# The model of this run and its unit system (the parameters are in config.toml).\n";
   out += "[initial_conditions]\n";
-  out += "name = " + toml_string(info.name) + "\n";
-  out += "description = " + toml_string(info.description) + "\n";
-  out += "bodies = " + toml_string(info.bodies) + "\n";
-  out += "source = " + toml_string(info.source) + "\n";
-  if (info.native == NativeUnits::solar) {
-    out += "epoch = \"J2000.0 = JD 2451545.0 TDB\"\n";
-    out += "frame = \"barycentric, ecliptic and mean equinox of J2000.0\"\n";
+  if (is_file_ic(cfg.ic)) {
+    // Read, not drawn: the file's values are taken as they are, in the run's units.
+    out += "name = \"file\"\n";
+    out += "description = \"particles read from a file, taken to be in the run's unit system\"\n";
+    out += "bodies = \"the file's bodies\"\n";
+    out += "source = " + toml_string(cfg.ic.substr(kIcFilePrefix.size())) + "\n";
+  } else {
+    const IcInfo& info = find_initial_conditions(cfg.ic);
+    out += "name = " + toml_string(info.name) + "\n";
+    out += "description = " + toml_string(info.description) + "\n";
+    out += "bodies = " + toml_string(info.bodies) + "\n";
+    out += "source = " + toml_string(info.source) + "\n";
+    if (info.native == NativeUnits::solar) {
+      out += "epoch = \"J2000.0 = JD 2451545.0 TDB\"\n";
+      out += "frame = \"barycentric, ecliptic and mean equinox of J2000.0\"\n";
+    }
   }
   out += "\n[units]\n";
   out += "system = " + toml_string(std::string(u.name)) + "\n";

@@ -8,16 +8,15 @@ namespace {
 class Euler final : public Integrator {
  public:
   std::string name() const override { return "euler"; }
-  void step(BackendBase& b, double dt) override {
-    b.compute_accelerations();
-    b.kick(dt);
-    b.drift(dt);
-  }
+  void step(BackendBase& b, double dt) override { b.euler_step(dt); }
   int force_evaluations_per_step() const override { return 1; }
 };
 
 }  // namespace
 
-std::unique_ptr<Integrator> make_euler() { return std::make_unique<Euler>(); }
+std::unique_ptr<Integrator> make_euler(const IntegratorOptions& options) {
+  require_step_mode(options, "euler", false, false);
+  return std::make_unique<Euler>();
+}
 
 }  // namespace nbody

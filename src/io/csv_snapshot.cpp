@@ -1,8 +1,12 @@
 #include "io/csv_snapshot.hpp"
 
+#include <charconv>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "io/atomic_file.hpp"
+#include "nbody/error.hpp"
 
 namespace nbody {
 
@@ -25,6 +29,93 @@ std::string csv_snapshot_text(const Particles<T>& p) {
 template <class T>
 void write_csv_snapshot(const std::filesystem::path& path, const Particles<T>& p) {
   write_file_atomic(path, csv_snapshot_text(p));
+}
+
+namespace {
+
+constexpr std::string_view kCsvHeader = "id,m,x,y,z,vx,vy,vz";
+
+std::string line_name(std::size_t line) { return "line " + std::to_string(line); }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+}  // namespace
+
+ParticleFileData read_csv_particles(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_file_error(path, "cannot open for reading");
+  ParticleFileData data;
+  auto& p = data.particles;
+  std::vector<std::size_t> line_of;
+  std::string raw;
+  std::size_t line = 0;
+  bool header = false;
+  static const char* const kNames[] = {"id", "m", "x", "y", "z", "vx", "vy", "vz"};
+  while (std::getline(in, raw)) {
+    ++line;
+    const std::string_view text = trim(raw);
+    if (text.empty()) continue;
+    if (!header) {
+      if (text != kCsvHeader) {
+        throw_file_error(path, line_name(line) + ": expected the CSV header '" + std::string(kCsvHeader) + "', got '" +
+                                   std::string(text.substr(0, 60)) + "'");
+      }
+      header = true;
+      continue;
+    }
+    std::string_view fields[8];
+    std::size_t count = 0;
+    std::string_view rest = text;
+    while (true) {
+      const auto comma = rest.find(',');
+      if (count == 8) {
+        throw_file_error(path, line_name(line) + ": more than 8 values (the header has 8 columns)");
+      }
+      fields[count++] = trim(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    if (count != 8) {
+      throw_file_error(path, line_name(line) + ": " + std::to_string(count) +
+                                 " values, expected 8 (the row is incomplete: truncated file?)");
+    }
+    std::uint64_t id = 0;
+    {
+      const auto f = fields[0];
+      const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), id);
+      if (ec != std::errc() || ptr != f.data() + f.size() || f.empty()) {
+        throw_file_error(path, line_name(line) + ": id is not a whole number >= 0 ('" + std::string(f) + "')");
+      }
+    }
+    double v[7];
+    for (int k = 0; k < 7; ++k) {
+      const auto f = fields[k + 1];
+      const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), v[k]);
+      if (ec == std::errc::result_out_of_range) {
+        throw_file_error(path, line_name(line) + ": " + kNames[k + 1] + " is out of range ('" + std::string(f) + "')");
+      }
+      if (ec != std::errc() || ptr != f.data() + f.size() || f.empty()) {
+        throw_file_error(path, line_name(line) + ": " + kNames[k + 1] + " is not a number ('" + std::string(f) + "')");
+      }
+    }
+    p.id.push_back(id);
+    p.m.push_back(v[0]);
+    p.x.push_back(v[1]);
+    p.y.push_back(v[2]);
+    p.z.push_back(v[3]);
+    p.vx.push_back(v[4]);
+    p.vy.push_back(v[5]);
+    p.vz.push_back(v[6]);
+    line_of.push_back(line);
+  }
+  if (in.bad()) throw_file_error(path, "read error");
+  if (!header) throw_file_error(path, "empty file (no CSV header)");
+  validate_particles(p, path, [&](std::size_t i) { return line_name(line_of[i]); });
+  return data;
 }
 
 template std::string csv_snapshot_text<float>(const Particles<float>&);

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <string>
 
+#include "io/particle_file.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody {
@@ -13,5 +14,9 @@ template <class T>
 
 template <class T>
 void write_csv_snapshot(const std::filesystem::path& path, const Particles<T>& p);
+
+// Reads what write_csv_snapshot writes: the exact header row, then rows of eight values (blank
+// lines and a trailing '\r' are ignored). Errors name the file and the line.
+[[nodiscard]] ParticleFileData read_csv_particles(const std::filesystem::path& path);
 
 }  // namespace nbody

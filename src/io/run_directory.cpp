@@ -1,15 +1,115 @@
 #include "io/run_directory.hpp"
 
-#include <cerrno>
-#include <cstring>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "ic/ic.hpp"
 #include "io/atomic_file.hpp"
-#include "io/csv_snapshot.hpp"
+#include "io/checkpoint.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kConfig = "config.toml";
+constexpr const char* kModel = "model.toml";
+constexpr const char* kDiagnostics = "diagnostics.csv";
+constexpr const char* kLagrangian = "lagrangian_radii.csv";
+constexpr const char* kLog = "run.log";
+constexpr const char* kStop = "stop";
+constexpr std::size_t kCheckpointsKept = 2;
+
+// The number in "<prefix><digits><suffix>", or nullopt when `name` is not of that form.
+std::optional<std::int64_t> numbered(const std::string& name, std::string_view prefix, std::string_view suffix) {
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return std::nullopt;
+  }
+  const char* first = name.data() + prefix.size();
+  const char* last = name.data() + name.size() - suffix.size();
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> snapshot_index(const std::string& name) {
+  for (const auto f : {ParticleFormat::hdf5, ParticleFormat::tipsy, ParticleFormat::csv}) {
+    if (auto i = numbered(name, "snapshot_", file_extension(f))) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> checkpoint_step(const std::string& name) { return numbered(name, "checkpoint_", ".ckpt"); }
+
+std::string checkpoint_name(std::int64_t step) {
+  char name[48];
+  std::snprintf(name, sizeof name, "checkpoint_%010lld.ckpt", static_cast<long long>(step));
+  return name;
+}
+
+// Checkpoint files in `dir`, highest step first.
+std::vector<std::pair<std::int64_t, fs::path>> checkpoints_in(const fs::path& dir) {
+  std::vector<std::pair<std::int64_t, fs::path>> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (const auto s = checkpoint_step(entry.path().filename().string())) out.emplace_back(*s, entry.path());
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return out;
+}
+
+void remove_file(const fs::path& p) {
+  std::error_code ec;
+  fs::remove(p, ec);
+  if (ec) throw_runtime_error("cannot remove '" + p.string() + "': " + ec.message());
+}
+
+std::FILE* open_for_append(const fs::path& p) {
+  std::FILE* f = std::fopen(p.c_str(), "a");
+  if (f == nullptr) throw_runtime_error("cannot write '" + p.string() + "': " + std::strerror(errno));
+  return f;
+}
+
+// The header and the first `rows` complete rows of the CSV file `p` (a last line without its
+// newline is incomplete); an input error when it has fewer.
+std::string csv_rows(const fs::path& p, std::int64_t rows) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw_input_error("resume: cannot read '" + p.string() + "'");
+  std::string kept, line;
+  std::int64_t have = -1;  // the header is not a row
+  while (have < rows && std::getline(in, line)) {
+    if (in.eof()) break;
+    kept += line + "\n";
+    ++have;
+  }
+  if (have < rows) {
+    throw_input_error("resume: '" + p.string() + "' has " + std::to_string(std::max<std::int64_t>(have, 0)) +
+                      " complete rows, the checkpoint expects " + std::to_string(rows));
+  }
+  return kept;
+}
+
+void flush_to_disk(std::FILE* f, const fs::path& p) {
+  if (f == nullptr) return;
+  if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) {
+    throw_runtime_error("cannot write '" + p.string() + "': " + std::strerror(errno));
+  }
+}
+
+}  // namespace
 
 void RunDirectory::check_usable(const fs::path& path, bool overwrite) {
   std::error_code ec;
@@ -22,39 +122,144 @@ void RunDirectory::check_usable(const fs::path& path, bool overwrite) {
   }
 }
 
-RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved) : path_(std::move(path)) {
+RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved) : path_(std::move(path)), cfg_(resolved) {
   std::error_code ec;
   fs::create_directories(path_, ec);
   if (ec) throw_input_error("out: cannot create directory '" + path_.string() + "': " + ec.message());
-  write_file_atomic(path_ / "config.toml", to_toml(resolved));
-  const fs::path diag = path_ / "diagnostics.csv";
-  diag_ = std::fopen(diag.c_str(), "w");
-  if (diag_ == nullptr) throw_runtime_error("cannot write '" + diag.string() + "': " + std::strerror(errno));
-  std::fprintf(diag_, "%s\n", diagnostics_csv_header().c_str());
-  std::fflush(diag_);
+  // A reused directory (--overwrite) starts over: the files of an earlier run would otherwise
+  // mix with this one's (an old checkpoint would be taken for this run's latest).
+  for (const auto& entry : fs::directory_iterator(path_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == kDiagnostics || name == kLagrangian || name == kModel || name == kLog || name == kStop ||
+        snapshot_index(name) || checkpoint_step(name) || is_temporary_file(entry.path())) {
+      remove_file(entry.path());
+    }
+  }
+  write_file_atomic(path_ / kConfig, to_toml(resolved));
+  write_file_atomic(path_ / kModel, ic_metadata_toml(resolved));
+  write_file_atomic(path_ / kDiagnostics, diagnostics_csv_header() + "\n");
+  write_file_atomic(path_ / kLagrangian, lagrangian_csv_header() + "\n");
+  open_appending();
+}
+
+RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved, const RunProgress& progress)
+    : path_(std::move(path)), cfg_(resolved) {
+  // diagnostics.csv and lagrangian_radii.csv: the header and the rows the checkpoint had seen,
+  // no more (read before anything is removed, so a refusal leaves the directory as it was).
+  const fs::path diag = path_ / kDiagnostics, radii = path_ / kLagrangian;
+  const std::string kept = csv_rows(diag, progress.diagnostics_rows);
+  const std::string kept_radii = csv_rows(radii, progress.diagnostics_rows);
+
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path_, ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto snap = snapshot_index(name);
+    if ((snap && *snap >= progress.snapshots) || is_temporary_file(entry.path()) || name == kStop) {
+      remove_file(entry.path());
+    }
+  }
+  write_file_atomic(diag, kept);
+  write_file_atomic(radii, kept_radii);
+  write_file_atomic(path_ / kConfig, to_toml(resolved));
+  diag_rows_ = progress.diagnostics_rows;
+  radii_rows_ = progress.diagnostics_rows;
+  snapshots_ = static_cast<int>(progress.snapshots);
+  open_appending();
+}
+
+void RunDirectory::open_appending() {
+  diag_ = open_for_append(path_ / kDiagnostics);
+  radii_ = open_for_append(path_ / kLagrangian);
+  log_ = open_for_append(path_ / kLog);
 }
 
 RunDirectory::~RunDirectory() {
   if (diag_ != nullptr) std::fclose(diag_);
+  if (radii_ != nullptr) std::fclose(radii_);
+  if (log_ != nullptr) std::fclose(log_);
+}
+
+RunDirectory::Found RunDirectory::latest_checkpoint(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) throw_input_error("resume: '" + path.string() + "' is not a directory");
+  if (!fs::exists(path / kConfig) || !fs::exists(path / kDiagnostics)) {
+    throw_input_error("resume: '" + path.string() + "' is not a run directory (no config.toml or diagnostics.csv)");
+  }
+  Found found;
+  for (const auto& [step, file] : checkpoints_in(path)) {
+    try {
+      found.checkpoint = read_checkpoint(file);
+      found.file = file;
+      // Newer ones that did not read back are superseded by what this run writes next.
+      return found;
+    } catch (const Error& e) {
+      found.skipped.push_back(e.what());
+    }
+  }
+  if (found.skipped.empty()) throw_input_error("resume: no checkpoint in '" + path.string() + "'");
+  throw_input_error("resume: no usable checkpoint in '" + path.string() + "': " + found.skipped.front());
+}
+
+void RunDirectory::log(std::string_view line) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  // One fprintf and one flush: the line reaches the file in one write.
+  std::fprintf(log_, "%s %.*s\n", stamp, static_cast<int>(line.size()), line.data());
+  std::fflush(log_);
 }
 
 void RunDirectory::append_diagnostics(const Diagnostics& d, const Diagnostics& initial) {
   if (std::fprintf(diag_, "%s\n", diagnostics_csv_row(d, initial).c_str()) < 0 || std::fflush(diag_) != 0) {
-    throw_runtime_error("cannot write '" + (path_ / "diagnostics.csv").string() + "': " + std::strerror(errno));
+    throw_runtime_error("cannot write '" + (path_ / kDiagnostics).string() + "': " + std::strerror(errno));
   }
+  ++diag_rows_;
 }
 
-fs::path RunDirectory::write_snapshot(const Particles<double>& p, Precision precision) {
-  char name[32];
-  std::snprintf(name, sizeof name, "snapshot_%03d.csv", snapshots_);
-  const fs::path file = path_ / name;
-  if (precision == Precision::fp32) {
-    write_csv_snapshot(file, p.as<float>());
-  } else {
-    write_csv_snapshot(file, p);
+void RunDirectory::append_lagrangian_radii(std::int64_t step, double time, const std::array<double, 7>& radii) {
+  if (std::fprintf(radii_, "%s\n", lagrangian_csv_row(step, time, radii).c_str()) < 0 || std::fflush(radii_) != 0) {
+    throw_runtime_error("cannot write '" + (path_ / kLagrangian).string() + "': " + std::strerror(errno));
   }
+  ++radii_rows_;
+}
+
+fs::path RunDirectory::write_snapshot(const Particles<double>& p, double time) {
+  const ParticleFormat format = parse_particle_format(cfg_.snapshot_format, "snapshot_format");
+  char name[48];
+  std::snprintf(name, sizeof name, "snapshot_%03d%s", snapshots_, std::string(file_extension(format)).c_str());
+  const fs::path file = path_ / name;
+  write_particle_file(file, format, p, {parse_precision(cfg_.precision), time, &cfg_});
   ++snapshots_;
   return file;
 }
+
+fs::path RunDirectory::write_checkpoint(const Checkpoint& ck) {
+  if (radii_rows_ != diag_rows_ || ck.progress.diagnostics_rows != diag_rows_) {
+    throw_runtime_error("run directory: " + std::to_string(diag_rows_) + " diagnostics rows, " +
+                        std::to_string(radii_rows_) + " Lagrangian-radii rows, the checkpoint counts " +
+                        std::to_string(ck.progress.diagnostics_rows));
+  }
+  flush_to_disk(diag_, path_ / kDiagnostics);
+  flush_to_disk(radii_, path_ / kLagrangian);
+  flush_to_disk(log_, path_ / kLog);
+  const fs::path file = path_ / checkpoint_name(ck.step);
+  nbody::write_checkpoint(file, ck);
+  const auto all = checkpoints_in(path_);
+  // Keep this one and the one before it; a newer-numbered file (from before a resume) goes too.
+  std::size_t kept = 0;
+  for (const auto& [step, old] : all) {
+    if (step > ck.step || (step < ck.step && ++kept >= kCheckpointsKept)) remove_file(old);
+  }
+  return file;
+}
+
+bool RunDirectory::stop_requested() const {
+  std::error_code ec;
+  return fs::exists(path_ / kStop, ec);
+}
+
+void RunDirectory::clear_stop() { remove_file(path_ / kStop); }
 
 }  // namespace nbody

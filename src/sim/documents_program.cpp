@@ -54,7 +54,7 @@ Particles<double> perturb(const Particles<double>& p, double delta, std::uint64_
 }
 
 double check_perturbation(const std::string& precision, std::int64_t n) {
-  const double u = precision == "fp32" ? 0x1.0p-24 : 0x1.0p-53;
+  const double u = precision == "fp64" ? 0x1.0p-53 : 0x1.0p-24;  // mixed: float32 pair terms
   return u * std::max(1.0, std::sqrt(double(n) / double(kDocumentsBodies)));
 }
 
@@ -71,28 +71,37 @@ Particles<double> final_positions(const RunConfig& cfg, const Particles<double>&
 
 }  // namespace
 
+DocumentsReference documents_reference(std::int64_t n, const std::string& precision) {
+  RunConfig cfg = documents_program(n);
+  cfg.backend = "cpu-reference";
+  cfg.precision = "fp64";
+  validate(cfg);
+  DocumentsReference ref;
+  ref.n = n;
+  ref.precision = precision;
+  ref.initial = make_cube({cfg.ic, n, static_cast<std::uint64_t>(cfg.seed)});
+  ref.final = final_positions(cfg, ref.initial);
+  const Particles<double> perturbed =
+      final_positions(cfg, perturb(ref.initial, check_perturbation(precision, n), kDocumentsSeed + 1));
+  ref.sensitivity = position_errors(perturbed, ref.final);
+  ref.tolerance = kCheckToleranceFactor * ref.sensitivity.median_rel;
+  return ref;
+}
+
 CheckResult check_documents_program(const std::string& backend, const std::string& precision, std::int64_t n) {
   RunConfig cfg = documents_program(n);
   cfg.backend = backend;
   cfg.precision = precision;
   validate(cfg);
-  const Particles<double> initial = make_cube({cfg.ic, n, static_cast<std::uint64_t>(cfg.seed)});
+  const DocumentsReference ref = documents_reference(n, precision);
 
   CheckResult r;
   r.precision = precision;
   r.n = n;
-  const Particles<double> got = final_positions(cfg, initial, &r.backend, &r.device);
-
-  RunConfig ref_cfg = cfg;
-  ref_cfg.backend = "cpu-reference";
-  ref_cfg.precision = "fp64";
-  const Particles<double> ref = final_positions(ref_cfg, initial);
-  const Particles<double> perturbed =
-      final_positions(ref_cfg, perturb(initial, check_perturbation(precision, n), kDocumentsSeed + 1));
-
-  r.errors = position_errors(got, ref);
-  r.sensitivity = position_errors(perturbed, ref);
-  r.tolerance = kCheckToleranceFactor * r.sensitivity.median_rel;
+  const Particles<double> got = final_positions(cfg, ref.initial, &r.backend, &r.device);
+  r.errors = position_errors(got, ref.final);
+  r.sensitivity = ref.sensitivity;
+  r.tolerance = ref.tolerance;
   r.correct = r.errors.median_rel <= r.tolerance;
   return r;
 }

@@ -50,6 +50,19 @@ struct CheckResult {
   bool correct = false;
 };
 
+// The float64 reference of the documents' program for one N and one checked precision: the
+// initial state, the final state after kDocumentsSteps steps on cpu-reference, and the rounding
+// sensitivity and tolerance described above. Computed once and compared with many runs.
+struct DocumentsReference {
+  std::int64_t n = 0;
+  std::string precision;
+  Particles<double> initial;
+  Particles<double> final;
+  PositionErrors sensitivity;
+  double tolerance = 0;  // on the median relative position error
+};
+[[nodiscard]] DocumentsReference documents_reference(std::int64_t n, const std::string& precision);
+
 // Each position and velocity times (1 + delta r), r uniform in [-1, 1] from `seed`.
 [[nodiscard]] Particles<double> perturb(const Particles<double>& p, double delta, std::uint64_t seed);
 // delta for a precision ("fp32", "fp64") and N, as described above.

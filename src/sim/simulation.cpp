@@ -5,6 +5,7 @@
 #include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -13,11 +14,18 @@ namespace {
 template <class T>
 class SimulationImpl final : public Simulation {
  public:
-  SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<double>& initial)
-      : cfg_(cfg), integrator_(make_integrator(cfg.integrator)), backend_(std::move(backend)) {
+  // From particles in either precision (the run's own: exact bits, as a checkpoint needs).
+  template <class U>
+  SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<U>& initial)
+      : cfg_(cfg), integrator_(make_integrator(cfg.integrator, integrator_options(cfg))), backend_(std::move(backend)) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
     cfg_.gravitational_constant = effective_gravitational_constant(cfg);
-    backend_->upload(initial.template as<T>());
+    if constexpr (std::is_same_v<T, U>) {
+      backend_->upload(initial);
+    } else {
+      backend_->upload(initial.template as<T>());
+    }
+    integrator_->prepare(*backend_);
   }
 
   const RunConfig& config() const override { return cfg_; }
@@ -27,6 +35,7 @@ class SimulationImpl final : public Simulation {
   std::int64_t step_count() const override { return step_; }
   double time() const override { return time_; }
   int force_evaluations_per_step() const override { return integrator_->force_evaluations_per_step(); }
+  std::uint64_t interactions() const override { return backend_->interactions(); }
 
   void advance(std::int64_t count) override {
     for (std::int64_t k = 0; k < count; ++k) {
@@ -49,6 +58,30 @@ class SimulationImpl final : public Simulation {
     return p.template as<double>();
   }
 
+  Checkpoint checkpoint() override {
+    Checkpoint ck;
+    ck.config = cfg_;
+    ck.config.backend = backend_->name();
+    ck.step = step_;
+    ck.time = time_;
+    Particles<T> p;
+    backend_->download(p);
+    ck.state = std::move(p);
+    ck.integrator = {integrator_->name(), integrator_->save_state(*backend_)};
+    return ck;
+  }
+
+  // Puts the simulation where `ck` left it (the backend already holds ck's particles).
+  void resume_from(const Checkpoint& ck) {
+    if (ck.integrator.tag != integrator_->name()) {
+      throw_input_error("checkpoint: integrator state of '" + ck.integrator.tag + "', the run uses '" +
+                        integrator_->name() + "'");
+    }
+    step_ = ck.step;
+    time_ = ck.time;
+    integrator_->restore_state(*backend_, ck.integrator.bytes);
+  }
+
   void synchronize() override { backend_->synchronize(); }
 
  private:
@@ -59,13 +92,16 @@ class SimulationImpl final : public Simulation {
   double time_ = 0;
 };
 
-GravityParams gravity_of(const RunConfig& cfg) { return {effective_gravitational_constant(cfg), cfg.softening}; }
+// G = 0 in a configuration means the unit system's G (a checkpoint's holds the resolved value).
+GravityParams gravity_of(const RunConfig& cfg) {
+  return {effective_gravitational_constant(cfg), cfg.softening, parse_softening_law(cfg.softening_law)};
+}
 
 // The backend is made first: it checks that n fits in its memory before the initial
 // conditions are drawn. `initial` supplies them once it has.
 template <class T, class Initial>
-std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial) {
-  auto backend = make_backend<T>(cfg.backend, n, gravity_of(cfg));
+std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial, bool mixed = false) {
+  auto backend = make_backend<T>(cfg.backend, n, gravity_of(cfg), mixed);
   return std::make_unique<SimulationImpl<T>>(cfg, std::move(backend), initial());
 }
 
@@ -73,8 +109,26 @@ template <class Initial>
 std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Initial&& initial) {
   validate(cfg);
   if (n == 0) throw_input_error("n: a simulation needs at least one body");
-  if (parse_precision(cfg.precision) == Precision::fp32) return build<float>(cfg, n, initial);
-  return build<double>(cfg, n, initial);
+  switch (parse_precision(cfg.precision)) {
+    case Precision::fp32: return build<float>(cfg, n, initial);
+    case Precision::fp64: return build<double>(cfg, n, initial);
+    case Precision::mixed: return build<double>(cfg, n, initial, /*mixed=*/true);
+  }
+  throw_runtime_error("unknown precision");
+}
+
+template <class T>
+std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
+  const auto* state = std::get_if<Particles<T>>(&ck.state);
+  if (state == nullptr) {
+    throw_input_error("checkpoint: the state is stored in the other precision than precision = " + ck.config.precision);
+  }
+  if (state->size() == 0) throw_input_error("checkpoint: the state holds no particles");
+  const bool mixed = parse_precision(ck.config.precision) == Precision::mixed;
+  auto backend = make_backend<T>(ck.config.backend, state->size(), gravity_of(ck.config), mixed);
+  auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(backend), *state);
+  sim->resume_from(ck);
+  return sim;
 }
 
 }  // namespace
@@ -83,7 +137,26 @@ std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg, const Parti
   return build_any(cfg, initial.size(), [&]() -> const Particles<double>& { return initial; });
 }
 
+std::unique_ptr<Simulation> Simulation::create_from_checkpoint(const Checkpoint& ck) {
+  validate(ck.config);
+  if (parse_precision(ck.config.precision) == Precision::fp32) return build_from_checkpoint<float>(ck);
+  return build_from_checkpoint<double>(ck);
+}
+
 std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
+  if (is_file_ic(cfg.ic)) {
+    // n comes from the file; its errors name it, and say it is the initial conditions.
+    const std::string path = cfg.ic.substr(kIcFilePrefix.size());
+    ParticleFileData data;
+    try {
+      data = read_particle_file(path);
+    } catch (const Error& e) {
+      throw Error(e.kind(), "ic: " + std::string(e.what()));
+    }
+    RunConfig with_n = cfg;
+    with_n.n = static_cast<std::int64_t>(data.particles.size());
+    return create(with_n, data.particles);
+  }
   const auto n = static_cast<std::size_t>(cfg.n);
   return build_any(cfg, n, [&] {
     // float64 state plus its copy in the run's precision while uploading.

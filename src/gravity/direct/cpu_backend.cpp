@@ -2,12 +2,16 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/host_memory.hpp"
 #include "core/parallel.hpp"
 #include "gravity/direct/cpu_direct.hpp"
+#include "gravity/direct/cpu_hermite.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -30,7 +34,9 @@ class CpuBackend final : public Backend<T> {
   std::string device() const override {
     return "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
   }
-  Precision precision() const override { return precision_of<T>(); }
+  Precision precision() const override {
+    return method_ == CpuMethod::simd_mixed ? Precision::mixed : precision_of<T>();
+  }
   std::size_t size() const override { return state_.size(); }
 
   double potential_energy() override {
@@ -71,8 +77,38 @@ class CpuBackend final : public Backend<T> {
     return mo;
   }
 
+  double max_acceleration() override {
+    // max is exact and order-free: the same value for any thread count.
+    double worst = 0;
+    const auto n = static_cast<std::int64_t>(size());
+#pragma omp parallel for schedule(static) reduction(max : worst) if (n >= kParallelMinElements)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double ax = acc_.ax[i], ay = acc_.ay[i], az = acc_.az[i];
+      worst = std::max(worst, ax * ax + ay * ay + az * az);
+    }
+    return std::sqrt(worst);
+  }
+
+  void reserve_hermite() override {
+    if (hermite_.reserved()) return;
+    require_host_memory(cpu_backend_bytes<T>(size()) + size() * direct::HostHermite<T>::kBytesPerParticle, size());
+    hermite_.reserve(size());
+  }
+  void set_particle_times(double t) override {
+    reserve_hermite();
+    hermite_.set_times(t);
+  }
+  void predict(double t) override {
+    reserve_hermite();
+    hermite_.predict(state_, acc_, t);
+  }
+
   void download(Particles<T>& p) override { p = state_; }
   void download_accelerations(Accelerations<T>& a) override { a = acc_; }
+  void download_hermite(HermiteState<T>& s) override {
+    reserve_hermite();
+    hermite_.download(acc_, s);
+  }
 
  protected:
   void do_upload(const Particles<T>& p) override {
@@ -83,10 +119,47 @@ class CpuBackend final : public Backend<T> {
     state_ = p;
   }
 
+  void do_upload_hermite(const HermiteState<T>& s) override {
+    if (s.size() != size()) {
+      throw_runtime_error("upload of the Hermite state of " + std::to_string(s.size()) +
+                          " particles into a backend of " + std::to_string(size()));
+    }
+    reserve_hermite();
+    hermite_.upload(acc_, s);
+  }
+
+  void do_set_active(std::span<const std::int32_t> targets) override {
+    reserve_hermite();
+    hermite_.set_active(targets);
+  }
+  void do_set_all_active() override {
+    reserve_hermite();
+    hermite_.set_all_active();
+  }
+  void do_compute_acc_jerk() override {
+    reserve_hermite();
+    const auto out = hermite_.results();
+    if (method_ == CpuMethod::reference) {
+      direct::reference_acc_jerk(hermite_.predicted(state_), hermite_.targets(), out, this->gravity());
+    } else {
+      direct::simd_acc_jerk(hermite_.predicted(state_), hermite_.targets(), out, this->gravity());
+    }
+  }
+  void do_start_hermite(double eta, std::span<double> dt_next) override { hermite_.start(acc_, eta, dt_next); }
+  void do_correct(double t, double eta, std::span<double> dt_next) override {
+    hermite_.correct(state_, acc_, t, eta, dt_next);
+  }
+
   void do_compute_accelerations() override {
     const direct::AccelArrays<T> out{acc_.ax.data(), acc_.ay.data(), acc_.az.data()};
     if (method_ == CpuMethod::reference) {
       direct::reference_accelerations(sources(), out, this->gravity());
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (method_ == CpuMethod::simd_mixed) {
+        direct::simd_accelerations_mixed(sources(), out, this->gravity());
+      } else {
+        direct::simd_accelerations(sources(), out, this->gravity());
+      }
     } else {
       direct::simd_accelerations(sources(), out, this->gravity());
     }
@@ -111,6 +184,7 @@ class CpuBackend final : public Backend<T> {
   CpuMethod method_;
   Particles<T> state_;
   Accelerations<T> acc_;
+  direct::HostHermite<T> hermite_;
 };
 
 }  // namespace
@@ -123,6 +197,7 @@ std::size_t cpu_backend_bytes(std::size_t n) noexcept {
 
 template <class T>
 std::unique_ptr<Backend<T>> make_cpu_backend(CpuMethod method, std::size_t n, const GravityParams& g) {
+  if (method == CpuMethod::simd_mixed && sizeof(T) != 8) throw_runtime_error("mixed precision keeps the state in float64");
   require_host_memory(cpu_backend_bytes<T>(n), n);
   return std::make_unique<CpuBackend<T>>(method, n, g);
 }

@@ -5,7 +5,8 @@
 
 namespace nbody {
 
-enum class CpuMethod { reference, simd };
+// simd_mixed: float32 pair terms summed in float64 (T = double only).
+enum class CpuMethod { reference, simd, simd_mixed };
 
 // The host backends: `cpu-reference` (the float64 oracle) and `cpu` (OpenMP + SIMD).
 template <class T>

@@ -1,17 +1,19 @@
 // Compiled with -fno-math-errno (so sqrt vectorises) and FMA contraction; see src/CMakeLists.txt.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/parallel.hpp"
 #include "gravity/direct/cpu_direct.hpp"
-#include "gravity/interaction.hpp"
+#include "gravity/pair_law.hpp"
 
 namespace nbody::direct {
 namespace {
 
-template <class T, bool Guarded>
-void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
-  const gravity::PlummerPair<T, Guarded> pair{static_cast<T>(g.eps2())};
+// With eps > 0 the i = j term is exactly zero (d = 0 times a finite factor); only eps = 0
+// needs the guarded pair (see gravity::with_pair_law).
+template <class T, class Pair>
+void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g, const Pair pair) {
   const auto n = static_cast<std::int64_t>(s.n);
   const T G = static_cast<T>(g.G);
   const T* __restrict__ x = s.x;
@@ -32,22 +34,8 @@ void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const
   }
 }
 
-}  // namespace
-
-template <class T>
-void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
-  // With eps > 0 the i = j term is exactly zero (d = 0 times a finite factor); only eps = 0
-  // needs the guarded pair.
-  if (g.eps2() > 0) {
-    accelerations_impl<T, false>(s, a, g);
-  } else {
-    accelerations_impl<T, true>(s, a, g);
-  }
-}
-
-template <class T>
-double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
-  const gravity::PlummerPair<T, false> pair{static_cast<T>(g.eps2())};
+template <class T, class Pair>
+double potential_energy_impl(const SourceArrays<T>& s, const GravityParams& g, const Pair pair) {
   const auto n = static_cast<std::int64_t>(s.n);
   std::vector<double> phi(s.n);
 #pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
@@ -66,9 +54,102 @@ double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
   return 0.5 * g.G * w;
 }
 
+template <class T, class Pair>
+void acc_jerk_impl(const MotionArrays<T>& s, const Targets& t, const AccJerkArrays<T>& out, const GravityParams& g,
+                   const Pair pair) {
+  const auto count = static_cast<std::int64_t>(t.count);
+  const auto n = static_cast<std::int64_t>(s.n);
+  const T G = static_cast<T>(g.G);
+  const T* __restrict__ x = s.x;
+  const T* __restrict__ y = s.y;
+  const T* __restrict__ z = s.z;
+  const T* __restrict__ vx = s.vx;
+  const T* __restrict__ vy = s.vy;
+  const T* __restrict__ vz = s.vz;
+  const T* __restrict__ m = s.m;
+  // Few targets (a small block of the block time steps) against many sources: threads would
+  // idle below this many targets, so such passes run on one thread.
+#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t i = t.index[k];
+    const T xi = x[i], yi = y[i], zi = z[i], ui = vx[i], vi = vy[i], wi = vz[i];
+    T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
+#pragma omp simd reduction(+ : ax, ay, az, jx, jy, jz)
+    for (std::int64_t j = 0; j < n; ++j) {
+      pair.accumulate_jerk(x[j] - xi, y[j] - yi, z[j] - zi, vx[j] - ui, vy[j] - vi, vz[j] - wi, m[j], ax, ay, az, jx,
+                           jy, jz);
+    }
+    out.ax[k] = G * ax;
+    out.ay[k] = G * ay;
+    out.az[k] = G * az;
+    out.jx[k] = G * jx;
+    out.jy[k] = G * jy;
+    out.jz[k] = G * jz;
+  }
+}
+
+}  // namespace
+
+template <class T>
+void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
+  gravity::with_pair_law<T>(g, [&](const auto pair) { accelerations_impl(s, a, g, pair); });
+}
+
+void simd_accelerations_mixed(const SourceArrays<double>& s, const AccelArrays<double>& a, const GravityParams& g) {
+  // Chunks short enough that a float32 partial sum keeps its precision, long enough to vectorise.
+  constexpr std::int64_t kChunk = 1024;
+  const auto n = static_cast<std::int64_t>(s.n);
+  std::vector<float> xf(s.n), yf(s.n), zf(s.n), mf(s.n);
+  for (std::int64_t j = 0; j < n; ++j) {
+    xf[j] = float(s.x[j]);
+    yf[j] = float(s.y[j]);
+    zf[j] = float(s.z[j]);
+    mf[j] = float(s.m[j]);
+  }
+  gravity::with_pair_law<float>(g, [&](const auto pair) {
+    const float* __restrict__ x = xf.data();
+    const float* __restrict__ y = yf.data();
+    const float* __restrict__ z = zf.data();
+    const float* __restrict__ m = mf.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float xi = x[i], yi = y[i], zi = z[i];
+      double ax = 0, ay = 0, az = 0;
+      for (std::int64_t c = 0; c < n; c += kChunk) {
+        const std::int64_t end = std::min(n, c + kChunk);
+        float cx = 0, cy = 0, cz = 0;
+#pragma omp simd reduction(+ : cx, cy, cz)
+        for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
+        ax += cx;
+        ay += cy;
+        az += cz;
+      }
+      a.ax[i] = g.G * ax;
+      a.ay[i] = g.G * ay;
+      a.az[i] = g.G * az;
+    }
+  });
+}
+
+template <class T>
+double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
+  double w = 0;
+  gravity::with_pair_law<T>(g, [&](const auto pair) { w = potential_energy_impl(s, g, pair); });
+  return w;
+}
+
+template <class T>
+void simd_acc_jerk(const MotionArrays<T>& s, const Targets& t, const AccJerkArrays<T>& out, const GravityParams& g) {
+  gravity::with_pair_law<T>(g, [&](const auto pair) { acc_jerk_impl(s, t, out, g, pair); });
+}
+
 template void simd_accelerations<float>(const SourceArrays<float>&, const AccelArrays<float>&, const GravityParams&);
 template void simd_accelerations<double>(const SourceArrays<double>&, const AccelArrays<double>&, const GravityParams&);
 template double simd_potential_energy<float>(const SourceArrays<float>&, const GravityParams&);
 template double simd_potential_energy<double>(const SourceArrays<double>&, const GravityParams&);
+template void simd_acc_jerk<float>(const MotionArrays<float>&, const Targets&, const AccJerkArrays<float>&,
+                                   const GravityParams&);
+template void simd_acc_jerk<double>(const MotionArrays<double>&, const Targets&, const AccJerkArrays<double>&,
+                                    const GravityParams&);
 
 }  // namespace nbody::direct

@@ -4,17 +4,23 @@
 #include <cstddef>
 #include <memory>
 
+#include "cuda/device.hpp"
 #include "gravity/backend.hpp"
+#include "gravity/direct/cuda/direct_shape.hpp"
 
 namespace nbody {
 
 // Throws an input error when no CUDA device is usable or the state of n bodies does not fit in
-// the device's free memory.
+// the device's free memory. `mixed` (T = double): float32 pair terms summed in float64.
 template <class T>
-[[nodiscard]] std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams& gravity);
+[[nodiscard]] std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams& gravity,
+                                                            bool mixed = false);
 
-// Bytes of GPU memory the backend allocates for n bodies.
+// Bytes of GPU memory the backend allocates for n bodies with a given force-kernel shape.
 template <class T>
-[[nodiscard]] std::size_t cuda_backend_bytes(std::size_t n) noexcept;
+[[nodiscard]] std::size_t cuda_backend_bytes(std::size_t n, bool mixed, const DirectShape& shape) noexcept;
+
+// The GPU's resident slots for the kernels of an arithmetic, for choose_shape().
+[[nodiscard]] DeviceSlots device_slots(const cuda::DeviceInfo& dev, KernelArithmetic arithmetic);
 
 }  // namespace nbody

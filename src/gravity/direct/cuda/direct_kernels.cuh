@@ -1,75 +1,351 @@
 #pragma once
-// The production direct-sum kernels on the GPU: one thread per target, sources staged through
-// shared memory in tiles of one block. Include from .cu files only.
+// The production direct-sum kernels on the GPU. Include from .cu files only.
+//
+// One kernel template covers every N. A block of Block threads owns Block x R targets (R per
+// thread, so one shared-memory load of a source feeds R interactions) and walks one slice of
+// the sources through shared memory in tiles of Block sources. With one slice (large N) each
+// block sums over all sources and finishes its targets itself. With S > 1 slices (small N, where
+// N / (Block R) blocks could not fill the GPU) the S blocks of a target group write partial sums,
+// and the last of them to finish adds the S partials in slice order: the same bits on every run,
+// whichever block finishes last, and no floating-point atomics.
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "cuda/block_reduce.cuh"
 #include "gravity/interaction.hpp"
 
 namespace nbody::direct::cuda {
 
-// Launch shape of the tiled kernel. One place; kernels take it as a template parameter.
-struct TiledPolicy {
-  static constexpr int kBlock = 256;  // threads per block = sources per shared-memory tile
-  static constexpr int kUnroll = 8;   // inner-loop unroll over the tile
-  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block must be whole warps");
-  static_assert(kBlock % kUnroll == 0, "unroll must divide the tile");
-};
-
 template <class T>
 struct alignas(4 * sizeof(T)) Source4 {
   T x, y, z, m;
 };
 
-// a_i = G sum_j m_j d_ij / (|d_ij|^2 + eps^2)^{3/2}. Each thread sums its sources in the same
-// order every run (no atomics), so the result is bitwise reproducible. The last tile is padded
-// with massless sources, which contribute exactly zero.
-template <class T, class Policy, class Pair>
-__global__ void __launch_bounds__(Policy::kBlock)
-    tiled_accelerations(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
-                        const T* __restrict__ m, int n, Pair pair, T G, T* __restrict__ ax, T* __restrict__ ay,
-                        T* __restrict__ az) {
-  __shared__ Source4<T> tile[Policy::kBlock];
-  const int i = blockIdx.x * Policy::kBlock + threadIdx.x;
-  const T xi = i < n ? x[i] : T(0);
-  const T yi = i < n ? y[i] : T(0);
-  const T zi = i < n ? z[i] : T(0);
-  T sx = 0, sy = 0, sz = 0;
-  for (int base = 0; base < n; base += Policy::kBlock) {
-    const int j = base + threadIdx.x;
-    tile[threadIdx.x] = j < n ? Source4<T>{x[j], y[j], z[j], m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+// Sources (and targets: the same bodies) as the kernels read them.
+template <class T>
+struct BodiesView {
+  const T* __restrict__ x;
+  const T* __restrict__ y;
+  const T* __restrict__ z;
+  const T* __restrict__ m;
+  int n;
+};
+
+// Source j, or past `end` a massless source at the origin, which contributes exactly zero.
+template <class T>
+__device__ __forceinline__ Source4<T> load_source(const BodiesView<T>& b, int j, int end) {
+  return j < end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+}
+
+// Where split launches keep their partial sums: S slices x `stride` targets per component, and
+// one ticket counter per target group (all zero between launches).
+template <class Acc>
+struct SplitScratch {
+  Acc* __restrict__ px;
+  Acc* __restrict__ py;
+  Acc* __restrict__ pz;
+  unsigned* __restrict__ tickets;
+  int stride;
+};
+
+// Epilogue: a_i = G sum.
+template <class Acc, class Out>
+struct StoreAccelerations {
+  Out G;
+  Out* __restrict__ ax;
+  Out* __restrict__ ay;
+  Out* __restrict__ az;
+  __device__ __forceinline__ void operator()(int i, Acc sx, Acc sy, Acc sz) const {
+    ax[i] = G * Out(sx);
+    ay[i] = G * Out(sy);
+    az[i] = G * Out(sz);
+  }
+};
+
+// Epilogue: the documents' Euler step fused into the force kernel: v_i += a_i dt, then
+// x_i += v_i dt written to the other position buffer (other blocks still read the old one).
+template <class T>
+struct EulerUpdate {
+  T G, dt;
+  const T* __restrict__ x_in;
+  const T* __restrict__ y_in;
+  const T* __restrict__ z_in;
+  T* __restrict__ x_out;
+  T* __restrict__ y_out;
+  T* __restrict__ z_out;
+  T* __restrict__ vx;
+  T* __restrict__ vy;
+  T* __restrict__ vz;
+  __device__ __forceinline__ void operator()(int i, T sx, T sy, T sz) const {
+    const T ax = G * sx, ay = G * sy, az = G * sz;
+    const T u = vx[i] + ax * dt, v = vy[i] + ay * dt, w = vz[i] + az * dt;
+    vx[i] = u;
+    vy[i] = v;
+    vz[i] = w;
+    x_out[i] = x_in[i] + u * dt;
+    y_out[i] = y_in[i] + v * dt;
+    z_out[i] = z_in[i] + w * dt;
+  }
+};
+
+// Shared by both kernels: when a target group's sources were split over gridDim.y blocks, each
+// block publishes its partial sums and the last block to finish adds them in slice order and
+// finishes the targets. Returns true in that last block (sums then hold the totals). The same
+// bits on every run, whichever block finishes last; no floating-point atomics.
+template <class Acc, int Count>
+__device__ __forceinline__ bool combine_slices(const int (&target)[Count], Acc (&sx)[Count], Acc (&sy)[Count],
+                                               Acc (&sz)[Count], const SplitScratch<Acc>& scratch) {
+  __shared__ bool last_block;
+  const std::size_t slice_offset = std::size_t(blockIdx.y) * scratch.stride;
+#pragma unroll
+  for (int r = 0; r < Count; ++r) {
+    if (target[r] < 0) continue;
+    scratch.px[slice_offset + target[r]] = sx[r];
+    scratch.py[slice_offset + target[r]] = sy[r];
+    scratch.pz[slice_offset + target[r]] = sz[r];
+  }
+  __threadfence();  // partials visible device-wide before the ticket is taken
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned ticket = atomicAdd(&scratch.tickets[blockIdx.x], 1u);
+    last_block = ticket == gridDim.y - 1;
+  }
+  __syncthreads();
+  if (!last_block) return false;
+  __threadfence();
+#pragma unroll
+  for (int r = 0; r < Count; ++r) {
+    if (target[r] < 0) continue;
+    Acc tx = Acc(0), ty = Acc(0), tz = Acc(0);
+    for (int s = 0; s < int(gridDim.y); ++s) {
+      const std::size_t k = std::size_t(s) * scratch.stride + target[r];
+      tx += __ldcg(&scratch.px[k]);  // from L2, never a stale L1 line
+      ty += __ldcg(&scratch.py[k]);
+      tz += __ldcg(&scratch.pz[k]);
+    }
+    sx[r] = tx;
+    sy[r] = ty;
+    sz[r] = tz;
+  }
+  if (threadIdx.x == 0) scratch.tickets[blockIdx.x] = 0u;  // ready for the next launch
+  return true;
+}
+
+// T: the arithmetic of a pair and of the positions read. Acc: what each target's sum is kept in
+// across tiles (T, or double for mixed precision: each tile's partial is summed in T, then added
+// in float64). Block: threads per block = sources per tile. R: targets per thread.
+template <class T, class Acc, int Block, int R, class Pair, class Epilogue>
+__global__ void __launch_bounds__(Block)
+    direct_sum(BodiesView<T> b, int slice_len, Pair pair, Epilogue finish, SplitScratch<Acc> scratch) {
+  static_assert(Block % 32 == 0 && Block <= 1024, "block must be whole warps");
+  static_assert(R >= 1 && R <= 16, "targets per thread");
+  __shared__ Source4<T> tile[Block];
+
+  const int group_first = blockIdx.x * Block * R + threadIdx.x;
+  T xi[R], yi[R], zi[R];
+  Acc sx[R], sy[R], sz[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = group_first + r * Block;
+    xi[r] = i < b.n ? b.x[i] : T(0);
+    yi[r] = i < b.n ? b.y[i] : T(0);
+    zi[r] = i < b.n ? b.z[i] : T(0);
+    sx[r] = sy[r] = sz[r] = Acc(0);
+  }
+
+  const int j_begin = blockIdx.y * slice_len;
+  const int j_end = min(b.n, j_begin + slice_len);
+  // Each thread fetches its source of the next tile while the block works on this one, so the
+  // loads' latency hides behind a tile of arithmetic instead of stalling at the barrier.
+  Source4<T> next = load_source(b, j_begin + int(threadIdx.x), j_end);
+  for (int base = j_begin; base < j_end; base += Block) {
+    tile[threadIdx.x] = next;
     __syncthreads();
-#pragma unroll Policy::kUnroll
-    for (int k = 0; k < Policy::kBlock; ++k) {
-      const Source4<T> s = tile[k];
-      pair.accumulate(s.x - xi, s.y - yi, s.z - zi, s.m, sx, sy, sz);
+    next = load_source(b, base + Block + int(threadIdx.x), j_end);
+    if constexpr (std::is_same_v<Acc, T>) {
+#pragma unroll 16
+      for (int k = 0; k < Block; ++k) {
+        const Source4<T> s = tile[k];
+#pragma unroll
+        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
+      }
+    } else {
+      // Mixed: this tile's terms summed in T, then added to the wider sums.
+      T tx[R], ty[R], tz[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
+#pragma unroll 16
+      for (int k = 0; k < Block; ++k) {
+        const Source4<T> s = tile[k];
+#pragma unroll
+        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        sx[r] += Acc(tx[r]);
+        sy[r] += Acc(ty[r]);
+        sz[r] += Acc(tz[r]);
+      }
     }
     __syncthreads();
   }
-  if (i < n) {
-    ax[i] = G * sx;
-    ay[i] = G * sy;
-    az[i] = G * sz;
+
+  if (gridDim.y == 1) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int i = group_first + r * Block;
+      if (i < b.n) finish(i, sx[r], sy[r], sz[r]);
+    }
+    return;
+  }
+
+  // Split: the last block of the group adds the slices' partials in order and finishes.
+  int target[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) target[r] = group_first + r * Block;  // padded targets have scratch rows too
+  if (!combine_slices<Acc, R>(target, sx, sy, sz, scratch)) return;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (target[r] < b.n) finish(target[r], sx[r], sy[r], sz[r]);
   }
 }
+
+// The warp-sliced kernel, for small N where there are too few targets to give every scheduler
+// enough warps. A block of W warps owns (32 / L) R targets: the L lanes l, l + 32/L, ... of a
+// warp share a target and take alternate sources, each thread holds R targets, and warp w walks
+// its own 1/W of the block's sources, staged 32 at a time (prefetched a chunk ahead) through a
+// private strip of shared memory, with no block-wide barrier in the loop. The L lanes' sums are
+// then added by a fixed butterfly of shuffles and the W warps' sums in warp order through shared
+// memory. With W = 32, L = 2, R = 1 a 4096-body step is 256 blocks of 1024 threads: two per SM,
+// 16 warps per scheduler, and no sums crossing blocks.
+// One float32 target per thread fits in 32 registers: ask for full occupancy (64 warps per SM).
+template <class T, class Acc, int W, int R>
+inline constexpr int kWarpKernelMinBlocks = (R == 1 && sizeof(T) == 4 && sizeof(Acc) == 4) ? 64 / W : 1;
+
+template <class T, class Acc, int W, int R, int L, class Pair, class Epilogue>
+__global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
+    direct_sum_warps(BodiesView<T> b, int slice_len, Pair pair, Epilogue finish, SplitScratch<Acc> scratch) {
+  constexpr int kRow = 32 / L;  // targets per warp row
+  static_assert(W >= 1 && W <= 32 && R >= 1 && R <= W, "warps and targets per thread");
+  static_assert(L == 1 || L == 2 || L == 4, "lanes per target");
+  __shared__ Source4<T> strip[W][32];
+  __shared__ Acc partial[W][kRow][3];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int column = lane % kRow;  // which target of the row
+  const int phase = lane / kRow;   // which of the L lanes sharing it
+  const int group_first = blockIdx.x * kRow * R + column;
+
+  T xi[R], yi[R], zi[R];
+  Acc sx[R], sy[R], sz[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = group_first + kRow * r;
+    xi[r] = i < b.n ? b.x[i] : T(0);
+    yi[r] = i < b.n ? b.y[i] : T(0);
+    zi[r] = i < b.n ? b.z[i] : T(0);
+    sx[r] = sy[r] = sz[r] = Acc(0);
+  }
+
+  // This block's sources [j_begin, j_end), split into W strips of whole 32-source chunks.
+  const int j_begin = blockIdx.y * slice_len;
+  const int j_end = min(b.n, j_begin + slice_len);
+  const int per_warp = ((j_end - j_begin + W - 1) / W + 31) / 32 * 32;
+  const int w_begin = j_begin + warp * per_warp;
+  const int w_end = min(j_end, w_begin + per_warp);
+  Source4<T> next = load_source(b, w_begin + lane, w_end);  // prefetched a chunk ahead
+  for (int base = w_begin; base < w_end; base += 32) {
+    strip[warp][lane] = next;
+    __syncwarp();
+    next = load_source(b, base + 32 + lane, w_end);
+    if constexpr (std::is_same_v<Acc, T>) {
+#pragma unroll
+      for (int k = 0; k < 32 / L; ++k) {
+        const Source4<T> s = strip[warp][k * L + phase];
+#pragma unroll
+        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
+      }
+    } else {
+      // Mixed: this chunk's terms summed in T, then added to the wider sums.
+      T tx[R], ty[R], tz[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
+#pragma unroll
+      for (int k = 0; k < 32 / L; ++k) {
+        const Source4<T> s = strip[warp][k * L + phase];
+#pragma unroll
+        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        sx[r] += Acc(tx[r]);
+        sy[r] += Acc(ty[r]);
+        sz[r] += Acc(tz[r]);
+      }
+    }
+    __syncwarp();
+  }
+
+  // The L lanes of a target: a butterfly, so every one of them ends with the same bits.
+#pragma unroll
+  for (int offset = kRow; offset < 32; offset *= 2) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      sx[r] += __shfl_xor_sync(0xffffffffu, sx[r], offset);
+      sy[r] += __shfl_xor_sync(0xffffffffu, sy[r], offset);
+      sz[r] += __shfl_xor_sync(0xffffffffu, sz[r], offset);
+    }
+  }
+
+  // The W warps' sums, target by target, in warp order; warp r finishes the row r.
+  Acc tx[1] = {Acc(0)}, ty[1] = {Acc(0)}, tz[1] = {Acc(0)};
+  int target[1] = {-1};
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    if (phase == 0) {
+      partial[warp][column][0] = sx[r];
+      partial[warp][column][1] = sy[r];
+      partial[warp][column][2] = sz[r];
+    }
+    __syncthreads();
+    if (warp == r && phase == 0) {
+      for (int w = 0; w < W; ++w) {
+        tx[0] += partial[w][column][0];
+        ty[0] += partial[w][column][1];
+        tz[0] += partial[w][column][2];
+      }
+      const int i = group_first + kRow * r;
+      target[0] = i < b.n ? i : -1;
+    }
+    __syncthreads();
+  }
+
+  if (gridDim.y > 1 && !combine_slices<Acc, 1>(target, tx, ty, tz, scratch)) return;
+  if (target[0] >= 0) finish(target[0], tx[0], ty[0], tz[0]);
+}
+
+// Launch shape of the potential pass (diagnostics only; speed does not matter).
+struct PotentialPolicy {
+  static constexpr int kBlock = 256;
+};
 
 // Per-block partial sums of m_i phi_i (phi_i excluding j = i), each target's sum in float64.
 template <class T, class Policy, class Pair>
 __global__ void __launch_bounds__(Policy::kBlock)
-    tiled_potential(const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
-                    const T* __restrict__ m, int n, Pair pair, double* __restrict__ block_sums) {
+    tiled_potential(BodiesView<T> b, Pair pair, double* __restrict__ block_sums) {
   __shared__ Source4<T> tile[Policy::kBlock];
   __shared__ double scratch[Policy::kBlock / 32];
   const int i = blockIdx.x * Policy::kBlock + threadIdx.x;
-  const T xi = i < n ? x[i] : T(0);
-  const T yi = i < n ? y[i] : T(0);
-  const T zi = i < n ? z[i] : T(0);
+  const T xi = i < b.n ? b.x[i] : T(0);
+  const T yi = i < b.n ? b.y[i] : T(0);
+  const T zi = i < b.n ? b.z[i] : T(0);
   double phi = 0;
-  for (int base = 0; base < n; base += Policy::kBlock) {
+  for (int base = 0; base < b.n; base += Policy::kBlock) {
     const int j = base + threadIdx.x;
-    tile[threadIdx.x] = j < n ? Source4<T>{x[j], y[j], z[j], m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
+    tile[threadIdx.x] = j < b.n ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
     __syncthreads();
-    const int count = min(Policy::kBlock, n - base);
+    const int count = min(Policy::kBlock, b.n - base);
     for (int k = 0; k < count; ++k) {
       if (base + k == i) continue;
       const Source4<T> s = tile[k];
@@ -77,7 +353,7 @@ __global__ void __launch_bounds__(Policy::kBlock)
     }
     __syncthreads();
   }
-  const double w = i < n ? double(m[i]) * phi : 0.0;
+  const double w = i < b.n ? double(b.m[i]) * phi : 0.0;
   const double total = nbody::cuda::block_sum<Policy::kBlock>(w, scratch);
   if (threadIdx.x == 0) block_sums[blockIdx.x] = total;
 }

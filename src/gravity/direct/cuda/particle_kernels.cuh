@@ -32,6 +32,20 @@ __global__ void drift_kernel(T* __restrict__ x, T* __restrict__ y, T* __restrict
   }
 }
 
+// Mixed precision: float32 copies of the float64 positions (and masses when m is given) for the
+// force kernel.
+__global__ inline void round_to_float_kernel(const double* __restrict__ x, const double* __restrict__ y,
+                                             const double* __restrict__ z, const double* __restrict__ m, int n,
+                                             float* __restrict__ xf, float* __restrict__ yf, float* __restrict__ zf,
+                                             float* __restrict__ mf) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    xf[i] = float(x[i]);
+    yf[i] = float(y[i]);
+    zf[i] = float(z[i]);
+    if (m != nullptr) mf[i] = float(m[i]);
+  }
+}
+
 // block_sums[q * kBlocks + block] for each quantity q.
 template <class T>
 __global__ void __launch_bounds__(MomentsPolicy::kBlock)
@@ -60,6 +74,29 @@ __global__ void __launch_bounds__(MomentsPolicy::kBlock)
     const double total = nbody::cuda::block_sum<P::kBlock>(q[k], scratch);
     if (threadIdx.x == 0) block_sums[k * P::kBlocks + blockIdx.x] = total;
   }
+}
+
+}  // namespace nbody::direct::cuda
+
+namespace nbody::direct::cuda {
+
+// Per-block maxima of |a_i|^2 (in float64) over a fixed grid of MomentsPolicy::kBlocks blocks;
+// the host takes the maximum of the kBlocks values. A maximum is exact, so the result does not
+// depend on the order.
+template <class T>
+__global__ void __launch_bounds__(MomentsPolicy::kBlock)
+    max_acceleration_kernel(const T* __restrict__ ax, const T* __restrict__ ay, const T* __restrict__ az, int n,
+                            double* __restrict__ block_max) {
+  using P = MomentsPolicy;
+  __shared__ double scratch[P::kBlock / 32];
+  double worst = 0;
+  for (int i = blockIdx.x * P::kBlock + threadIdx.x; i < n; i += P::kBlocks * P::kBlock) {
+    const double x = ax[i], y = ay[i], z = az[i];
+    const double a2 = x * x + y * y + z * z;
+    worst = a2 > worst ? a2 : worst;
+  }
+  const double best = nbody::cuda::block_max<P::kBlock>(worst, scratch);
+  if (threadIdx.x == 0) block_max[blockIdx.x] = best;
 }
 
 }  // namespace nbody::direct::cuda

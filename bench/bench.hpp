@@ -1,0 +1,82 @@
+#pragma once
+// `nbody bench`: the optimization study as a benchmark. Suites of measurements, each verified
+// against the float64 reference before its time counts, written as a table, JSON and CSV.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nbody/precision.hpp"
+
+namespace nbody::bench {
+
+struct Options {
+  std::vector<std::string> suites;       // ladder, blocksize, scaling, tune, precision, profile
+  std::int64_t n = 4096;                 // ladder / blocksize / profile
+  std::vector<Precision> precisions;     // ladder and profile (default fp32)
+  std::int64_t max_n = 4194304;          // scaling and tune stop here
+  bool quick = false;                    // fewer repeats and sizes: a smoke test
+  std::string json_path;
+  std::string csv_path;
+  std::string command_line;              // recorded in the JSON
+};
+
+// One measured (or failed, or skipped) configuration.
+struct Record {
+  std::string suite;
+  std::string rung;
+  std::string precision;
+  std::int64_t n = 0;
+  std::string shape;           // launch shape; "" on the CPU
+  int steps = 0;               // steps per timed repeat
+  int repeats = 0;
+  double median_s = 0;         // per step
+  double mean_s = 0;           // per step
+  double min_s = 0;            // per step
+  double rate = 0;             // billion interactions / s from the median
+  bool verified = false;
+  std::string verification;    // how it was verified, with the error and the tolerance
+  std::string error;           // why there is no time (a failed launch, wrong positions)
+  std::string skipped;         // why it was not run
+  double speedup_vs_serial = 0;    // ladder
+  double speedup_vs_previous = 0;  // ladder
+  double fraction_of_ceiling = 0;  // gpu-best and tune: rate / issue-slot ceiling at the measured clock
+  bool policy_choice = false;      // tune: the shape the launch policy picks
+  double energy_error = 0;         // precision suite: |dE/E0| of a leapfrog run
+
+  [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
+};
+
+struct Environment {
+  std::string device = "none";
+  int sm_count = 0;
+  double sm_clock_rated_mhz = 0;
+  double sm_clock_measured_mhz = 0;  // cycles counted by clock64() over event-timed spins, under load
+  double memory_clock_mhz = 0;
+  std::string driver;           // the NVIDIA driver (nvidia-smi)
+  std::string cuda_driver_api;  // the CUDA version the driver supports
+  std::string cuda_runtime;
+  std::string host_cpu;
+  int host_threads = 0;
+  std::string nbody_version;
+  std::string git_revision;
+  std::string timestamp;
+};
+
+struct Report {
+  Environment env;
+  Options options;
+  std::vector<Record> records;
+};
+
+// Runs the suites of `options`, printing each record as it completes; returns everything.
+Report run(const Options& options);
+
+// Issue-slot ceilings (billion interactions / s) at an SM clock: 12 FP32 + 1 MUFU = 13 issue
+// slots per pair on 128 FP32 lanes per SM; 17 FP64 instructions per pair on 64 FP64 lanes per SM
+// (the conventional count; see report.cpp and interaction.hpp).
+[[nodiscard]] double issue_ceiling(Precision p, int sm_count, double sm_clock_mhz) noexcept;
+
+void write_json(const Report& report, const std::string& path);
+void write_csv(const Report& report, const std::string& path);
+
+}  // namespace nbody::bench

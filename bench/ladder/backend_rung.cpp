@@ -1,0 +1,59 @@
+// cpu and gpu-best: the production backends (CPU OpenMP + SIMD; the CUDA direct-sum kernel with
+// the force pass and the Euler update fused) running the documents' program.
+#include <cmath>
+
+#include "gravity/backend.hpp"
+#include "ladder/rung.hpp"
+#include "nbody/error.hpp"
+#include "sim/documents_program.hpp"
+
+namespace nbody::bench {
+namespace {
+
+template <class T>
+class BackendRung final : public Rung {
+ public:
+  BackendRung(std::string rung, const std::string& backend, std::size_t n, bool mixed)
+      : rung_(std::move(rung)),
+        backend_(make_backend<T>(backend, n, GravityParams{1.0, std::sqrt(kDocumentsEps2)}, mixed)) {}
+
+  std::string name() const override { return rung_; }
+  bool on_gpu() const override { return backend_->name() == "cuda"; }
+  std::string shape() const override { return on_gpu() ? backend_->kernel() : ""; }
+
+  void reset(const Particles<double>& p) override {
+    Particles<double> unit = p;
+    for (auto& m : unit.m) m = 1.0;  // the documents' bodies have unit mass
+    backend_->upload(unit.as<T>());
+  }
+
+  double run_timed(int count) override {
+    return backend_->measure_seconds([&] {
+      for (int s = 0; s < count; ++s) backend_->euler_step(kDocumentsDt);
+    });
+  }
+
+  Particles<double> state() override {
+    Particles<T> p;
+    backend_->download(p);
+    return p.template as<double>();
+  }
+
+ private:
+  std::string rung_;
+  std::unique_ptr<Backend<T>> backend_;
+};
+
+}  // namespace
+
+std::unique_ptr<Rung> make_backend_rung(const std::string& rung, const std::string& backend, Precision precision,
+                                        std::size_t n) {
+  switch (precision) {
+    case Precision::fp32: return std::make_unique<BackendRung<float>>(rung, backend, n, false);
+    case Precision::fp64: return std::make_unique<BackendRung<double>>(rung, backend, n, false);
+    case Precision::mixed: return std::make_unique<BackendRung<double>>(rung, backend, n, true);
+  }
+  throw_input_error("unknown precision");
+}
+
+}  // namespace nbody::bench

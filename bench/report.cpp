@@ -1,0 +1,151 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "json.hpp"
+
+namespace nbody::bench {
+
+double issue_ceiling(Precision p, int sm_count, double sm_clock_mhz) noexcept {
+  // fp64 counts the conventional 17 FP64 instructions a pair (12 + a five-instruction rsqrt
+  // refinement); the production kernel's fused m/r^3 needs 16, so it can pass 100%.
+  const double lanes_per_pair = p == Precision::fp64 ? 64.0 / 17.0 : 128.0 / 13.0;
+  return double(sm_count) * lanes_per_pair * sm_clock_mhz * 1e6 / 1e9;
+}
+
+std::string table_header() {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-10s %-19s %-5s %9s %-24s %12s %12s %10s %9s %9s  %s", "suite", "rung", "prec",
+                "n", "shape", "median ms", "mean ms", "Ginter/s", "x serial", "x prev", "verified / note");
+  return buf;
+}
+
+std::string table_row(const Record& r) {
+  char head[160];
+  std::snprintf(head, sizeof head, "%-10s %-19s %-5s %9lld %-24s", r.suite.c_str(), r.rung.c_str(), r.precision.c_str(),
+                static_cast<long long>(r.n), r.shape.substr(0, 24).c_str());
+  std::string line = head;
+  if (!r.skipped.empty()) return line + "  " + r.skipped;
+  if (!r.error.empty()) return line + "  ERROR: " + r.error;
+  char body[256];
+  auto speedup = [](double v) {
+    char b[16];
+    if (v > 0) {
+      std::snprintf(b, sizeof b, "%9.3g", v);
+    } else {
+      std::snprintf(b, sizeof b, "%9s", "");
+    }
+    return std::string(b);
+  };
+  std::snprintf(body, sizeof body, " %12.5g %12.5g %10.4g %s %s  %s", r.median_s * 1e3, r.mean_s * 1e3, r.rate,
+                speedup(r.speedup_vs_serial).c_str(), speedup(r.speedup_vs_previous).c_str(),
+                r.verified ? "yes" : "no");
+  line += body;
+  if (r.fraction_of_ceiling > 0) {
+    char f[48];
+    std::snprintf(f, sizeof f, ", %.1f%% of issue ceiling", 100 * r.fraction_of_ceiling);
+    line += f;
+  }
+  if (r.energy_error > 0) {
+    char f[48];
+    std::snprintf(f, sizeof f, ", |dE/E0| %.3g", r.energy_error);
+    line += f;
+  }
+  if (r.policy_choice) line += ", policy's choice";
+  return line;
+}
+
+std::string describe(const Environment& e) {
+  std::ostringstream os;
+  os << "device: " << e.device;
+  if (e.sm_count > 0) {
+    os << " (" << e.sm_count << " SMs, rated " << e.sm_clock_rated_mhz << " MHz";
+    if (e.sm_clock_measured_mhz > 0) os << ", measured " << e.sm_clock_measured_mhz << " MHz under load";
+    os << "), driver " << e.driver << ", CUDA runtime " << e.cuda_runtime;
+  }
+  os << "\nhost: " << e.host_cpu << ", " << e.host_threads << " threads; nbody " << e.nbody_version << " ("
+     << e.git_revision << "), " << e.timestamp;
+  return os.str();
+}
+
+void write_json(const Report& rep, const std::string& path) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("command", rep.options.command_line);
+  j.key("environment").begin_object();
+  const Environment& e = rep.env;
+  j.field("device", e.device)
+      .field("sm_count", e.sm_count)
+      .field("sm_clock_rated_mhz", e.sm_clock_rated_mhz)
+      .field("sm_clock_measured_mhz", e.sm_clock_measured_mhz)
+      .field("memory_clock_mhz", e.memory_clock_mhz)
+      .field("driver", e.driver)
+      .field("cuda_driver_api", e.cuda_driver_api)
+      .field("cuda_runtime", e.cuda_runtime)
+      .field("host_cpu", e.host_cpu)
+      .field("host_threads", e.host_threads)
+      .field("nbody_version", e.nbody_version)
+      .field("git_revision", e.git_revision)
+      .field("timestamp", e.timestamp);
+  if (e.sm_count > 0 && e.sm_clock_measured_mhz > 0) {
+    j.key("issue_ceiling_ginteractions").begin_object();
+    j.field("fp32", issue_ceiling(Precision::fp32, e.sm_count, e.sm_clock_measured_mhz));
+    j.field("fp64", issue_ceiling(Precision::fp64, e.sm_count, e.sm_clock_measured_mhz));
+    j.end_object();
+  }
+  j.end_object();
+  j.key("results").begin_array();
+  for (const Record& r : rep.records) {
+    j.begin_object();
+    j.field("suite", r.suite).field("rung", r.rung).field("n", static_cast<long long>(r.n)).field("precision", r.precision);
+    j.field("launch_shape", r.shape).field("steps", r.steps).field("repeats", r.repeats);
+    if (r.timed()) {
+      j.field("median_step_s", r.median_s).field("mean_step_s", r.mean_s).field("min_step_s", r.min_s);
+      j.field("billion_interactions_per_s", r.rate);
+    } else {
+      j.key("median_step_s").null().key("mean_step_s").null().key("billion_interactions_per_s").null();
+    }
+    j.field("verified", r.verified).field("verification", r.verification);
+    if (!r.error.empty()) j.field("error", r.error);
+    if (!r.skipped.empty()) j.field("skipped", r.skipped);
+    if (r.speedup_vs_serial > 0) j.field("speedup_vs_cpu_serial", r.speedup_vs_serial);
+    if (r.speedup_vs_previous > 0) j.field("speedup_vs_previous_rung", r.speedup_vs_previous);
+    if (r.fraction_of_ceiling > 0) j.field("fraction_of_issue_ceiling", r.fraction_of_ceiling);
+    if (r.suite == "tune") j.field("policy_choice", r.policy_choice);
+    if (r.energy_error > 0) j.field("relative_energy_error", r.energy_error);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  write_file_atomic(path, j.str() + "\n");
+}
+
+void write_csv(const Report& rep, const std::string& path) {
+  std::ostringstream os;
+  os << "suite,rung,n,precision,launch_shape,steps,repeats,median_step_s,mean_step_s,billion_interactions_per_s,"
+        "verified,speedup_vs_cpu_serial,speedup_vs_previous_rung,fraction_of_issue_ceiling,policy_choice,"
+        "relative_energy_error,error\n";
+  for (const Record& r : rep.records) {
+    auto quoted = [](std::string s) {
+      std::string out = "\"";
+      for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+      return out + "\"";
+    };
+    char nums[256];
+    if (r.timed()) {
+      std::snprintf(nums, sizeof nums, "%.9g,%.9g,%.9g", r.median_s, r.mean_s, r.rate);
+    } else {
+      std::snprintf(nums, sizeof nums, ",,");
+    }
+    os << r.suite << ',' << r.rung << ',' << r.n << ',' << r.precision << ',' << quoted(r.shape) << ',' << r.steps << ','
+       << r.repeats << ',' << nums << ',' << (r.verified ? "true" : "false") << ',' << r.speedup_vs_serial << ','
+       << r.speedup_vs_previous << ',' << r.fraction_of_ceiling << ',' << (r.policy_choice ? "true" : "false") << ','
+       << r.energy_error << ',' << quoted(!r.error.empty() ? r.error : r.skipped) << '\n';
+  }
+  write_file_atomic(path, os.str());
+}
+
+}  // namespace nbody::bench

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Plots from `nbody bench --json` results: scaling over N (time per step, speedup, rate),
+the ladder, the block-size sweeps (naive bars, split heat map) and the kernel tuning sweep.
+
+Usage: scripts/plot_bench.py RESULTS.json [OUTDIR]    (needs matplotlib: python3-matplotlib)
+"""
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+RUNG_ORDER = ["cpu-serial", "cpu", "gpu-naive", "gpu-shared", "gpu-split", "gpu-split-unrolled", "gpu-best"]
+STYLE = {"fp32": "-", "fp64": "--", "mixed": ":"}
+
+
+def timed(r):
+    return r.get("billion_interactions_per_s") is not None and r.get("verified")
+
+
+def title_suffix(env):
+    dev = env.get("device", "?")
+    clock = env.get("sm_clock_measured_mhz") or 0
+    return f"{dev}" + (f", SM clock {clock:.0f} MHz" if clock else "")
+
+
+def scaling(results, env, out):
+    rows = [r for r in results if r["suite"] == "scaling" and timed(r)]
+    if not rows:
+        return []
+    files = []
+    series = {}
+    for r in rows:
+        series.setdefault((r["rung"], r["precision"]), []).append(r)
+    for key in series:
+        series[key].sort(key=lambda r: r["n"])
+
+    def ordered():
+        return sorted(series, key=lambda k: (RUNG_ORDER.index(k[0]) if k[0] in RUNG_ORDER else 99, k[1]))
+
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for rung, prec in ordered():
+        s = series[(rung, prec)]
+        ax.loglog([r["n"] for r in s], [r["median_step_s"] * 1e3 for r in s], STYLE.get(prec, "-"), marker="o",
+                  ms=3, label=f"{rung} {prec}")
+    ax.set_xlabel("N (bodies)")
+    ax.set_ylabel("time per step (ms, median)")
+    ax.set_title("Time per step over N\n" + title_suffix(env), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    path = os.path.join(out, "scaling_time.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    files.append(path)
+
+    serial = {r["n"]: r["median_step_s"] for r in series.get(("cpu-serial", "fp32"), [])}
+    if serial:
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        for rung, prec in ordered():
+            if prec != "fp32" or rung == "cpu-serial":
+                continue
+            pts = [(r["n"], serial[r["n"]] / r["median_step_s"]) for r in series[(rung, prec)] if r["n"] in serial]
+            if pts:
+                ax.loglog([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=rung)
+        ax.set_xlabel("N (bodies)")
+        ax.set_ylabel("speedup over cpu-serial (T_cpu / T)")
+        ax.set_title("Speedup over the documents' serial program (fp32)\n" + title_suffix(env), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        path = os.path.join(out, "scaling_speedup.png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        files.append(path)
+
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for rung, prec in ordered():
+        s = series[(rung, prec)]
+        ax.semilogx([r["n"] for r in s], [r["billion_interactions_per_s"] for r in s], STYLE.get(prec, "-"),
+                    marker="o", ms=3, label=f"{rung} {prec}")
+    ceilings = env.get("issue_ceiling_ginteractions", {})
+    for prec, value in ceilings.items():
+        ax.axhline(value, color="gray", ls=STYLE.get(prec, "-"), lw=0.8)
+        ax.text(ax.get_xlim()[0] * 1.1 if ax.get_xlim()[0] > 0 else 1024, value * 1.01,
+                f"issue-slot ceiling {prec}: {value:.0f}", fontsize=7, color="gray")
+    ax.set_xlabel("N (bodies)")
+    ax.set_ylabel("billion interactions / s")
+    ax.set_title("Interaction rate over N\n" + title_suffix(env), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    path = os.path.join(out, "scaling_rate.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    files.append(path)
+    return files
+
+
+def ladder(results, env, out):
+    files = []
+    for prec in ("fp32", "fp64", "mixed"):
+        rows = [r for r in results if r["suite"] == "ladder" and r["precision"] == prec]
+        if not any(timed(r) for r in rows):
+            continue
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        names = [r["rung"] for r in rows]
+        values = [r["billion_interactions_per_s"] if timed(r) else 0 for r in rows]
+        bars = ax.bar(names, values, color=["#888" if n.startswith("cpu") else "#2a7" for n in names])
+        ax.set_yscale("log")
+        for b, r in zip(bars, rows):
+            label = f"{r['billion_interactions_per_s']:.3g}" if timed(r) else ("skipped" if r.get("skipped") else "FAILED")
+            ax.text(b.get_x() + b.get_width() / 2, max(b.get_height(), 1e-2) * 1.1, label, ha="center", fontsize=8)
+        n = rows[0]["n"]
+        ax.set_ylabel("billion interactions / s")
+        ax.set_title(f"The optimization ladder, N = {n}, {prec}\n" + title_suffix(env), fontsize=10)
+        plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
+        path = os.path.join(out, f"ladder_{prec}.png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        files.append(path)
+    return files
+
+
+def blocksize(results, env, out):
+    files = []
+    naive = [r for r in results if r["suite"] == "blocksize" and r["rung"] == "gpu-naive"]
+    if naive:
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        labels = [r["launch_shape"].replace("block ", "") for r in naive]
+        values = [r["billion_interactions_per_s"] if timed(r) else 0 for r in naive]
+        bars = ax.bar(labels, values, color=["#2a7" if timed(r) else "#c33" for r in naive])
+        for b, r in zip(bars, naive):
+            if not timed(r):
+                ax.text(b.get_x() + b.get_width() / 2, 0, "launch\nfailed", ha="center", va="bottom", fontsize=7,
+                        color="#c33")
+        ax.set_xlabel("threads per block")
+        ax.set_ylabel("billion interactions / s")
+        ax.set_title("gpu-naive over the block size (N = %d)\n" % naive[0]["n"] + title_suffix(env), fontsize=10)
+        path = os.path.join(out, "blocksize_naive.png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        files.append(path)
+    split = [r for r in results if r["suite"] == "blocksize" and r["rung"] == "gpu-split"]
+    if split:
+        def parse(shape):
+            parts = shape.replace("block ", "").split(" x stride ")
+            return int(parts[0]), int(parts[1].split(",")[0])
+        blocks = sorted({parse(r["launch_shape"])[0] for r in split})
+        strides = sorted({parse(r["launch_shape"])[1] for r in split})
+        grid = [[math.nan for _ in strides] for _ in blocks]
+        for r in split:
+            b, s = parse(r["launch_shape"])
+            if timed(r):
+                grid[blocks.index(b)][strides.index(s)] = r["billion_interactions_per_s"]
+        fig, ax = plt.subplots(figsize=(7, 5))
+        im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(strides)), [str(s) for s in strides])
+        ax.set_yticks(range(len(blocks)), [str(b) for b in blocks])
+        ax.set_xlabel("BLOCK_STRIDE (blocks per body)")
+        ax.set_ylabel("BLOCK_SIZE (threads per block)")
+        for i in range(len(blocks)):
+            for j in range(len(strides)):
+                v = grid[i][j]
+                ax.text(j, i, "-" if math.isnan(v) else f"{v:.0f}", ha="center", va="center", fontsize=7,
+                        color="white")
+        fig.colorbar(im, label="billion interactions / s")
+        ax.set_title("gpu-split over BLOCK_SIZE x BLOCK_STRIDE (N = %d)\n" % split[0]["n"] + title_suffix(env),
+                     fontsize=10)
+        path = os.path.join(out, "blocksize_split_heatmap.png")
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        files.append(path)
+    return files
+
+
+def tune(results, env, out):
+    rows = [r for r in results if r["suite"] == "tune" and timed(r)]
+    if not rows:
+        return []
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for prec in ("fp32", "mixed", "fp64"):
+        by_n = {}
+        for r in rows:
+            if r["precision"] == prec:
+                by_n.setdefault(r["n"], []).append(r)
+        if not by_n:
+            continue
+        ns = sorted(by_n)
+        best = [max(x["billion_interactions_per_s"] for x in by_n[n]) for n in ns]
+        pol = [next((x["billion_interactions_per_s"] for x in by_n[n] if x.get("policy_choice")), math.nan) for n in ns]
+        line, = ax.semilogx(ns, best, STYLE[prec], marker="o", ms=3, label=f"{prec}: best measured shape")
+        ax.semilogx(ns, pol, STYLE[prec], marker="x", color=line.get_color(), alpha=0.6, label=f"{prec}: policy's shape")
+    ax.set_xlabel("N (bodies)")
+    ax.set_ylabel("billion interactions / s (accelerations only)")
+    ax.set_title("Production kernel: best launch shape vs the policy's\n" + title_suffix(env), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    path = os.path.join(out, "tune.png")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return [path]
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    with open(sys.argv[1]) as f:
+        data = json.load(f)
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.dirname(os.path.abspath(sys.argv[1]))
+    os.makedirs(out, exist_ok=True)
+    results, env = data["results"], data["environment"]
+    files = scaling(results, env, out) + ladder(results, env, out) + blocksize(results, env, out) + tune(results, env, out)
+    for path in files:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

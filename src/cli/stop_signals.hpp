@@ -1,0 +1,21 @@
+#pragma once
+// SIGINT and SIGTERM ask a run to stop at the end of the current step (it then checkpoints
+// and exits cleanly). A second signal while stopping ends the process at once (the default
+// action is restored after the first).
+namespace nbody::cli {
+
+class StopSignals {
+ public:
+  StopSignals();   // installs the handlers
+  ~StopSignals();  // restores what was there
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // The signal that asked to stop, or 0.
+  [[nodiscard]] static int received() noexcept;
+};
+
+// "SIGINT", "SIGTERM"
+[[nodiscard]] const char* signal_name(int sig) noexcept;
+
+}  // namespace nbody::cli

@@ -1,0 +1,148 @@
+#pragma once
+// Launching the production direct-sum kernel for a run-time shape: the dispatch from a
+// DirectShape to the compiled (block, targets) instance, and the scratch split launches need.
+// Include from .cu files only.
+#include <algorithm>
+#include <type_traits>
+#include <string>
+
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "gravity/direct/cuda/direct_kernels.cuh"
+#include "gravity/direct/cuda/direct_shape.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::direct::cuda {
+
+// Partial sums and tickets for split launches. Sized on first use for a shape and n; the
+// tickets are zeroed once and every launch leaves them zero.
+template <class Acc>
+class SplitBuffers {
+ public:
+  SplitScratch<Acc> prepare(const DirectShape& s, int n, cudaStream_t stream) {
+    const int groups = (n + s.group() - 1) / s.group();
+    const std::size_t stride = std::size_t(groups) * s.group();
+    const std::size_t need = stride * std::size_t(s.slices);
+    if (need > px_.size()) {
+      px_ = nbody::cuda::DeviceBuffer<Acc>(need);
+      py_ = nbody::cuda::DeviceBuffer<Acc>(need);
+      pz_ = nbody::cuda::DeviceBuffer<Acc>(need);
+    }
+    if (std::size_t(groups) > tickets_.size()) {
+      tickets_ = nbody::cuda::DeviceBuffer<unsigned>(std::size_t(groups));
+      NBODY_CUDA_CHECK(cudaMemsetAsync(tickets_.data(), 0, std::size_t(groups) * sizeof(unsigned), stream));
+    }
+    return {px_.data(), py_.data(), pz_.data(), tickets_.data(), static_cast<int>(stride)};
+  }
+
+  // Bytes a shape needs for n bodies (for memory checks before allocating anything).
+  static std::size_t bytes(const DirectShape& s, std::size_t n) {
+    if (s.slices <= 1) return 0;
+    const std::size_t groups = (n + s.group() - 1) / s.group();
+    return groups * s.group() * (3 * sizeof(Acc) * std::size_t(s.slices) + sizeof(unsigned));
+  }
+
+ private:
+  nbody::cuda::DeviceBuffer<Acc> px_, py_, pz_;
+  nbody::cuda::DeviceBuffer<unsigned> tickets_;
+};
+
+// Sources per slice: n / S rounded up to whole multiples of the shape's minimum slice; the
+// launch then uses just enough slices.
+inline int slice_length(const DirectShape& s, int n) {
+  const int unit = s.min_slice();
+  const int per = (n + s.slices - 1) / s.slices;
+  return std::max(unit, (per + unit - 1) / unit * unit);
+}
+
+template <int Block, int R, bool Warps = false, int Lanes = 1>
+struct CompiledShape {
+  static constexpr int kBlock = Block;
+  static constexpr int kTargets = R;
+  static constexpr bool kWarps = Warps;
+  static constexpr int kLanes = Lanes;
+};
+
+template <class T, class Acc, class Pair, class Epilogue, class Shape>
+void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
+                     SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+  const int groups = (b.n + s.group() - 1) / s.group();
+  const int len = slice_length(s, b.n);
+  const int slices = (b.n + len - 1) / len;
+  DirectShape used = s;
+  used.slices = slices;
+  const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, b.n, stream) : SplitScratch<Acc>{};
+  const dim3 grid(groups, slices);
+  if constexpr (Shape::kWarps) {
+    direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>
+        <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
+  } else {
+    direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>
+        <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
+  }
+  NBODY_CUDA_CHECK_LAUNCH();
+}
+
+template <class... Shapes>
+struct ShapeList {};
+
+// The compiled instances per arithmetic; keep in step with compiled_shapes() in direct_shape.cpp.
+template <class T, class Acc>
+using CompiledShapes = std::conditional_t<
+    std::is_same_v<T, float> && std::is_same_v<Acc, float>,
+    ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>, CompiledShape<128, 8>,
+              CompiledShape<256, 2>, CompiledShape<256, 4>, CompiledShape<256, 8>, CompiledShape<1024, 1, true>,
+              CompiledShape<512, 2, true>, CompiledShape<256, 4, true>, CompiledShape<1024, 1, true, 2>,
+              CompiledShape<512, 1, true, 4>, CompiledShape<512, 2, true, 2>>,
+    std::conditional_t<std::is_same_v<T, double>,
+                       ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
+                                 CompiledShape<512, 1, true>, CompiledShape<256, 2, true>,
+                                 CompiledShape<512, 1, true, 2>>,
+                       ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
+                                 CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>,
+                                 CompiledShape<1024, 1, true, 2>>>>;
+
+// Calls visit.template operator()<Shape>() for the compiled Shape matching s; false if none does.
+template <class Visit, class... Shapes>
+bool visit_shape(const DirectShape& s, Visit&& visit, ShapeList<Shapes...>) {
+  return ((s.block == Shapes::kBlock && s.targets == Shapes::kTargets && s.warps == Shapes::kWarps &&
+                   s.lanes == Shapes::kLanes
+               ? (visit.template operator()<Shapes>(), true)
+               : false) ||
+          ...);
+}
+
+template <class T, class Acc, class Pair, class Epilogue>
+void launch_direct_sum(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
+                       SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+  const bool launched = visit_shape(
+      s, [&]<class Shape>() { launch_instance<T, Acc, Pair, Epilogue, Shape>(s, b, pair, finish, buffers, stream); },
+      CompiledShapes<T, Acc>{});
+  if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
+}
+
+// Resident blocks per SM of the compiled kernel for a shape (registers and shared memory as the
+// compiler left them), for the launch policy.
+template <class T, class Acc>
+int direct_blocks_per_sm(const DirectShape& s) {
+  using Pair = gravity::PlummerPair<T, false>;
+  using Store = StoreAccelerations<Acc, Acc>;
+  int blocks = 0;
+  const bool found = visit_shape(
+      s,
+      [&]<class Shape>() {
+        if constexpr (Shape::kWarps) {
+          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Store>,
+              Shape::kBlock, 0));
+        } else {
+          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Store>, Shape::kBlock, 0));
+        }
+      },
+      CompiledShapes<T, Acc>{});
+  if (!found) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
+  return blocks;
+}
+
+}  // namespace nbody::direct::cuda

@@ -1,0 +1,46 @@
+#pragma once
+// Launch shapes of the production direct-sum kernel and the policy that picks one per N and
+// per GPU. Plain C++ (no CUDA types): the benchmark's tuner and the tests read it too.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+enum class KernelArithmetic { fp32, fp64, mixed };
+
+// Two kernels: tiled (a block's threads own block x R targets and share one source tile) and
+// warp-sliced (a block's W = block / 32 warps share 32 R targets and split the sources).
+struct DirectShape {
+  int block = 128;     // threads per block
+  int targets = 1;     // targets per thread (R)
+  int slices = 1;      // source slices (S): blocks that share one target group's sources
+  bool warps = false;  // the warp-sliced kernel
+  int lanes = 1;       // warp-sliced: lanes that share a target (each takes every lanes-th source)
+
+  [[nodiscard]] int group() const noexcept { return warps ? 32 / lanes * targets : block * targets; }
+  // The smallest source slice that keeps every thread busy: one tile, or 32 sources per warp.
+  [[nodiscard]] int min_slice() const noexcept { return block; }
+  [[nodiscard]] std::string text() const;  // "128x4/s8" (tiled), "w32x1/s2", "w32x1l2/s1" (warp-sliced)
+  bool operator==(const DirectShape&) const = default;
+};
+
+// The (block, targets) pairs compiled for an arithmetic; slices are chosen at run time.
+[[nodiscard]] const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a);
+
+// What the policy needs to know about the GPU: its SMs, and how many blocks of each compiled
+// shape an SM holds at once (the occupancy the compiler's register and shared-memory use allow).
+struct DeviceSlots {
+  int sm_count = 0;
+  std::function<int(const DirectShape&)> blocks_per_sm;
+};
+
+// The largest slice count that keeps every slice at least min_slice() sources: rounded down to a
+// power of two (1 when N < 2 min_slice()).
+[[nodiscard]] int max_slices(std::int64_t n, const DirectShape& shape) noexcept;
+
+// The policy (derivation in direct_shape.cpp). Deterministic in (n, arithmetic, device).
+[[nodiscard]] DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& device);
+
+}  // namespace nbody

@@ -1,0 +1,273 @@
+#include "io/checkpoint.hpp"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/fnv1a.hpp"
+#include "io/atomic_file.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr std::string_view kMagic = "NBODYCKP";
+constexpr std::uint32_t kByteOrderMark = 0x01020304;
+
+// ---- encoding ------------------------------------------------------------------------
+
+class Encoder {
+ public:
+  template <class V>
+  void put(V v) {
+    static_assert(std::is_trivially_copyable_v<V>);
+    char buf[sizeof v];
+    std::memcpy(buf, &v, sizeof v);
+    out_.append(buf, sizeof v);
+  }
+  template <class V>
+  void put_array(const std::vector<V>& v) {
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(V));
+  }
+  void put_bytes(std::string_view b) { out_.append(b); }
+  // A section: tag, then its size, then what `body` writes.
+  template <class Body>
+  void section(std::string_view tag, Body&& body) {
+    out_.append(tag);
+    const std::size_t size_at = out_.size();
+    put(std::uint64_t{0});
+    body();
+    const std::uint64_t size = out_.size() - size_at - sizeof(std::uint64_t);
+    std::memcpy(out_.data() + size_at, &size, sizeof size);
+  }
+  std::string& text() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      const char c = s[++i];
+      out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+template <class T>
+void put_particles(Encoder& e, const Particles<T>& p) {
+  e.put(static_cast<std::uint32_t>(sizeof(T)));
+  e.put(static_cast<std::uint64_t>(p.size()));
+  for (const auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) e.put_array(*v);
+  e.put_array(p.id);
+}
+
+// ---- decoding ------------------------------------------------------------------------
+
+class Decoder {
+ public:
+  Decoder(std::string_view bytes, const std::string& source, std::string what)
+      : bytes_(bytes), source_(source), what_(std::move(what)) {}
+
+  [[noreturn]] void fail(const std::string& why) const { throw_input_error(source_ + ": " + why); }
+
+  template <class V>
+  V get() {
+    V v;
+    std::memcpy(&v, take(sizeof v).data(), sizeof v);
+    return v;
+  }
+  std::string_view take(std::size_t n) {
+    if (n > bytes_.size() - at_) fail("malformed " + what_ + " (ends too early)");
+    const auto s = bytes_.substr(at_, n);
+    at_ += n;
+    return s;
+  }
+  template <class V>
+  void get_array(std::vector<V>& v, std::size_t n) {
+    if (n > (bytes_.size() - at_) / sizeof(V)) fail("malformed " + what_ + " (ends too early)");
+    v.resize(n);
+    std::memcpy(v.data(), take(n * sizeof(V)).data(), n * sizeof(V));
+  }
+  [[nodiscard]] bool done() const { return at_ == bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  const std::string& source_;
+  std::string what_;
+  std::size_t at_ = 0;
+};
+
+template <class T>
+Particles<T> get_particles(Decoder& d, std::uint64_t n) {
+  Particles<T> p;
+  for (auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) d.get_array(*v, n);
+  d.get_array(p.id, n);
+  return p;
+}
+
+RunConfig decode_config(std::string_view text, const std::string& source) {
+  RunConfig cfg;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto end = text.find('\n', at);
+    const auto line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    at = end == std::string_view::npos ? text.size() : end + 1;
+    const auto tab = line.find('\t');
+    if (tab == std::string_view::npos) throw_input_error(source + ": malformed configuration section");
+    const std::string key(line.substr(0, tab));
+    const ParamSpec* spec = find_run_param(key);
+    if (spec == nullptr) throw_input_error(source + ": unknown parameter '" + key + "' in the stored configuration");
+    set_param_from_text(cfg, *spec, unescape(line.substr(tab + 1)), source + ": " + key);
+  }
+  return cfg;
+}
+
+}  // namespace
+
+std::string encode_checkpoint(const Checkpoint& ck) {
+  Encoder e;
+  e.put_bytes(kMagic);
+  e.put(kCheckpointVersion);
+  e.put(kByteOrderMark);
+  e.section("CONF", [&] {
+    for (const auto& spec : run_params()) {
+      e.put_bytes(std::string(spec.key) + "\t" + escape(param_value_text(ck.config, spec)) + "\n");
+    }
+  });
+  e.section("STEP", [&] {
+    e.put(ck.step);
+    e.put(ck.time);
+  });
+  e.section("PART", [&] { std::visit([&](const auto& p) { put_particles(e, p); }, ck.state); });
+  e.section("INTG", [&] {
+    e.put(static_cast<std::uint32_t>(ck.integrator.tag.size()));
+    e.put_bytes(ck.integrator.tag);
+    e.put(static_cast<std::uint64_t>(ck.integrator.bytes.size()));
+    e.put_array(ck.integrator.bytes);
+  });
+  e.section("PROG", [&] {
+    const Diagnostics& d0 = ck.progress.initial;
+    e.put(d0.step);
+    for (const double v : {d0.time, d0.kinetic, d0.potential, d0.total}) e.put(v);
+    for (const auto* a : {&d0.momentum, &d0.angular, &d0.com}) {
+      for (const double v : *a) e.put(v);
+    }
+    e.put(d0.virial_ratio);
+    for (const double r : ck.progress.initial_radii) e.put(r);
+    e.put(ck.progress.diagnostics_rows);
+    e.put(ck.progress.snapshots);
+  });
+  e.put(fnv1a64(e.text()));
+  return std::move(e.text());
+}
+
+Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) {
+  constexpr std::size_t kPreamble = kMagic.size() + 2 * sizeof(std::uint32_t);
+  if (bytes.empty()) throw_input_error(source + ": empty file");
+  if (bytes.substr(0, kMagic.size()) != kMagic.substr(0, std::min(kMagic.size(), bytes.size()))) {
+    throw_input_error(source + ": not an nbody checkpoint (wrong magic)");
+  }
+  if (bytes.size() < kPreamble + sizeof(std::uint64_t)) throw_input_error(source + ": truncated checkpoint");
+  Decoder head(bytes.substr(0, kPreamble), source, "header");
+  head.take(kMagic.size());
+  const auto version = head.get<std::uint32_t>();
+  const auto mark = head.get<std::uint32_t>();
+  if (mark != kByteOrderMark) throw_input_error(source + ": checkpoint written on a machine of the other byte order");
+  if (version != kCheckpointVersion) {
+    throw_input_error(source + ": checkpoint format version " + std::to_string(version) +
+                      ", this build reads version " + std::to_string(kCheckpointVersion));
+  }
+  const auto body = bytes.substr(0, bytes.size() - sizeof(std::uint64_t));
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + body.size(), sizeof stored);
+  if (fnv1a64(body) != stored) throw_input_error(source + ": checksum mismatch (truncated or damaged checkpoint)");
+
+  Checkpoint ck;
+  bool have[4] = {false, false, false, false};
+  Decoder d(body.substr(kPreamble), source, "checkpoint");
+  while (!d.done()) {
+    const std::string tag(d.take(4));
+    const auto size = d.get<std::uint64_t>();
+    Decoder s(d.take(size), source, tag + " section");
+    if (tag == "CONF") {
+      ck.config = decode_config(s.take(size), source);
+      have[0] = true;
+    } else if (tag == "STEP") {
+      ck.step = s.get<std::int64_t>();
+      ck.time = s.get<double>();
+      have[1] = true;
+    } else if (tag == "PART") {
+      const auto width = s.get<std::uint32_t>();
+      const auto n = s.get<std::uint64_t>();
+      if (width == 4) {
+        ck.state = get_particles<float>(s, n);
+      } else if (width == 8) {
+        ck.state = get_particles<double>(s, n);
+      } else {
+        s.fail("PART section: values of " + std::to_string(width) + " bytes");
+      }
+      have[2] = true;
+    } else if (tag == "INTG") {
+      const auto len = s.get<std::uint32_t>();
+      ck.integrator.tag = std::string(s.take(len));
+      const auto n = s.get<std::uint64_t>();
+      s.get_array(ck.integrator.bytes, n);
+    } else if (tag == "PROG") {
+      Diagnostics& d0 = ck.progress.initial;
+      d0.step = s.get<std::int64_t>();
+      for (auto* v : {&d0.time, &d0.kinetic, &d0.potential, &d0.total}) *v = s.get<double>();
+      for (auto* a : {&d0.momentum, &d0.angular, &d0.com}) {
+        for (double& v : *a) v = s.get<double>();
+      }
+      d0.virial_ratio = s.get<double>();
+      for (double& r : ck.progress.initial_radii) r = s.get<double>();
+      ck.progress.diagnostics_rows = s.get<std::int64_t>();
+      ck.progress.snapshots = s.get<std::int64_t>();
+      have[3] = true;
+    }
+    // Unknown sections are skipped (written by a later version that added them).
+  }
+  if (!(have[0] && have[1] && have[2] && have[3])) throw_input_error(source + ": checkpoint lacks a required section");
+  return ck;
+}
+
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint& ck) {
+  write_file_atomic(path, encode_checkpoint(ck));
+}
+
+Checkpoint read_checkpoint(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_input_error(path.string() + ": cannot open checkpoint");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return decode_checkpoint(ss.str(), path.string());
+}
+
+}  // namespace nbody

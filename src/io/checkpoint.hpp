@@ -1,0 +1,40 @@
+#pragma once
+// The checkpoint file: a binary format of our own.
+//
+//   "NBODYCKP"            8-byte magic
+//   u32 version           kCheckpointVersion
+//   u32 0x01020304        byte-order mark (files are read on machines of the same byte order)
+//   sections              each: 4-byte tag, u64 payload size, payload
+//     CONF  the resolved configuration, one "key\tvalue\n" line per schema parameter
+//     STEP  i64 step, f64 time
+//     PART  u32 bytes per value (4 or 8), u64 n, then x y z vx vy vz m (n values each, the
+//           run's precision, exact bits), then n u64 ids
+//     INTG  u32 tag length, tag, u64 size, the integrator's own bytes
+//     PROG  RunProgress: the step-0 diagnostics (i64 step, f64 time, kinetic, potential, total,
+//           momentum[3], angular momentum[3], centre of mass[3], virial ratio), the step-0
+//           Lagrangian radii (7 f64), i64 diagnostics rows, i64 snapshots
+//   u64 FNV-1a 64 of every byte before it
+//
+// Readers skip sections they do not know, so a section can be added without a new version;
+// changing one needs a new version. Version 2: PROG holds the whole step-0 diagnostics and
+// Lagrangian radii (version 1 held E0 only).
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "nbody/checkpoint.hpp"
+
+namespace nbody {
+
+inline constexpr std::uint32_t kCheckpointVersion = 2;
+
+[[nodiscard]] std::string encode_checkpoint(const Checkpoint& ck);
+// `source` names the bytes in errors (a file name). A wrong magic, version, byte order or
+// checksum, a truncated file or a malformed section is an input error.
+[[nodiscard]] Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source);
+
+// Atomic: the previous file at `path`, if any, stays whole until the new one is complete.
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint& ck);
+[[nodiscard]] Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+}  // namespace nbody

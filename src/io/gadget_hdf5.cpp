@@ -1,0 +1,341 @@
+// The only translation unit that includes the HDF5 headers.
+#include "io/gadget_hdf5.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/units.hpp"
+#include "io/atomic_file.hpp"
+#include "nbody/error.hpp"
+#include "nbody/version.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr int kTypes = 6;       // GADGET particle types 0..5
+constexpr int kDarkMatter = 1;  // our bodies are collisionless: PartType1
+
+// Owns an HDF5 identifier and closes it with the matching function.
+class Handle {
+ public:
+  Handle() = default;
+  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = H5I_INVALID_HID; }
+  Handle& operator=(Handle&& o) noexcept {
+    std::swap(id_, o.id_);
+    std::swap(close_, o.close_);
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() {
+    if (id_ >= 0 && close_ != nullptr) close_(id_);
+  }
+  [[nodiscard]] hid_t get() const noexcept { return id_; }
+  [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  herr_t (*close_)(hid_t) = nullptr;
+};
+
+// HDF5 prints its error stack on stderr by default; we report one line of our own instead.
+void silence_hdf5() {
+  static const bool once = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)once;
+}
+
+// ---- writing -------------------------------------------------------------------------
+
+class Writer {
+ public:
+  explicit Writer(std::string target) : target_(std::move(target)) {}
+
+  void check(herr_t status, const char* what) const {
+    if (status < 0) throw_runtime_error("cannot write '" + target_ + "': HDF5 failed to write " + what);
+  }
+  Handle check(hid_t id, herr_t (*close)(hid_t), const char* what) const {
+    if (id < 0) throw_runtime_error("cannot write '" + target_ + "': HDF5 failed to create " + what);
+    return Handle(id, close);
+  }
+
+  // An object creation property list that records no modification times, so the file's bytes
+  // depend only on its contents.
+  Handle untimed(hid_t cls) const {
+    Handle plist = check(H5Pcreate(cls), H5Pclose, "a property list");
+    check(H5Pset_obj_track_times(plist.get(), false), "a property list");
+    return plist;
+  }
+
+  Handle group(hid_t parent, const char* name) const {
+    const Handle gcpl = untimed(H5P_GROUP_CREATE);
+    return check(H5Gcreate2(parent, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose, name);
+  }
+
+  void attribute(hid_t obj, const char* name, hid_t mem_type, hid_t file_type, const void* data, hsize_t count) const {
+    const Handle space = count == 0 ? check(H5Screate(H5S_SCALAR), H5Sclose, name)
+                                    : check(H5Screate_simple(1, &count, nullptr), H5Sclose, name);
+    const Handle attr = check(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
+    check(H5Awrite(attr.get(), mem_type, data), name);
+  }
+  void attribute(hid_t obj, const char* name, double v) const {
+    attribute(obj, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &v, 0);
+  }
+  void attribute(hid_t obj, const char* name, std::int32_t v) const {
+    attribute(obj, name, H5T_NATIVE_INT32, H5T_STD_I32LE, &v, 0);
+  }
+  void attribute(hid_t obj, const char* name, std::int64_t v) const {
+    attribute(obj, name, H5T_NATIVE_INT64, H5T_STD_I64LE, &v, 0);
+  }
+  // Fixed-length, NUL-terminated (what GADGET writes; h5py reads it as bytes, yt expects that).
+  void attribute(hid_t obj, const char* name, const std::string& text) const {
+    const Handle type = check(H5Tcopy(H5T_C_S1), H5Tclose, name);
+    check(H5Tset_size(type.get(), text.size() + 1), name);
+    check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), name);
+    attribute(obj, name, type.get(), type.get(), text.c_str(), 0);
+  }
+
+  template <class T>
+  void dataset(hid_t parent, const char* name, const std::vector<T>& data, hsize_t rows, hsize_t cols, hid_t mem_type,
+               hid_t file_type) const {
+    const hsize_t dims[2] = {rows, cols};
+    const Handle space = check(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), H5Sclose, name);
+    const Handle dcpl = untimed(H5P_DATASET_CREATE);
+    const Handle set =
+        check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose, name);
+    if (rows > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), name);
+  }
+
+ private:
+  std::string target_;
+};
+
+template <class T>
+void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p) {
+  const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  const std::size_t n = p.size();
+  std::vector<T> rows(3 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    rows[3 * i] = static_cast<T>(p.x[i]);
+    rows[3 * i + 1] = static_cast<T>(p.y[i]);
+    rows[3 * i + 2] = static_cast<T>(p.z[i]);
+  }
+  w.dataset(group, "Coordinates", rows, n, 3, mem, file);
+  for (std::size_t i = 0; i < n; ++i) {
+    rows[3 * i] = static_cast<T>(p.vx[i]);
+    rows[3 * i + 1] = static_cast<T>(p.vy[i]);
+    rows[3 * i + 2] = static_cast<T>(p.vz[i]);
+  }
+  w.dataset(group, "Velocities", rows, n, 3, mem, file);
+  rows.resize(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = static_cast<T>(p.m[i]);
+  w.dataset(group, "Masses", rows, n, 1, mem, file);
+  w.dataset(group, "ParticleIDs", p.id, n, 1, H5T_NATIVE_UINT64, H5T_STD_U64LE);
+}
+
+void write_file(const std::string& tmp, const std::string& target, const Particles<double>& p,
+                const SnapshotMeta& meta) {
+  silence_hdf5();
+  const Writer w(target);
+  const Handle fcpl = w.untimed(H5P_FILE_CREATE);
+  const Handle file = w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "the file");
+  const auto n = static_cast<std::uint64_t>(p.size());
+  {
+    const Handle header = w.group(file.get(), "Header");
+    std::array<std::uint64_t, kTypes> count{};
+    count[kDarkMatter] = n;
+    std::array<std::uint32_t, kTypes> high{};
+    high[kDarkMatter] = static_cast<std::uint32_t>(n >> 32);
+    const std::array<double, kTypes> mass_table{};
+    w.attribute(header.get(), "NumPart_ThisFile", H5T_NATIVE_UINT64, H5T_STD_U64LE, count.data(), kTypes);
+    w.attribute(header.get(), "NumPart_Total", H5T_NATIVE_UINT64, H5T_STD_U64LE, count.data(), kTypes);
+    w.attribute(header.get(), "NumPart_Total_HighWord", H5T_NATIVE_UINT32, H5T_STD_U32LE, high.data(), kTypes);
+    w.attribute(header.get(), "MassTable", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, mass_table.data(), kTypes);
+    w.attribute(header.get(), "Time", meta.time);
+    w.attribute(header.get(), "Redshift", 0.0);
+    w.attribute(header.get(), "BoxSize", 0.0);
+    w.attribute(header.get(), "NumFilesPerSnapshot", std::int32_t{1});
+    w.attribute(header.get(), "Flag_DoublePrecision", std::int32_t{meta.precision == Precision::fp64 ? 1 : 0});
+    w.attribute(header.get(), "Code", std::string("nbody"));
+    w.attribute(header.get(), "Code_Version", std::string(kVersion) + " (" + kGitRevision + ")");
+  }
+  {
+    const Handle part = w.group(file.get(), "PartType1");
+    if (meta.precision == Precision::fp32) {
+      write_particle_type<float>(w, part.get(), p);
+    } else {
+      write_particle_type<double>(w, part.get(), p);
+    }
+  }
+  {
+    const Handle units = w.group(file.get(), "Units");
+    // The run's unit system in cgs (all 1 for henon units, or without a configuration).
+    const UnitSystemCgs u = meta.config != nullptr ? unit_system_cgs(*meta.config) : UnitSystemCgs{};
+    w.attribute(units.get(), "UnitLength_in_cm", u.UnitLength_in_cm);
+    w.attribute(units.get(), "UnitMass_in_g", u.UnitMass_in_g);
+    w.attribute(units.get(), "UnitVelocity_in_cm_per_s", u.UnitVelocity_in_cm_per_s);
+    w.attribute(units.get(), "UnitTime_in_s", u.UnitTime_in_s);
+  }
+  if (meta.config != nullptr) {
+    const Handle params = w.group(file.get(), "Parameters");
+    for (const auto& spec : run_params()) {
+      const std::string key(spec.key);
+      std::visit([&](auto member) { w.attribute(params.get(), key.c_str(), (*meta.config).*member); }, spec.field);
+    }
+  }
+  w.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "the file");
+}
+
+// ---- reading -------------------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(std::filesystem::path path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(const std::string& what) const { throw_file_error(path_, what); }
+
+  Handle open_group(hid_t parent, const std::string& name) const {
+    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail("no group /" + name + " (not a GADGET snapshot)");
+    const hid_t id = H5Gopen2(parent, name.c_str(), H5P_DEFAULT);
+    if (id < 0) fail("cannot open group /" + name + " (corrupt file?)");
+    return Handle(id, H5Gclose);
+  }
+
+  // A numeric attribute of exactly `count` values (1 for a scalar), converted to `mem_type`.
+  void attribute(hid_t obj, const std::string& where, const char* name, hid_t mem_type, void* out,
+                 hssize_t count) const {
+    if (H5Aexists(obj, name) <= 0) fail("missing attribute " + where + "/" + name);
+    const Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    if (!attr.valid()) fail("cannot open attribute " + where + "/" + name + " (corrupt file?)");
+    const Handle space(H5Aget_space(attr.get()), H5Sclose);
+    if (H5Sget_simple_extent_npoints(space.get()) != count) {
+      fail("attribute " + where + "/" + name + " has " + std::to_string(H5Sget_simple_extent_npoints(space.get())) +
+           " values, expected " + std::to_string(count));
+    }
+    if (H5Aread(attr.get(), mem_type, out) < 0) fail("cannot read attribute " + where + "/" + name);
+  }
+
+  // A dataset of `rows` x `cols` values converted to `mem_type`; its stored element size in
+  // *stored_bytes when asked.
+  template <class V>
+  std::vector<V> dataset(hid_t group, const std::string& where, const char* name, hsize_t rows, hsize_t cols,
+                         hid_t mem_type, std::size_t* stored_bytes = nullptr) const {
+    const std::string full = where + "/" + name;
+    if (H5Lexists(group, name, H5P_DEFAULT) <= 0) fail("missing dataset " + full);
+    const Handle set(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    if (!set.valid()) fail("cannot open dataset " + full + " (corrupt file?)");
+    const Handle space(H5Dget_space(set.get()), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    hsize_t dims[2] = {0, 0};
+    if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0) {
+      fail("dataset " + full + " has an unexpected shape");
+    }
+    const hsize_t got_cols = rank == 2 ? dims[1] : 1;
+    if (dims[0] != rows || got_cols != cols) {
+      fail("dataset " + full + " is " + std::to_string(dims[0]) + " x " + std::to_string(got_cols) + ", expected " +
+           std::to_string(rows) + " x " + std::to_string(cols) + " (from /Header/NumPart_ThisFile)");
+    }
+    if (stored_bytes != nullptr) {
+      const Handle type(H5Dget_type(set.get()), H5Tclose);
+      *stored_bytes = H5Tget_size(type.get());
+    }
+    std::vector<V> out(rows * cols);
+    if (rows > 0 && H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
+      fail("cannot read dataset " + full + " (truncated or corrupt file?)");
+    }
+    return out;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
+void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta) {
+  replace_file_atomic(path,
+                      [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta); });
+}
+
+ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
+  silence_hdf5();
+  const Reader r(path);
+  {
+    std::ifstream in(path, std::ios::binary);
+    char head[8] = {};
+    in.read(head, sizeof head);
+    if (in.gcount() != 8 || std::string_view(head, 8) != std::string_view(kHdf5Signature, 8)) {
+      r.fail("not an HDF5 file (wrong signature in the first 8 bytes)");
+    }
+  }
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) r.fail("cannot open as HDF5: truncated or corrupt file");
+  const Handle header = r.open_group(file.get(), "Header");
+  std::array<std::uint64_t, kTypes> count{};
+  std::array<double, kTypes> mass_table{};
+  std::int32_t files = 1;
+  ParticleFileData data;
+  r.attribute(header.get(), "/Header", "NumPart_ThisFile", H5T_NATIVE_UINT64, count.data(), kTypes);
+  r.attribute(header.get(), "/Header", "MassTable", H5T_NATIVE_DOUBLE, mass_table.data(), kTypes);
+  r.attribute(header.get(), "/Header", "Time", H5T_NATIVE_DOUBLE, &data.info.time, 1);
+  if (H5Aexists(header.get(), "NumFilesPerSnapshot") > 0) {
+    r.attribute(header.get(), "/Header", "NumFilesPerSnapshot", H5T_NATIVE_INT32, &files, 1);
+  }
+  if (files != 1) r.fail("a snapshot split over " + std::to_string(files) + " files is not supported");
+
+  auto& p = data.particles;
+  std::size_t widest = 0;
+  for (int type = 0; type < kTypes; ++type) {
+    const hsize_t n = count[std::size_t(type)];
+    if (n == 0) continue;
+    const std::string name = "PartType" + std::to_string(type);
+    const std::string where = "/" + name;
+    const Handle group = r.open_group(file.get(), name);
+    std::size_t bytes = 0;
+    const auto pos = r.dataset<double>(group.get(), where, "Coordinates", n, 3, H5T_NATIVE_DOUBLE, &bytes);
+    widest = std::max(widest, bytes);
+    const auto vel = r.dataset<double>(group.get(), where, "Velocities", n, 3, H5T_NATIVE_DOUBLE);
+    const auto ids = r.dataset<std::uint64_t>(group.get(), where, "ParticleIDs", n, 1, H5T_NATIVE_UINT64);
+    std::vector<double> mass;
+    if (H5Lexists(group.get(), "Masses", H5P_DEFAULT) > 0) {
+      mass = r.dataset<double>(group.get(), where, "Masses", n, 1, H5T_NATIVE_DOUBLE);
+    } else if (mass_table[std::size_t(type)] > 0) {
+      mass.assign(n, mass_table[std::size_t(type)]);
+    } else {
+      r.fail(where + " has no Masses and /Header/MassTable gives it none");
+    }
+    for (hsize_t i = 0; i < n; ++i) {
+      p.x.push_back(pos[3 * i]);
+      p.y.push_back(pos[3 * i + 1]);
+      p.z.push_back(pos[3 * i + 2]);
+      p.vx.push_back(vel[3 * i]);
+      p.vy.push_back(vel[3 * i + 1]);
+      p.vz.push_back(vel[3 * i + 2]);
+      p.m.push_back(mass[i]);
+      p.id.push_back(ids[i]);
+    }
+  }
+  data.info.precision = widest == 4 ? Precision::fp32 : Precision::fp64;
+  // Name a particle by its group and index there.
+  validate_particles(p, path, [&](std::size_t k) {
+    for (int type = 0; type < kTypes; ++type) {
+      if (k < count[std::size_t(type)]) return "PartType" + std::to_string(type) + " record " + std::to_string(k + 1);
+      k -= count[std::size_t(type)];
+    }
+    return "record " + std::to_string(k + 1);
+  });
+  return data;
+}
+
+}  // namespace nbody
