@@ -5,6 +5,7 @@
 
 #include "core/units.hpp"
 #include "ic/ic.hpp"
+#include "io/particle_file.hpp"
 #include "model_stats.hpp"
 #include "nbody/error.hpp"
 #include "nbody/simulation.hpp"
@@ -160,6 +161,31 @@ TEST(Units, SolarSystemConvertsToGalacticUnits) {
   }
   NBODY_MEASURED("Earth's orbital speed %.4f km/s", std::hypot(b.vx[3] - b.vx[0], b.vy[3] - b.vy[0]));
   EXPECT_NEAR(std::hypot(b.vx[3] - b.vx[0], b.vy[3] - b.vy[0]), 30.29, 0.02);  // near perihelion
+}
+
+// /Units of an HDF5 snapshot: the run's unit system in cgs (all 1 for henon), and /Parameters
+// records the unit system and the resolved G.
+TEST(Units, Hdf5SnapshotsRecordTheRunsUnits) {
+  if (!hdf5_available()) GTEST_SKIP() << "skipped: built without HDF5";
+  const std::string dir = temp_dir("units_hdf5");
+  for (const std::string units : {"henon", "galactic", "solar"}) {
+    const std::string out = dir + "/" + units;
+    const auto r = run_nbody("run --ic plummer -n 64 --steps 1 --backend cpu --snapshot-format hdf5 --units " + units +
+                             " --mass-scale 1e5 --length-scale 0.01 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto file = read_particle_file(out + "/snapshot_000.hdf5");
+    ASSERT_TRUE(file.info.units.has_value()) << units;
+    EXPECT_EQ(*file.info.units, unit_system_cgs(units)) << units;
+    EXPECT_EQ(file.info.units->physical, units != "henon");
+  }
+  // nbody convert keeps them from HDF5 to HDF5.
+  const auto c = run_nbody("convert " + dir + "/galactic/snapshot_000.hdf5 " + dir + "/converted.hdf5");
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(*read_particle_file(dir + "/converted.hdf5").info.units, unit_system_cgs("galactic"));
+  // Without a configuration or units they are 1.
+  const std::string plain = dir + "/plain.hdf5";
+  write_particle_file(plain, ParticleFormat::hdf5, random_particles(8, 1), {Precision::fp64, 0, nullptr});
+  EXPECT_EQ(*read_particle_file(plain).info.units, UnitSystemCgs{});
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ int execute(const ConvertOptions& opts) {
   SnapshotMeta meta;
   meta.precision = precision.value_or(data.info.precision.value_or(Precision::fp64));
   meta.time = data.info.time;
+  meta.units = data.info.units;  // HDF5 to HDF5 keeps the units
   write_particle_file(opts.out, *format, data.particles, meta);
   std::printf("convert: %s (%s, %zu bodies, t = %.17g) -> %s (%s, %s)\n", opts.in.c_str(),
               std::string(to_string(data.info.format)).c_str(), data.particles.size(), data.info.time, opts.out.c_str(),

@@ -31,6 +31,7 @@ struct UnitSystemCgs {
   double UnitVelocity_in_cm_per_s = 1;
   double UnitTime_in_s = 1;  // = UnitLength_in_cm / UnitVelocity_in_cm_per_s
   bool physical = false;     // false for henon: the factors are 1 and mean "dimensionless"
+  bool operator==(const UnitSystemCgs&) const = default;
 };
 
 struct UnitSystem {

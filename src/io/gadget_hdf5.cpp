@@ -180,8 +180,10 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
   }
   {
     const Handle units = w.group(file.get(), "Units");
-    // The run's unit system in cgs (all 1 for henon units, or without a configuration).
-    const UnitSystemCgs u = meta.config != nullptr ? unit_system_cgs(*meta.config) : UnitSystemCgs{};
+    // The run's unit system in cgs (all 1 for henon units, or with neither units nor a configuration).
+    const UnitSystemCgs u = meta.units     ? *meta.units
+                            : meta.config ? unit_system_cgs(*meta.config)
+                                          : UnitSystemCgs{};
     w.attribute(units.get(), "UnitLength_in_cm", u.UnitLength_in_cm);
     w.attribute(units.get(), "UnitMass_in_g", u.UnitMass_in_g);
     w.attribute(units.get(), "UnitVelocity_in_cm_per_s", u.UnitVelocity_in_cm_per_s);
@@ -327,6 +329,16 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
     }
   }
   data.info.precision = widest == 4 ? Precision::fp32 : Precision::fp64;
+  if (H5Lexists(file.get(), "Units", H5P_DEFAULT) > 0) {
+    const Handle units = r.open_group(file.get(), "Units");
+    UnitSystemCgs u;
+    r.attribute(units.get(), "/Units", "UnitLength_in_cm", H5T_NATIVE_DOUBLE, &u.UnitLength_in_cm, 1);
+    r.attribute(units.get(), "/Units", "UnitMass_in_g", H5T_NATIVE_DOUBLE, &u.UnitMass_in_g, 1);
+    r.attribute(units.get(), "/Units", "UnitVelocity_in_cm_per_s", H5T_NATIVE_DOUBLE, &u.UnitVelocity_in_cm_per_s, 1);
+    r.attribute(units.get(), "/Units", "UnitTime_in_s", H5T_NATIVE_DOUBLE, &u.UnitTime_in_s, 1);
+    u.physical = u.UnitLength_in_cm != 1 || u.UnitMass_in_g != 1 || u.UnitVelocity_in_cm_per_s != 1;
+    data.info.units = u;
+  }
   // Name a particle by its group and index there.
   validate_particles(p, path, [&](std::size_t k) {
     for (int type = 0; type < kTypes; ++type) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/units.hpp"
 #include "nbody/config.hpp"
 #include "nbody/particles.hpp"
 #include "nbody/precision.hpp"
@@ -38,6 +39,7 @@ struct ParticleFileInfo {
   ParticleFormat format = ParticleFormat::csv;
   double time = 0;                     // simulation time in the header (0 for CSV)
   std::optional<Precision> precision;  // as stored (none for CSV: decimal text)
+  std::optional<UnitSystemCgs> units;  // HDF5 /Units when the file has them (none for Tipsy, CSV)
 };
 
 struct ParticleFileData {
@@ -56,6 +58,9 @@ struct SnapshotMeta {
   Precision precision = Precision::fp64;  // values are written in this type
   double time = 0;
   const RunConfig* config = nullptr;  // the run's configuration (HDF5 /Parameters, Tipsy eps); may be null
+  // HDF5 /Units: these when given (a converted file keeps its own), else the configuration's
+  // unit system, else all 1.
+  std::optional<UnitSystemCgs> units;
 };
 
 // Writes atomically (a temporary file, flushed, renamed). Tipsy stores float32 whatever the

@@ -230,7 +230,7 @@ fs::path RunDirectory::write_snapshot(const Particles<double>& p, double time) {
   char name[48];
   std::snprintf(name, sizeof name, "snapshot_%03d%s", snapshots_, std::string(file_extension(format)).c_str());
   const fs::path file = path_ / name;
-  write_particle_file(file, format, p, {parse_precision(cfg_.precision), time, &cfg_});
+  write_particle_file(file, format, p, {parse_precision(cfg_.precision), time, &cfg_, std::nullopt});
   ++snapshots_;
   return file;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An nbody HDF5 snapshot opens in h5py and in yt: particle count, positions and masses match.
+"""An nbody HDF5 snapshot opens in h5py and in yt: particle count, positions and masses match, and
+the units of a run in physical units reach yt.
 
 Usage: test_snapshot_readers.py NBODY_EXE WORK_DIR
 Exits 77 (ctest SKIP_RETURN_CODE) when h5py, numpy or yt is not installed.
@@ -77,10 +78,36 @@ def main():
         }
         failures += [f"yt {precision}: {k}" for k, ok in checks.items() if not ok]
 
+    # A run in galactic units: /Units holds kpc, Msun and km/s in cgs, and yt given them as its
+    # unit_base measures in those units.
+    out = os.path.join(work, "galactic")
+    subprocess.run([nbody, "run", "--ic", "plummer", "-n", "300", "--steps", "1", "--backend", "cpu", "--units",
+                    "galactic", "--mass-scale", "1e5", "--length-scale", "0.01", "--snapshot-format", "hdf5",
+                    "--out", out], check=True, stdout=subprocess.DEVNULL, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    snap = os.path.join(out, "snapshot_000.hdf5")
+    with h5py.File(snap, "r") as f:
+        units = f["Units"].attrs
+        checks = {
+            "UnitLength_in_cm": abs(float(units["UnitLength_in_cm"]) / 3.0856775814913673e21 - 1) < 1e-12,
+            "UnitMass_in_g": abs(float(units["UnitMass_in_g"]) / 1.98841e33 - 1) < 1e-5,
+            "UnitVelocity_in_cm_per_s": float(units["UnitVelocity_in_cm_per_s"]) == 1e5,
+            "Parameters units": f["Parameters"].attrs["units"] == b"galactic",
+        }
+        failures += [f"h5py galactic: {k}" for k, ok in checks.items() if not ok]
+        unit_base = {k: float(v) for k, v in units.items()}
+    # yt (4.1) takes GADGET's code units from unit_base, not from /Units: pass them on.
+    ds = yt.load(snap, bounding_box=[[-1.0, 1.0]] * 3, unit_base=unit_base)
+    checks = {
+        "length unit": abs(float(ds.length_unit.to("kpc").d) - 1) < 1e-9,
+        "mass unit": abs(float(ds.mass_unit.to("Msun").d) - 1) < 1e-4,
+        "velocity unit": abs(float(ds.velocity_unit.to("km/s").d) - 1) < 1e-9,
+    }
+    failures += [f"yt galactic: {k}" for k, ok in checks.items() if not ok]
+
     for f in failures:
         print("FAIL:", f)
     if not failures:
-        print("h5py and yt read the snapshots: counts, positions, masses, ids and header match")
+        print("h5py and yt read the snapshots: counts, positions, masses, ids, header and units match")
     return 1 if failures else 0
 
 
