@@ -13,6 +13,7 @@ struct Options {
   std::vector<std::string> suites;       // ladder, blocksize, scaling, tune, precision, profile
   std::int64_t n = 4096;                 // ladder / blocksize / profile
   std::vector<Precision> precisions;     // ladder and profile (default fp32)
+  std::vector<std::string> rungs;        // only these rungs (empty: all)
   std::int64_t max_n = 4194304;          // scaling and tune stop here
   bool quick = false;                    // fewer repeats and sizes: a smoke test
   std::string json_path;

@@ -22,7 +22,7 @@ namespace nbody::bench {
 namespace {
 
 // A step estimated to take longer than this is not measured (recorded as skipped).
-constexpr double kMaxStepSeconds = 8.0;
+constexpr double kMaxStepSeconds = 12.0;
 
 class Context {
  public:
@@ -55,6 +55,8 @@ bool is_skip(const Error& e) { return std::string(e.what()).rfind("skipped", 0) 
 // 0 if unknown) lets a long step be skipped before it is run.
 Record run_rung(Context& ctx, const std::string& suite, const std::string& name, Precision p, std::int64_t n,
                 const GpuRungOptions& options = {}, double estimate = 0) {
+  const auto& only = ctx.options.rungs;
+  if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return {};
   Record r;
   r.suite = suite;
   r.rung = name;
@@ -148,8 +150,9 @@ void scaling(Context& ctx) {
           // Pairs grow as N^2; a rung skipped for time at a smaller N stays skipped.
           estimate = prev.timed() ? prev.median_s * ratio * ratio : (prev.skipped.empty() ? 0 : 1e9);
         }
+        const std::size_t before = ctx.records.size();
         run_rung(ctx, "scaling", name, p, n, {}, estimate);
-        last[name] = ctx.records.size() - 1;
+        if (ctx.records.size() > before) last[name] = ctx.records.size() - 1;
       }
     }
   }

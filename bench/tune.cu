@@ -208,9 +208,9 @@ void tune(const Options& o, const std::function<void(Record)>& add) {
   if (o.quick) sizes = {4096};
   for (const std::int64_t n : sizes) {
     if (n > o.max_n) break;
-    sweep<float, float>(KernelArithmetic::fp32, "fp32", n, device_slots(dev, KernelArithmetic::fp32), o, add);
-    sweep<double, double>(KernelArithmetic::fp64, "fp64", n, device_slots(dev, KernelArithmetic::fp64), o, add);
-    sweep<float, double>(KernelArithmetic::mixed, "mixed", n, device_slots(dev, KernelArithmetic::mixed), o, add);
+    sweep<float, float>(KernelArithmetic::fp32, "fp32", n, device_slots(dev), o, add);
+    sweep<double, double>(KernelArithmetic::fp64, "fp64", n, device_slots(dev), o, add);
+    sweep<float, double>(KernelArithmetic::mixed, "mixed", n, device_slots(dev), o, add);
   }
 }
 

@@ -3,7 +3,10 @@
 #include <memory>
 #include <sstream>
 
+#include <algorithm>
+
 #include "bench.hpp"
+#include "ladder/rung.hpp"
 #include "cli/commands.hpp"
 #include "nbody/error.hpp"
 
@@ -14,6 +17,7 @@ struct BenchArgs {
   std::string suites = "ladder";
   std::int64_t n = 4096;
   std::string precisions = "fp32";
+  std::string rungs;
   std::int64_t max_n = 4194304;
   bool quick = false;
   std::string json, csv;
@@ -41,6 +45,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
+  app->add_option("--rungs", args->rungs,
+                  "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
+                  "gpu-split-unrolled, gpu-best; default: all)");
   app->add_flag("--quick", args->quick, "fewer repeats and sizes: a smoke test");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
@@ -63,6 +70,13 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.quick = args->quick;
             for (const auto& p : split_list(args->precisions)) o.precisions.push_back(parse_precision(p, "--precision"));
             if (o.precisions.empty()) throw_input_error("--precision: none named");
+            o.rungs = split_list(args->rungs);
+            const auto known = bench::ladder_rung_names();
+            for (const auto& r : o.rungs) {
+              if (std::find(known.begin(), known.end(), r) == known.end()) {
+                throw_input_error("--rungs: unknown rung '" + r + "'");
+              }
+            }
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;

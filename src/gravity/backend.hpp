@@ -51,10 +51,14 @@ class BackendBase {
   }
   // The documents' Euler step: v += a(x) dt, then x += v dt. Backends may fuse it into one pass
   // (the CUDA backend does); the result is the same step either way.
-  void euler_step(double dt) {
-    do_euler_step(dt);
+  void euler_step(double dt) { euler_steps(dt, 1); }
+  // `count` Euler steps, which a backend may batch (the CUDA backend replays a captured graph of
+  // its fused steps, without a launch gap between them). The same bits as `count` single steps.
+  void euler_steps(double dt, std::int64_t count) {
+    if (count <= 0) return;
+    do_euler_steps(dt, count);
     accelerations_current_ = false;
-    interactions_ += std::uint64_t(size()) * size();
+    interactions_ += std::uint64_t(count) * std::uint64_t(size()) * size();
   }
   [[nodiscard]] virtual Moments moments() = 0;
   // Waits for queued work (GPU backends); a no-op on the host.
@@ -137,6 +141,9 @@ class BackendBase {
     do_compute_accelerations();
     kick(dt);
     do_drift(dt);
+  }
+  virtual void do_euler_steps(double dt, std::int64_t count) {
+    for (std::int64_t k = 0; k < count; ++k) do_euler_step(dt);
   }
   virtual void do_set_active(std::span<const std::int32_t> targets) = 0;
   virtual void do_set_all_active() = 0;

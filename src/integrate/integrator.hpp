@@ -36,6 +36,10 @@ class Integrator {
   virtual void prepare(BackendBase& /*backend*/) {}
   // Advances the state by dt.
   virtual void step(BackendBase& backend, double dt) = 0;
+  // Advances by `count` steps of dt; integrators whose steps the backend can batch override it.
+  virtual void steps(BackendBase& backend, double dt, std::int64_t count) {
+    for (std::int64_t k = 0; k < count; ++k) step(backend, dt);
+  }
   // Force evaluations a step costs once the run is going, for fixed steps (an adaptive step
   // varies: BackendBase::interactions() counts what was done).
   [[nodiscard]] virtual int force_evaluations_per_step() const = 0;

@@ -20,7 +20,7 @@ template <class T>
 template <class T>
 [[nodiscard]] std::size_t cuda_backend_bytes(std::size_t n, bool mixed, const DirectShape& shape) noexcept;
 
-// The GPU's resident slots for the kernels of an arithmetic, for choose_shape().
-[[nodiscard]] DeviceSlots device_slots(const cuda::DeviceInfo& dev, KernelArithmetic arithmetic);
+// What choose_shape() needs to know about a GPU.
+[[nodiscard]] DeviceSlots device_slots(const cuda::DeviceInfo& dev);
 
 }  // namespace nbody

@@ -121,28 +121,4 @@ void launch_direct_sum(const DirectShape& s, const BodiesView<T>& b, const Pair&
   if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
 }
 
-// Resident blocks per SM of the compiled kernel for a shape (registers and shared memory as the
-// compiler left them), for the launch policy.
-template <class T, class Acc>
-int direct_blocks_per_sm(const DirectShape& s) {
-  using Pair = gravity::PlummerPair<T, false>;
-  using Store = StoreAccelerations<Acc, Acc>;
-  int blocks = 0;
-  const bool found = visit_shape(
-      s,
-      [&]<class Shape>() {
-        if constexpr (Shape::kWarps) {
-          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &blocks, direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Store>,
-              Shape::kBlock, 0));
-        } else {
-          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &blocks, direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Store>, Shape::kBlock, 0));
-        }
-      },
-      CompiledShapes<T, Acc>{});
-  if (!found) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
-  return blocks;
-}
-
 }  // namespace nbody::direct::cuda

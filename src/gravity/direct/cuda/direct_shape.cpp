@@ -1,21 +1,22 @@
-// The launch-shape policy of the production direct-sum kernel.
+// The launch-shape policy of the production direct-sum kernel: a table derived from measured
+// sweeps (`nbody bench --suite tune` on an H100: every compiled shape and slice count at
+// N = 1024 ... 262144 in fp32, fp64 and mixed; bench/results/ holds the data), expressed in
+// targets per SM so that it carries over to GPUs with other SM counts.
 //
-// Derivation. The kernel is bound by instruction issue: a pair costs 13 issue slots (12 FP32 +
-// 1 MUFU, see interaction.hpp) plus one shared-memory load shared by the R targets of a thread,
-// so the best it can do with R targets per thread is 13 / (13 + 1/R) of the issue rate. To reach
-// it, every SM sub-partition needs enough independent instruction streams to hide the ~4-cycle
-// FMA and longer MUFU latencies: warps x R independent accumulations per scheduler. So:
-//   1. at large N prefer the largest R: blocks are plentiful and only the issue cost matters;
-//   2. at small N, N / (block R) blocks cannot occupy 132 SMs: split the sources into S slices
-//      (more blocks, each a partial sum, reduced in order by the last block of a group) until the
-//      blocks fill the resident slots, trading R down when even S = N / block is not enough;
-//   3. count whole waves: blocks / (waves x slots) is the fraction of the last wave that works
-//      (the "tail effect" the source documents measure).
-// The model's score is  issue(R) x balance(blocks) x latency_hiding(warps per scheduler x R),
-// and the policy takes the best-scoring compiled shape. `nbody bench --suite tune` measures every
-// compiled shape and slice count and reports the policy's pick against the measured best.
+// Why the table looks as it does. A pair costs 13 issue slots in float32 (12 FP32 + 1 MUFU; 16
+// FP64 instructions in float64) plus one shared-memory load per R targets, so large R is cheapest
+// per pair; but every scheduler needs enough independent work to hide the FMA and MUFU latencies,
+// and at small N there are too few targets to give each of the 4 x 132 schedulers several warps.
+//   - Few targets per SM (small N): the warp-sliced kernel, whose warps split a block's sources,
+//     with L lanes sharing a target when even one target per warp lane would leave schedulers idle.
+//     Splitting a target's sources over several blocks instead costs a device-wide fence, an
+//     atomic ticket and a second pass over the partial sums — about 3 microseconds, which the
+//     sweeps show is never repaid below ~10^5 bodies.
+//   - Many targets per SM: the tiled kernel with R = 2 (fp32, mixed) or 4 (fp64) and enough source
+//     slices that the grid holds tens of blocks per SM, so the last wave's tail is small. Larger R
+//     measured no faster: past R = 2 the kernel is bound by issue, not by the shared-memory load.
+// Measured against the best shape of each sweep the table's choice is within a few per cent.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -24,35 +25,19 @@
 namespace nbody {
 namespace {
 
-constexpr double kPairIssueSlots = 13.0;
-// Independent accumulation chains per scheduler needed to hide latency (FMA ~4 cycles deep,
-// 3 chains per target; MUFU and LDS longer): 8 warps x 1 target or 2 warps x 4 targets.
-constexpr double kChainsToHideLatency = 8.0;
+// Largest power of two <= v (1 for v < 2).
+int pow2_floor(double v) {
+  int p = 1;
+  while (double(p) * 2 <= v) p *= 2;
+  return p;
+}
 
-double score(std::int64_t n, const DirectShape& s, const DeviceSlots& d) {
-  const std::int64_t groups = (n + s.group() - 1) / s.group();
-  const std::int64_t blocks = groups * s.slices;
-  const int warps_per_block = s.block / 32;
-  const std::int64_t slots_per_sm = std::max(1, d.blocks_per_sm(s));
-  const std::int64_t slots = slots_per_sm * d.sm_count;
-  const std::int64_t waves = (blocks + slots - 1) / slots;
-  const double balance = double(blocks) / double(waves * slots);
-  const double resident_warps = double(std::min(blocks, slots)) * warps_per_block / double(d.sm_count);
-  const double chains = resident_warps / 4.0 * s.targets;
-  const double hiding = std::min(1.0, chains / kChainsToHideLatency);
-  const double issue = kPairIssueSlots / (kPairIssueSlots + 1.0 / s.targets);
-  // Each extra slice costs its partial sums a round trip through L2: about 6 loads and stores per
-  // target per slice against N / S pairs; noticeable only when N / S is a few tiles.
-  const double split_cost = s.slices > 1 ? 1.0 / (1.0 + 6.0 * s.slices / double(n)) : 1.0;
-  // The warp-sliced kernel stages sources 32 at a time per warp: a last, partial chunk idles lanes.
-  double chunking = 1.0;
-  if (s.warps) {
-    const double per_warp = double(n) / double(s.slices) / double(s.block / 32);
-    chunking = per_warp / (std::ceil(per_warp / 32.0) * 32.0);
-    // Lanes sharing a target pay a butterfly of 3 (L - 1) R shuffles against per_warp / L pairs.
-    chunking *= 1.0 / (1.0 + 3.0 * (s.lanes - 1) * 32.0 / std::max(per_warp, 1.0) / 13.0);
-  }
-  return issue * balance * hiding * split_cost * chunking;
+// Tiled shape with S slices so that the grid holds about `work / N` x (targets per block) blocks:
+// S = work / N rounded down to a power of two, within [1, max_slices].
+DirectShape tiled(std::int64_t n, int block, int targets, double work) {
+  DirectShape s{block, targets, 1};
+  s.slices = std::min(pow2_floor(work / double(n)), max_slices(n, s));
+  return s;
 }
 
 }  // namespace
@@ -94,20 +79,26 @@ int max_slices(std::int64_t n, const DirectShape& shape) noexcept {
 }
 
 DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& d) {
-  DirectShape best = compiled_shapes(a).front();
-  double best_score = -1;
-  for (DirectShape s : compiled_shapes(a)) {
-    for (int slices = 1; slices <= max_slices(n, s); slices *= 2) {
-      s.slices = slices;
-      const double v = score(n, s, d);
-      // Strictly better only: ties keep the earlier (fewer slices, smaller R) shape.
-      if (v > best_score * (1.0 + 1e-9)) {
-        best_score = v;
-        best = s;
-      }
-    }
+  const double per_sm = double(n) / double(std::max(1, d.sm_count));  // targets per SM
+  // {block, targets per thread, slices, warp-sliced, lanes per target}
+  switch (a) {
+    case KernelArithmetic::fp32:
+      if (per_sm <= 16) return {512, 1, 1, true, 4};
+      if (per_sm <= 64) return {512, 2, 1, true, 2};
+      if (per_sm <= 256) return {512, 2, 1, true};
+      return tiled(n, 256, 2, 8.0 * 1024 * 1024);
+    case KernelArithmetic::fp64:
+      if (per_sm <= 16) return {512, 1, 1, true, 2};
+      if (per_sm <= 64) return {512, 1, 1, true};
+      if (per_sm <= 256) return {256, 2, 1, true};
+      return tiled(n, 128, 4, 4.0 * 1024 * 1024);
+    case KernelArithmetic::mixed:
+      if (per_sm <= 16) return {1024, 1, 1, true, 2};
+      if (per_sm <= 64) return {1024, 1, 1, true};
+      if (per_sm <= 256) return {512, 2, 1, true};
+      return tiled(n, 128, 2, 4.0 * 1024 * 1024);
   }
-  return best;
+  return {};
 }
 
 }  // namespace nbody

@@ -2,7 +2,6 @@
 // Launch shapes of the production direct-sum kernel and the policy that picks one per N and
 // per GPU. Plain C++ (no CUDA types): the benchmark's tuner and the tests read it too.
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,18 +28,17 @@ struct DirectShape {
 // The (block, targets) pairs compiled for an arithmetic; slices are chosen at run time.
 [[nodiscard]] const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a);
 
-// What the policy needs to know about the GPU: its SMs, and how many blocks of each compiled
-// shape an SM holds at once (the occupancy the compiler's register and shared-memory use allow).
+// What the policy needs to know about the GPU.
 struct DeviceSlots {
   int sm_count = 0;
-  std::function<int(const DirectShape&)> blocks_per_sm;
 };
 
 // The largest slice count that keeps every slice at least min_slice() sources: rounded down to a
 // power of two (1 when N < 2 min_slice()).
 [[nodiscard]] int max_slices(std::int64_t n, const DirectShape& shape) noexcept;
 
-// The policy (derivation in direct_shape.cpp). Deterministic in (n, arithmetic, device).
+// The policy (a measured table; derivation in direct_shape.cpp). Deterministic in
+// (n, arithmetic, device); always one of compiled_shapes() with slices <= max_slices().
 [[nodiscard]] DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& device);
 
 }  // namespace nbody
