@@ -4,16 +4,12 @@
 #include <cmath>
 
 #include "gravity/interaction.hpp"
+#include "ladder/documents_body.hpp"
 #include "ladder/rung.hpp"
 #include "sim/documents_program.hpp"
 
 namespace nbody::bench {
 namespace {
-
-template <class T>
-struct Body {
-  T x, y, z, vx, vy, vz;
-};
 
 template <class T>
 class CpuSerial final : public Rung {
@@ -23,11 +19,7 @@ class CpuSerial final : public Rung {
   bool on_gpu() const override { return false; }
   std::string shape() const override { return ""; }
 
-  void reset(const Particles<double>& p) override {
-    for (std::size_t i = 0; i < bodies_.size(); ++i) {
-      bodies_[i] = {T(p.x[i]), T(p.y[i]), T(p.z[i]), T(p.vx[i]), T(p.vy[i]), T(p.vz[i])};
-    }
-  }
+  void reset(const Particles<double>& p) override { to_documents_bodies(p, bodies_); }
 
   double run_timed(int count) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -35,21 +27,7 @@ class CpuSerial final : public Rung {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  Particles<double> state() override {
-    Particles<double> p;
-    p.resize(bodies_.size());
-    for (std::size_t i = 0; i < bodies_.size(); ++i) {
-      p.x[i] = bodies_[i].x;
-      p.y[i] = bodies_[i].y;
-      p.z[i] = bodies_[i].z;
-      p.vx[i] = bodies_[i].vx;
-      p.vy[i] = bodies_[i].vy;
-      p.vz[i] = bodies_[i].vz;
-      p.m[i] = 1.0;
-      p.id[i] = i;
-    }
-    return p;
-  }
+  Particles<double> state() override { return from_documents_bodies(bodies_); }
 
  private:
   void step() {
@@ -73,7 +51,7 @@ class CpuSerial final : public Rung {
     }
   }
 
-  std::vector<Body<T>> bodies_;
+  std::vector<DocumentsBody<T>> bodies_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device_buffer.hpp"
 #include "gravity/interaction.hpp"
+#include "ladder/documents_body.hpp"
 #include "ladder/gpu_rungs.hpp"
 #include "nbody/error.hpp"
 #include "sim/documents_program.hpp"
@@ -24,9 +25,7 @@ namespace {
 using nbody::cuda::DeviceBuffer;
 
 template <class T>
-struct Body {
-  T x, y, z, vx, vy, vz;
-};
+using Body = DocumentsBody<T>;
 
 template <class T>
 struct Pos3 {
@@ -129,7 +128,7 @@ class DocumentsRung final : public Rung {
   }
 
   void reset(const Particles<double>& p) override {
-    for (std::size_t i = 0; i < h_.size(); ++i) h_[i] = {T(p.x[i]), T(p.y[i]), T(p.z[i]), T(p.vx[i]), T(p.vy[i]), T(p.vz[i])};
+    to_documents_bodies(p, h_);
     d_.upload(h_.data(), h_.size(), stream_.get());
     stream_.synchronize();
   }
@@ -145,19 +144,7 @@ class DocumentsRung final : public Rung {
   Particles<double> state() override {
     d_.download(h_.data(), h_.size(), stream_.get());
     stream_.synchronize();
-    Particles<double> p;
-    p.resize(h_.size());
-    for (std::size_t i = 0; i < h_.size(); ++i) {
-      p.x[i] = h_[i].x;
-      p.y[i] = h_[i].y;
-      p.z[i] = h_[i].z;
-      p.vx[i] = h_[i].vx;
-      p.vy[i] = h_[i].vy;
-      p.vz[i] = h_[i].vz;
-      p.m[i] = 1.0;
-      p.id[i] = i;
-    }
-    return p;
+    return from_documents_bodies(h_);
   }
 
  private:

@@ -22,6 +22,7 @@
 
 #include "core/rng.hpp"
 #include "ic/ic.hpp"
+#include "ic/model_tools.hpp"
 
 namespace nbody {
 
@@ -68,12 +69,7 @@ Particles<double> make_expand(const IcRequest& req) {
   p.resize(n);
   Rng rng(req.seed);
   for (std::size_t i = 0; i < n; ++i) {
-    const double r = radius * std::cbrt(rng.uniform());
-    double ux, uy, uz;
-    rng.unit_vector(ux, uy, uz);
-    p.x[i] = r * ux;
-    p.y[i] = r * uy;
-    p.z[i] = r * uz;
+    ic::place_in_ball(p, i, radius, rng);
     p.vx[i] = k * p.x[i];
     p.vy[i] = k * p.y[i];
     p.vz[i] = k * p.z[i];

@@ -27,6 +27,7 @@
 
 #include "core/rng.hpp"
 #include "ic/ic.hpp"
+#include "ic/model_tools.hpp"
 
 namespace nbody::ic {
 
@@ -84,17 +85,7 @@ Particles<double> make_hernquist(const IcRequest& req) {
       if (rng.uniform() * f_max < ic::hernquist_df(psi - 0.5 * v * v)) break;
     }
     v *= speed_scale;
-    double ux, uy, uz, wx, wy, wz;
-    rng.unit_vector(ux, uy, uz);
-    rng.unit_vector(wx, wy, wz);
-    p.x[i] = r * ux;
-    p.y[i] = r * uy;
-    p.z[i] = r * uz;
-    p.vx[i] = v * wx;
-    p.vy[i] = v * wy;
-    p.vz[i] = v * wz;
-    p.m[i] = 1.0 / double(n);
-    p.id[i] = i;
+    ic::place_isotropic(p, i, r, v, 1.0 / double(n), rng);
   }
   ic::apply(p, model.henon);
   centre(p);

@@ -30,6 +30,7 @@
 
 #include "core/rng.hpp"
 #include "ic/ic.hpp"
+#include "ic/model_tools.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::ic {
@@ -177,17 +178,7 @@ Particles<double> make_king(const IcRequest& req) {
       v = v_escape * std::cbrt(rng.uniform());
       if (rng.uniform() * norm < std::expm1(w - 0.5 * v * v)) break;
     }
-    double ux, uy, uz, wx, wy, wz;
-    rng.unit_vector(ux, uy, uz);
-    rng.unit_vector(wx, wy, wz);
-    p.x[i] = r * ux;
-    p.y[i] = r * uy;
-    p.z[i] = r * uz;
-    p.vx[i] = v * wx;
-    p.vy[i] = v * wy;
-    p.vz[i] = v * wz;
-    p.m[i] = 1.0 / double(n);
-    p.id[i] = i;
+    ic::place_isotropic(p, i, r, v, 1.0 / double(n), rng);
   }
   ic::apply(p, km.henon);
   centre(p);

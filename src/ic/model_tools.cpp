@@ -90,6 +90,29 @@ double pair_potential_energy(const Particles<double>& p, std::size_t max_bodies)
   return -sum_inv_r / pairs * all_pairs;
 }
 
+void place_isotropic(Particles<double>& p, std::size_t i, double r, double v, double m, Rng& rng) {
+  double ux, uy, uz, wx, wy, wz;
+  rng.unit_vector(ux, uy, uz);
+  rng.unit_vector(wx, wy, wz);
+  p.x[i] = r * ux;
+  p.y[i] = r * uy;
+  p.z[i] = r * uz;
+  p.vx[i] = v * wx;
+  p.vy[i] = v * wy;
+  p.vz[i] = v * wz;
+  p.m[i] = m;
+  p.id[i] = i;
+}
+
+void place_in_ball(Particles<double>& p, std::size_t i, double radius, Rng& rng) {
+  const double r = radius * std::cbrt(rng.uniform());
+  double ux, uy, uz;
+  rng.unit_vector(ux, uy, uz);
+  p.x[i] = r * ux;
+  p.y[i] = r * uy;
+  p.z[i] = r * uz;
+}
+
 void require_at_least(std::string_view ic_name, std::int64_t n, std::int64_t min) {
   if (n < min) {
     throw_input_error("n: " + std::string(ic_name) + " needs at least " + std::to_string(min) + " bodies (got " +

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/rng.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::ic {
@@ -41,6 +42,12 @@ double simpson(F f, double a, double b, int n) {
   for (int i = 1; i < n; ++i) s += (i % 2 ? 4.0 : 2.0) * f(a + i * h);
   return s * h / 3.0;
 }
+
+// Body i at radius r and with speed v, each in its own isotropic direction (position direction
+// drawn first), mass m, id i.
+void place_isotropic(Particles<double>& p, std::size_t i, double r, double v, double m, Rng& rng);
+// Body i's position uniform in the ball of the given radius (the radius drawn, then a direction).
+void place_in_ball(Particles<double>& p, std::size_t i, double radius, Rng& rng);
 
 // Throws an input error "n: <ic> needs at least <min> bodies (got n)".
 void require_at_least(std::string_view ic_name, std::int64_t n, std::int64_t min);

@@ -36,12 +36,7 @@ Particles<double> make_uniform_sphere(const IcRequest& req) {
   p.resize(n);
   Rng rng(req.seed);
   for (std::size_t i = 0; i < n; ++i) {
-    const double r = radius * std::cbrt(rng.uniform());
-    double ux, uy, uz;
-    rng.unit_vector(ux, uy, uz);
-    p.x[i] = r * ux;
-    p.y[i] = r * uy;
-    p.z[i] = r * uz;
+    ic::place_in_ball(p, i, radius, rng);
     p.vx[i] = rng.normal();
     p.vy[i] = rng.normal();
     p.vz[i] = rng.normal();
