@@ -35,7 +35,6 @@ class Simulation {
   [[nodiscard]] virtual std::size_t size() const = 0;
   [[nodiscard]] virtual std::int64_t step_count() const = 0;
   [[nodiscard]] virtual double time() const = 0;
-  [[nodiscard]] virtual int force_evaluations_per_step() const = 0;
   // Target-source pairs the force passes have evaluated so far (adaptive and block steps vary
   // what a step costs; this counts what was done).
   [[nodiscard]] virtual std::uint64_t interactions() const = 0;

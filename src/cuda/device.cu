@@ -50,7 +50,6 @@ bool query_device(int ordinal, DeviceInfo* info, std::string* why) {
   d.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
   d.max_threads_per_block = prop.maxThreadsPerBlock;
-  d.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   NBODY_CUDA_CHECK(cudaSetDevice(ordinal));
   std::size_t free_b = 0, total_b = 0;
   NBODY_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

@@ -18,7 +18,6 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
   std::size_t shared_per_block_optin = 0;
   int max_threads_per_block = 0;
-  int max_threads_per_sm = 0;
   int driver_version = 0;   // e.g. 13000
   int runtime_version = 0;
 };

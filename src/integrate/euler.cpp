@@ -10,7 +10,6 @@ class Euler final : public Integrator {
   std::string name() const override { return "euler"; }
   void step(BackendBase& b, double dt) override { b.euler_step(dt); }
   void steps(BackendBase& b, double dt, std::int64_t count) override { b.euler_steps(dt, count); }
-  int force_evaluations_per_step() const override { return 1; }
 };
 
 }  // namespace

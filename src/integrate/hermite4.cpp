@@ -53,7 +53,6 @@ class Hermite4 final : public Integrator {
 
   std::string name() const override { return "hermite4"; }
   void prepare(BackendBase& b) override { b.reserve_hermite(); }
-  int force_evaluations_per_step() const override { return 1; }
 
   std::vector<std::int32_t> particle_state() const override { return started_ ? level_ : std::vector<std::int32_t>{}; }
   void restore_particle_state(std::vector<std::int32_t> state) override {

@@ -40,9 +40,6 @@ class Integrator {
   virtual void steps(BackendBase& backend, double dt, std::int64_t count) {
     for (std::int64_t k = 0; k < count; ++k) step(backend, dt);
   }
-  // Force evaluations a step costs once the run is going, for fixed steps (an adaptive step
-  // varies: BackendBase::interactions() counts what was done).
-  [[nodiscard]] virtual int force_evaluations_per_step() const = 0;
 
   // State the integrator carries from one step to the next besides the particles (time-step
   // levels, previous accelerations...), for checkpoints: its own encoding, stored under its

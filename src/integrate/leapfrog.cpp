@@ -46,7 +46,6 @@ class LeapfrogKdk final : public Integrator {
     }
   }
 
-  int force_evaluations_per_step() const override { return 1; }
 
  private:
   void substep(BackendBase& b, double h) {

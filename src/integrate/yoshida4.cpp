@@ -46,7 +46,6 @@ class Yoshida4 final : public Integrator {
     }
   }
 
-  int force_evaluations_per_step() const override { return 3; }
 };
 
 }  // namespace

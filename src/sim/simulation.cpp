@@ -34,7 +34,6 @@ class SimulationImpl final : public Simulation {
   std::size_t size() const override { return backend_->size(); }
   std::int64_t step_count() const override { return step_; }
   double time() const override { return time_; }
-  int force_evaluations_per_step() const override { return integrator_->force_evaluations_per_step(); }
   std::uint64_t interactions() const override { return backend_->interactions(); }
 
   void advance(std::int64_t count) override {

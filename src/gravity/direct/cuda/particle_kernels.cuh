@@ -34,7 +34,7 @@ __global__ void drift_kernel(T* __restrict__ x, T* __restrict__ y, T* __restrict
 
 // Mixed precision: float32 copies of the float64 positions (and masses when m is given) for the
 // force kernel.
-__global__ inline void round_to_float_kernel(const double* __restrict__ x, const double* __restrict__ y,
+__global__ void round_to_float_kernel(const double* __restrict__ x, const double* __restrict__ y,
                                              const double* __restrict__ z, const double* __restrict__ m, int n,
                                              float* __restrict__ xf, float* __restrict__ yf, float* __restrict__ zf,
                                              float* __restrict__ mf) {
