@@ -132,6 +132,54 @@ __device__ __forceinline__ bool combine_slices(const int (&target)[Count], Acc (
   return true;
 }
 
+// The R targets a thread holds, i = first + stride r (a target past n sits at the origin and is
+// never written), and their sums set to zero.
+template <class T, class Acc, int R>
+__device__ __forceinline__ void load_targets(const BodiesView<T>& b, int first, int stride, T (&xi)[R], T (&yi)[R],
+                                             T (&zi)[R], Acc (&sx)[R], Acc (&sy)[R], Acc (&sz)[R]) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int i = first + stride * r;
+    xi[r] = i < b.n ? b.x[i] : T(0);
+    yi[r] = i < b.n ? b.y[i] : T(0);
+    zi[r] = i < b.n ? b.z[i] : T(0);
+    sx[r] = sy[r] = sz[r] = Acc(0);
+  }
+}
+
+// The pair loop of both kernels: sources src[0], src[Step], ... (Count of them, in shared memory)
+// added to the R targets' sums. In mixed precision (Acc wider than T) the chunk is summed in T
+// first and then added to the wider sums.
+template <int Count, int Step, int Unroll, class T, class Acc, int R, class Pair>
+__device__ __forceinline__ void accumulate_sources(const Source4<T>* src, const Pair& pair, const T (&xi)[R],
+                                                   const T (&yi)[R], const T (&zi)[R], Acc (&sx)[R], Acc (&sy)[R],
+                                                   Acc (&sz)[R]) {
+  if constexpr (std::is_same_v<Acc, T>) {
+#pragma unroll Unroll
+    for (int k = 0; k < Count; ++k) {
+      const Source4<T> s = src[k * Step];
+#pragma unroll
+      for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
+    }
+  } else {
+    T tx[R], ty[R], tz[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
+#pragma unroll Unroll
+    for (int k = 0; k < Count; ++k) {
+      const Source4<T> s = src[k * Step];
+#pragma unroll
+      for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      sx[r] += Acc(tx[r]);
+      sy[r] += Acc(ty[r]);
+      sz[r] += Acc(tz[r]);
+    }
+  }
+}
+
 // T: the arithmetic of a pair and of the positions read. Acc: what each target's sum is kept in
 // across tiles (T, or double for mixed precision: each tile's partial is summed in T, then added
 // in float64). Block: threads per block = sources per tile. R: targets per thread.
@@ -145,14 +193,7 @@ __global__ void __launch_bounds__(Block)
   const int group_first = blockIdx.x * Block * R + threadIdx.x;
   T xi[R], yi[R], zi[R];
   Acc sx[R], sy[R], sz[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int i = group_first + r * Block;
-    xi[r] = i < b.n ? b.x[i] : T(0);
-    yi[r] = i < b.n ? b.y[i] : T(0);
-    zi[r] = i < b.n ? b.z[i] : T(0);
-    sx[r] = sy[r] = sz[r] = Acc(0);
-  }
+  load_targets(b, group_first, Block, xi, yi, zi, sx, sy, sz);
 
   const int j_begin = blockIdx.y * slice_len;
   const int j_end = min(b.n, j_begin + slice_len);
@@ -163,31 +204,7 @@ __global__ void __launch_bounds__(Block)
     tile[threadIdx.x] = next;
     __syncthreads();
     next = load_source(b, base + Block + int(threadIdx.x), j_end);
-    if constexpr (std::is_same_v<Acc, T>) {
-#pragma unroll 16
-      for (int k = 0; k < Block; ++k) {
-        const Source4<T> s = tile[k];
-#pragma unroll
-        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
-      }
-    } else {
-      // Mixed: this tile's terms summed in T, then added to the wider sums.
-      T tx[R], ty[R], tz[R];
-#pragma unroll
-      for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
-#pragma unroll 16
-      for (int k = 0; k < Block; ++k) {
-        const Source4<T> s = tile[k];
-#pragma unroll
-        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
-      }
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        sx[r] += Acc(tx[r]);
-        sy[r] += Acc(ty[r]);
-        sz[r] += Acc(tz[r]);
-      }
-    }
+    accumulate_sources<Block, 1, 16>(tile, pair, xi, yi, zi, sx, sy, sz);
     __syncthreads();
   }
 
@@ -236,17 +253,9 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
   const int column = lane % kRow;  // which target of the row
   const int phase = lane / kRow;   // which of the L lanes sharing it
   const int group_first = blockIdx.x * kRow * R + column;
-
   T xi[R], yi[R], zi[R];
   Acc sx[R], sy[R], sz[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const int i = group_first + kRow * r;
-    xi[r] = i < b.n ? b.x[i] : T(0);
-    yi[r] = i < b.n ? b.y[i] : T(0);
-    zi[r] = i < b.n ? b.z[i] : T(0);
-    sx[r] = sy[r] = sz[r] = Acc(0);
-  }
+  load_targets(b, group_first, kRow, xi, yi, zi, sx, sy, sz);
 
   // This block's sources [j_begin, j_end), split into W strips of whole 32-source chunks.
   const int j_begin = blockIdx.y * slice_len;
@@ -259,31 +268,7 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
     strip[warp][lane] = next;
     __syncwarp();
     next = load_source(b, base + 32 + lane, w_end);
-    if constexpr (std::is_same_v<Acc, T>) {
-#pragma unroll
-      for (int k = 0; k < 32 / L; ++k) {
-        const Source4<T> s = strip[warp][k * L + phase];
-#pragma unroll
-        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, sx[r], sy[r], sz[r]);
-      }
-    } else {
-      // Mixed: this chunk's terms summed in T, then added to the wider sums.
-      T tx[R], ty[R], tz[R];
-#pragma unroll
-      for (int r = 0; r < R; ++r) tx[r] = ty[r] = tz[r] = T(0);
-#pragma unroll
-      for (int k = 0; k < 32 / L; ++k) {
-        const Source4<T> s = strip[warp][k * L + phase];
-#pragma unroll
-        for (int r = 0; r < R; ++r) pair.accumulate(s.x - xi[r], s.y - yi[r], s.z - zi[r], s.m, tx[r], ty[r], tz[r]);
-      }
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        sx[r] += Acc(tx[r]);
-        sy[r] += Acc(ty[r]);
-        sz[r] += Acc(tz[r]);
-      }
-    }
+    accumulate_sources<32 / L, L, 32 / L>(&strip[warp][phase], pair, xi, yi, zi, sx, sy, sz);
     __syncwarp();
   }
 
