@@ -18,6 +18,15 @@ RUNG_ORDER = ["cpu-serial", "cpu", "gpu-naive", "gpu-shared", "gpu-split", "gpu-
 STYLE = {"fp32": "-", "fp64": "--", "mixed": ":"}
 
 
+def save(fig, out, name):
+    """Writes the figure as out/name and closes it; returns the path."""
+    path = os.path.join(out, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def timed(r):
     return r.get("billion_interactions_per_s") is not None and r.get("verified")
 
@@ -52,11 +61,7 @@ def scaling(results, env, out):
     ax.set_title("Time per step over N\n" + title_suffix(env), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    path = os.path.join(out, "scaling_time.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    files.append(path)
+    files.append(save(fig, out, "scaling_time.png"))
 
     serial = {r["n"]: r["median_step_s"] for r in series.get(("cpu-serial", "fp32"), [])}
     if serial:
@@ -72,11 +77,7 @@ def scaling(results, env, out):
         ax.set_title("Speedup over the documents' serial program (fp32)\n" + title_suffix(env), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-        path = os.path.join(out, "scaling_speedup.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        files.append(path)
+        files.append(save(fig, out, "scaling_speedup.png"))
 
     fig, ax = plt.subplots(figsize=(8, 5.5))
     for rung, prec in ordered():
@@ -93,11 +94,7 @@ def scaling(results, env, out):
     ax.set_title("Interaction rate over N\n" + title_suffix(env), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    path = os.path.join(out, "scaling_rate.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    files.append(path)
+    files.append(save(fig, out, "scaling_rate.png"))
     return files
 
 
@@ -119,11 +116,7 @@ def ladder(results, env, out):
         ax.set_ylabel("billion interactions / s")
         ax.set_title(f"The optimization ladder, N = {n}, {prec}\n" + title_suffix(env), fontsize=10)
         plt.setp(ax.get_xticklabels(), rotation=20, ha="right")
-        path = os.path.join(out, f"ladder_{prec}.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        files.append(path)
+        files.append(save(fig, out, f"ladder_{prec}.png"))
     return files
 
 
@@ -142,11 +135,7 @@ def blocksize(results, env, out):
         ax.set_xlabel("threads per block")
         ax.set_ylabel("billion interactions / s")
         ax.set_title("gpu-naive over the block size (N = %d)\n" % naive[0]["n"] + title_suffix(env), fontsize=10)
-        path = os.path.join(out, "blocksize_naive.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        files.append(path)
+        files.append(save(fig, out, "blocksize_naive.png"))
     split = [r for r in results if r["suite"] == "blocksize" and r["rung"] == "gpu-split"]
     if split:
         def parse(shape):
@@ -173,11 +162,7 @@ def blocksize(results, env, out):
         fig.colorbar(im, label="billion interactions / s")
         ax.set_title("gpu-split over BLOCK_SIZE x BLOCK_STRIDE (N = %d)\n" % split[0]["n"] + title_suffix(env),
                      fontsize=10)
-        path = os.path.join(out, "blocksize_split_heatmap.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        files.append(path)
+        files.append(save(fig, out, "blocksize_split_heatmap.png"))
     return files
 
 
@@ -203,11 +188,7 @@ def tune(results, env, out):
     ax.set_title("Production kernel: best launch shape vs the policy's\n" + title_suffix(env), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    path = os.path.join(out, "tune.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return [path]
+    return [save(fig, out, "tune.png")]
 
 
 def main():
