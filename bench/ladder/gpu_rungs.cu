@@ -5,15 +5,15 @@
 //   gpu-split           the sources of a body split over BLOCK_STRIDE blocks, velocities
 //                       combined with atomicAdd (documents 000, 001, 003)
 //   gpu-split-unrolled  the same with the inner loop unrolled
-// followed, as in the documents, by a separate position-update kernel. The pair interaction is
-// the production one (gravity/interaction.hpp) with unit masses.
+// followed, as in the documents, by a separate position-update kernel. The pair interaction is the
+// documents' own arithmetic (DocumentsPair below), not the production pair code: what separates
+// these rungs from gpu-best is measured, not shared.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "cuda/check.hpp"
 #include "cuda/device_buffer.hpp"
-#include "gravity/interaction.hpp"
 #include "ladder/documents_body.hpp"
 #include "ladder/gpu_rungs.hpp"
 #include "nbody/error.hpp"
@@ -32,8 +32,33 @@ struct Pos3 {
   T x, y, z;
 };
 
+// The documents' pair term, as they write it (unit masses):
+//   distSqr = dx*dx + dy*dy + dz*dz + SOFTENING; invDist = rsqrtf(distSqr);
+//   invDist3 = invDist * invDist * invDist; Fx += dx * invDist3; ...
+// rsqrtf() keeps its fix-up for subnormal inputs (this build does not flush to zero), and in
+// float64 rsqrt() is CUDA's correctly rounded-to-1-ulp library function. The production kernel's
+// bare MUFU.RSQ and fused float64 m/r^3 (gravity/interaction.hpp) are steps of gpu-best.
 template <class T>
-using Pair = gravity::PlummerPair<T, false>;
+struct DocumentsPair {
+  T eps2;
+
+  __device__ __forceinline__ void accumulate(T dx, T dy, T dz, T& fx, T& fy, T& fz) const {
+    const T dist_sqr = dx * dx + dy * dy + dz * dz + eps2;
+    T inv_dist;
+    if constexpr (sizeof(T) == 4) {
+      inv_dist = rsqrtf(dist_sqr);
+    } else {
+      inv_dist = rsqrt(dist_sqr);
+    }
+    const T inv_dist3 = inv_dist * inv_dist * inv_dist;
+    fx += dx * inv_dist3;
+    fy += dy * inv_dist3;
+    fz += dz * inv_dist3;
+  }
+};
+
+template <class T>
+using Pair = DocumentsPair<T>;
 
 template <class T>
 __global__ void naive_body_force(Body<T>* p, T dt, int n, Pair<T> pair) {
@@ -41,7 +66,7 @@ __global__ void naive_body_force(Body<T>* p, T dt, int n, Pair<T> pair) {
   if (i < n) {
     T fx = 0, fy = 0, fz = 0;
     for (int j = 0; j < n; ++j) {
-      pair.accumulate(p[j].x - p[i].x, p[j].y - p[i].y, p[j].z - p[i].z, T(1), fx, fy, fz);
+      pair.accumulate(p[j].x - p[i].x, p[j].y - p[i].y, p[j].z - p[i].z, fx, fy, fz);
     }
     p[i].vx += dt * fx;
     p[i].vy += dt * fy;
@@ -61,7 +86,7 @@ __global__ void shared_body_force(Body<T>* p, T dt, int n, Pair<T> pair) {
     __syncthreads();
     const int count = min(Block, n - base);
     for (int k = 0; k < count; ++k) {
-      pair.accumulate(tile[k].x - xi, tile[k].y - yi, tile[k].z - zi, T(1), fx, fy, fz);
+      pair.accumulate(tile[k].x - xi, tile[k].y - yi, tile[k].z - zi, fx, fy, fz);
     }
     __syncthreads();
   }
@@ -89,7 +114,7 @@ __global__ void split_body_force(Body<T>* p, T dt, int n, int stride, Pair<T> pa
     const int count = min(Block, n - t * Block);
 #pragma unroll Unroll
     for (int k = 0; k < count; ++k) {
-      pair.accumulate(tile[k].x - xi, tile[k].y - yi, tile[k].z - zi, T(1), fx, fy, fz);
+      pair.accumulate(tile[k].x - xi, tile[k].y - yi, tile[k].z - zi, fx, fy, fz);
     }
     __syncthreads();
   }
