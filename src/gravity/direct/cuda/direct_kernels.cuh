@@ -38,6 +38,19 @@ __device__ __forceinline__ Source4<T> load_source(const BodiesView<T>& b, int j,
   return j < end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
 }
 
+// Programmatic dependent launch (launch_programmatic() in direct_launch.cuh). A kernel so launched
+// may start while the work before it in the stream is still running: it waits here, before its
+// first read of anything that work writes, until that work has finished and its memory is
+// visible. It then lets the next launch in the stream be scheduled early in turn (that kernel
+// waits the same way, for this whole grid). No-ops before compute capability 9.0 and for kernels
+// launched the ordinary way.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Where split launches keep their partial sums: S slices x `stride` targets per component, and
 // one ticket counter per target group (all zero between launches).
 template <class Acc>
@@ -189,6 +202,7 @@ __global__ void __launch_bounds__(Block)
   static_assert(Block % 32 == 0 && Block <= 1024, "block must be whole warps");
   static_assert(R >= 1 && R <= 16, "targets per thread");
   __shared__ Source4<T> tile[Block];
+  wait_for_previous_grid();
 
   const int group_first = blockIdx.x * Block * R + threadIdx.x;
   T xi[R], yi[R], zi[R];
@@ -248,6 +262,7 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
   static_assert(L == 1 || L == 2 || L == 4, "lanes per target");
   __shared__ Source4<T> strip[W][32];
   __shared__ Acc partial[W][kRow][3];
+  wait_for_previous_grid();
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int column = lane % kRow;  // which target of the row

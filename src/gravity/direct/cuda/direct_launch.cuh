@@ -3,8 +3,10 @@
 // DirectShape to the compiled (block, targets) instance, and the scratch split launches need.
 // Include from .cu files only.
 #include <algorithm>
-#include <type_traits>
+#include <atomic>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "cuda/check.hpp"
 #include "cuda/device_buffer.hpp"
@@ -55,6 +57,41 @@ inline int slice_length(const DirectShape& s, int n) {
   return std::max(unit, (per + unit - 1) / unit * unit);
 }
 
+// True when the current device can overlap a kernel's launch with the end of the previous one
+// (programmatic dependent launch, compute capability 9.0 and later). Asked once per device.
+inline bool programmatic_launch_supported() {
+  static std::atomic<int> known[64];  // 0: not asked yet, 1: no, 2: yes
+  int dev = 0;
+  NBODY_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= 64) return false;
+  if (known[dev].load(std::memory_order_relaxed) == 0) {
+    int major = 0;
+    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    known[dev].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
+  }
+  return known[dev].load(std::memory_order_relaxed) == 2;
+}
+
+// Launches a kernel that begins with wait_for_previous_grid() as a programmatic dependent of the
+// work before it in the stream: its blocks may be scheduled while that work finishes (they wait
+// for it, and for its memory, before reading anything), which removes the launch gap between
+// consecutive steps. The stream order is otherwise unchanged; captured into a CUDA graph this
+// becomes a programmatic edge.
+template <class... Params, class... Args>
+void launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = programmatic_launch_supported() ? 1 : 0;
+  NBODY_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 template <int Block, int R, bool Warps = false, int Lanes = 1>
 struct CompiledShape {
   static constexpr int kBlock = Block;
@@ -74,11 +111,11 @@ void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& p
   const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, b.n, stream) : SplitScratch<Acc>{};
   const dim3 grid(groups, slices);
   if constexpr (Shape::kWarps) {
-    direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>
-        <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
+    launch_programmatic(direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>,
+                        grid, Shape::kBlock, stream, b, len, pair, finish, scratch);
   } else {
-    direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>
-        <<<grid, Shape::kBlock, 0, stream>>>(b, len, pair, finish, scratch);
+    launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
+                        stream, b, len, pair, finish, scratch);
   }
   NBODY_CUDA_CHECK_LAUNCH();
 }
@@ -93,7 +130,8 @@ using CompiledShapes = std::conditional_t<
     ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>, CompiledShape<128, 8>,
               CompiledShape<256, 2>, CompiledShape<256, 4>, CompiledShape<256, 8>, CompiledShape<1024, 1, true>,
               CompiledShape<512, 2, true>, CompiledShape<256, 4, true>, CompiledShape<1024, 1, true, 2>,
-              CompiledShape<512, 1, true, 4>, CompiledShape<512, 2, true, 2>>,
+              CompiledShape<512, 1, true, 4>, CompiledShape<512, 2, true, 2>, CompiledShape<512, 2, true, 4>,
+              CompiledShape<1024, 2, true, 2>>,
     std::conditional_t<std::is_same_v<T, double>,
                        ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
                                  CompiledShape<512, 1, true>, CompiledShape<256, 2, true>,
