@@ -8,12 +8,15 @@
 #include <thread>
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/rng.hpp"
+#include "gravity/interaction.hpp"
 
 namespace nbody::test {
 
@@ -30,6 +33,59 @@ std::vector<BackendCase> backend_cases(Precision p) {
   for (const auto& c : backend_cases()) {
     if (c.precision == p) out.push_back(c);
   }
+  return out;
+}
+
+double unit_roundoff(Precision p) {
+  return p == Precision::fp32 || p == Precision::mixed ? std::numeric_limits<float>::epsilon() / 2
+                                                       : std::numeric_limits<double>::epsilon() / 2;
+}
+
+std::vector<double> term_magnitudes(const Particles<double>& p, const GravityParams& g) {
+  const bool spline = g.law == SofteningLaw::spline && g.softening > 0;
+  const auto kernel = gravity::SplinePair<double>::from_softening(g.softening);
+  std::vector<double> s(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double sum = 0;
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      if (i == j) continue;
+      const double dx = p.x[j] - p.x[i], dy = p.y[j] - p.y[i], dz = p.z[j] - p.z[i];
+      const double d2 = dx * dx + dy * dy + dz * dz;
+      sum += p.m[j] * std::sqrt(d2) * (spline ? kernel.factor(d2) : std::pow(d2 + g.eps2(), -1.5));
+    }
+    s[i] = g.G * sum;
+  }
+  return s;
+}
+
+ForceErrors force_errors(const Accelerations<double>& got, const Particles<double>& p, const GravityParams& g,
+                         Precision precision) {
+  auto reference = make_backend<double>("cpu-reference", p.size(), g);
+  reference->upload(p);
+  reference->compute_accelerations();
+  Accelerations<double> ref;
+  reference->download_accelerations(ref);
+  const auto s = term_magnitudes(p, g);
+  ForceErrors out;
+  out.allowance = 4 * unit_roundoff(precision) * (10 + std::sqrt(double(p.size())));
+  double err2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double ex = got.ax[i] - ref.ax[i], ey = got.ay[i] - ref.ay[i], ez = got.az[i] - ref.az[i];
+    const double e = std::sqrt(ex * ex + ey * ey + ez * ez);
+    if (!std::isfinite(e)) {
+      out.finite = false;
+      out.worst_body = i;
+      return out;
+    }
+    err2 += e * e;
+    ref2 += ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i];
+    const double ratio = e / (out.allowance * s[i]);
+    if (ratio > out.worst) {
+      out.worst = ratio;
+      out.worst_body = i;
+    }
+  }
+  out.rel_rms = std::sqrt(err2 / ref2);
   return out;
 }
 

@@ -41,6 +41,32 @@ std::vector<BackendCase> backend_cases(Precision p);
 // kernel that drops the masses fails).
 Particles<double> random_particles(std::size_t n, std::uint64_t seed);
 
+// The unit roundoff u of a precision (2^-24 or 2^-53; mixed: its float32 pair terms).
+double unit_roundoff(Precision p);
+
+// S_i = G sum_j m_j |d_ij| g(|d_ij|) (Plummer: g = (|d|^2 + eps^2)^{-3/2}; or the spline law's
+// g): the sum of the magnitudes of the terms whose sum is a_i. Rounding errors scale with it,
+// not with |a_i| (which cancellation shrinks).
+std::vector<double> term_magnitudes(const Particles<double>& p, const GravityParams& g);
+
+// Accelerations against the float64 reference of the same inputs. Each term is computed with a
+// relative error of a few units of roundoff u (the difference, three FMAs for r^2 + eps^2, an
+// rsqrt good to 2 ulp on the GPU, three products); a sum of N such terms in a fixed order adds
+// errors that grow like sqrt(N) u S_i for rounding errors of random sign. The allowance is
+// 4 u (10 + sqrt(N)) S_i per body: a probabilistic bound with a factor ~4 of margin, far below the
+// deterministic worst case N u S_i. `worst` is the largest error / allowance over the bodies;
+// `rel_rms` the norm-wise relative error (with cancellation |S| / |a| of order 10 in the test
+// sets, expected below 10 x allowance / S).
+struct ForceErrors {
+  double worst = 0;
+  std::size_t worst_body = 0;
+  double rel_rms = 0;
+  double allowance = 0;  // 4 u (10 + sqrt N)
+  bool finite = true;
+};
+ForceErrors force_errors(const Accelerations<double>& got, const Particles<double>& p, const GravityParams& g,
+                         Precision precision);
+
 // Result of running a program: exit status, stdout and stderr.
 struct ProcessResult {
   int status = -1;

@@ -38,63 +38,15 @@ Accelerations<double> accelerations(const BackendCase& c, const Particles<double
                                         : accelerations_as<double>(c.backend, p, g, potential);
 }
 
-double unit_roundoff(Precision p) {
-  return p == Precision::fp32 ? std::numeric_limits<float>::epsilon() / 2 : std::numeric_limits<double>::epsilon() / 2;
-}
-
-// S_i = G sum_j m_j |d_ij| g(|d_ij|) (Plummer: g = (|d|^2 + eps^2)^{-3/2}): the sum of the
-// magnitudes of the terms whose sum is a_i. Rounding errors scale with it, not with |a_i|
-// (which cancellation shrinks).
-std::vector<double> term_magnitudes(const Particles<double>& p, const GravityParams& g) {
-  const bool spline = g.law == SofteningLaw::spline && g.softening > 0;
-  const auto kernel = gravity::SplinePair<double>::from_softening(g.softening);
-  std::vector<double> s(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    double sum = 0;
-    for (std::size_t j = 0; j < p.size(); ++j) {
-      if (i == j) continue;
-      const double dx = p.x[j] - p.x[i], dy = p.y[j] - p.y[i], dz = p.z[j] - p.z[i];
-      const double d2 = dx * dx + dy * dy + dz * dz;
-      sum += p.m[j] * std::sqrt(d2) * (spline ? kernel.factor(d2) : std::pow(d2 + g.eps2(), -1.5));
-    }
-    s[i] = g.G * sum;
-  }
-  return s;
-}
-
-// Each term is computed with a relative error of a few units of roundoff u (the difference, three
-// FMAs for r^2 + eps^2, an rsqrt good to 2 ulp on the GPU, three products); a sum of N such terms
-// in a fixed order adds errors that grow like sqrt(N) u S_i for rounding errors of random sign.
-// We allow 4 u (10 + sqrt(N)) S_i per body: a probabilistic bound with a factor ~4 of margin,
-// far below the deterministic worst case N u S_i.
+// The error bound and its derivation: support.hpp (force_errors).
 void expect_close_to_reference(const BackendCase& c, const Particles<double>& in, const GravityParams& g) {
   // The reference sees exactly the inputs the backend sees (rounded to its precision).
   const Particles<double> p = c.precision == Precision::fp32 ? in.as<float>().as<double>() : in;
-  const auto got = accelerations(c, p, g);
-  const auto ref = accelerations_as<double>("cpu-reference", p, g);
-  const auto s = term_magnitudes(p, g);
-  const double u = unit_roundoff(c.precision);
-  const double allowance = 4 * u * (10 + std::sqrt(double(p.size())));
-  double err2 = 0, ref2 = 0, worst = 0;
-  std::size_t worst_i = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const double ex = got.ax[i] - ref.ax[i], ey = got.ay[i] - ref.ay[i], ez = got.az[i] - ref.az[i];
-    const double e = std::sqrt(ex * ex + ey * ey + ez * ez);
-    ASSERT_TRUE(std::isfinite(e)) << "body " << i;
-    err2 += e * e;
-    ref2 += ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i];
-    const double ratio = e / (allowance * s[i]);
-    if (ratio > worst) {
-      worst = ratio;
-      worst_i = i;
-    }
-  }
-  const double rel_rms = std::sqrt(err2 / ref2);
-  EXPECT_LE(worst, 1.0) << "body " << worst_i << " error exceeds 4u(10+sqrt N) S_i by " << worst;
-  // The norm-wise error: with cancellation kappa = |S| / |a| of order 10 in these sets, the same
-  // estimate gives 4 u (10 + sqrt N) * 10.
-  EXPECT_LE(rel_rms, allowance * 10) << "relative RMS error " << rel_rms;
-  testing::Test::RecordProperty("relative_rms_error", std::to_string(rel_rms));
+  const ForceErrors e = force_errors(accelerations(c, p, g), p, g, c.precision);
+  ASSERT_TRUE(e.finite) << "body " << e.worst_body;
+  EXPECT_LE(e.worst, 1.0) << "body " << e.worst_body << " error exceeds 4u(10+sqrt N) S_i by " << e.worst;
+  EXPECT_LE(e.rel_rms, e.allowance * 10) << "relative RMS error " << e.rel_rms;
+  testing::Test::RecordProperty("relative_rms_error", std::to_string(e.rel_rms));
 }
 
 TEST_P(Forces, MatchReferenceOnRandomSet) {

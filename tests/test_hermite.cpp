@@ -20,10 +20,6 @@ namespace {
 class HermiteOps : public testing::TestWithParam<BackendCase> {};
 class HermiteOpsFp64 : public testing::TestWithParam<BackendCase> {};
 
-double unit_roundoff(Precision p) {
-  return p == Precision::fp32 ? std::numeric_limits<float>::epsilon() / 2 : std::numeric_limits<double>::epsilon() / 2;
-}
-
 // a and jerk of the `targets` (others zero), from the state `p` as it stands (t_i = 0 and
 // prediction to 0: the predicted state is p itself).
 struct AccJerk {

@@ -246,9 +246,11 @@ class Backend : public BackendBase {
 
 // Creates a backend for n particles. Throws an input error for an unknown name, a backend this
 // build or machine lacks, or an n whose state does not fit in the backend's memory. `mixed`
-// (T = double only) asks for float32 pair terms summed in float64.
+// (T = double only) asks for float32 pair terms summed in float64. `kernel_shape` (cuda only; for
+// benchmarks): the force kernel's launch shape instead of the launch policy's choice.
 template <class T>
 [[nodiscard]] std::unique_ptr<Backend<T>> make_backend(std::string_view name, std::size_t n,
-                                                       const GravityParams& gravity, bool mixed = false);
+                                                       const GravityParams& gravity, bool mixed = false,
+                                                       std::string_view kernel_shape = {});
 
 }  // namespace nbody

@@ -37,14 +37,17 @@ std::string resolve_backend(std::string_view requested) {
 
 template <class T>
 std::unique_ptr<Backend<T>> make_backend(std::string_view requested, std::size_t n, const GravityParams& gravity,
-                                         bool mixed) {
+                                         bool mixed, std::string_view kernel_shape) {
   const std::string name = resolve_backend(requested);
+  if (!kernel_shape.empty() && name != "cuda") {
+    throw_input_error("kernel shape: only the cuda backend has launch shapes, not " + name);
+  }
   if (name == "cpu") return make_cpu_backend<T>(mixed ? CpuMethod::simd_mixed : CpuMethod::simd, n, gravity);
   // The oracle computes in float64 whatever is asked.
   if (name == "cpu-reference") return make_cpu_backend<T>(CpuMethod::reference, n, gravity);
   if (name == "cuda") {
 #if NBODY_HAVE_CUDA
-    return make_cuda_backend<T>(n, gravity, mixed);
+    return make_cuda_backend<T>(n, gravity, mixed, kernel_shape);
 #else
     std::string why;
     (void)cuda_device_available(&why);
@@ -55,8 +58,8 @@ std::unique_ptr<Backend<T>> make_backend(std::string_view requested, std::size_t
 }
 
 template std::unique_ptr<Backend<float>> make_backend<float>(std::string_view, std::size_t, const GravityParams&,
-                                                             bool);
+                                                             bool, std::string_view);
 template std::unique_ptr<Backend<double>> make_backend<double>(std::string_view, std::size_t, const GravityParams&,
-                                                               bool);
+                                                               bool, std::string_view);
 
 }  // namespace nbody

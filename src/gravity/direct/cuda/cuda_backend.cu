@@ -417,7 +417,8 @@ std::size_t cuda_backend_bytes(std::size_t n, bool mixed, const DirectShape& sha
 }
 
 template <class T>
-std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams& g, bool mixed) {
+std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams& g, bool mixed,
+                                              std::string_view kernel_shape) {
   if (mixed && sizeof(T) != 8) throw_runtime_error("mixed precision keeps the state in float64");
   cuda::DeviceInfo dev;
   std::string why;
@@ -425,7 +426,19 @@ std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams
     throw_input_error("backend: cuda needs a usable CUDA device, but " + why);
   }
   const KernelArithmetic arithmetic = arithmetic_of(sizeof(T), mixed);
-  const DirectShape shape = choose_shape(static_cast<std::int64_t>(n), arithmetic, device_slots(dev));
+  DirectShape shape = choose_shape(static_cast<std::int64_t>(n), arithmetic, device_slots(dev));
+  if (!kernel_shape.empty()) {
+    const auto asked = parse_direct_shape(kernel_shape);
+    if (!asked || !is_compiled(*asked, arithmetic)) {
+      std::string known;
+      for (const DirectShape& c : compiled_shapes(arithmetic)) known += (known.empty() ? "" : ", ") + c.text();
+      throw_input_error("kernel shape: '" + std::string(kernel_shape) + "' is not a compiled " +
+                        std::string(mixed ? "mixed" : sizeof(T) == 4 ? "fp32" : "fp64") + " shape (compiled: " + known +
+                        "; any power-of-two slice count)");
+    }
+    shape = *asked;
+    shape.slices = std::min(shape.slices, max_slices(static_cast<std::int64_t>(n), shape));
+  }
   const std::size_t need = cuda_backend_bytes<T>(n, mixed, shape);
   // Leave a margin for the CUDA context's own allocations.
   if (double(need) > 0.95 * double(dev.free_memory)) {
@@ -439,8 +452,10 @@ std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams
   return std::make_unique<CudaBackend<T, false>>(n, g, dev, shape);
 }
 
-template std::unique_ptr<Backend<float>> make_cuda_backend<float>(std::size_t, const GravityParams&, bool);
-template std::unique_ptr<Backend<double>> make_cuda_backend<double>(std::size_t, const GravityParams&, bool);
+template std::unique_ptr<Backend<float>> make_cuda_backend<float>(std::size_t, const GravityParams&, bool,
+                                                                  std::string_view);
+template std::unique_ptr<Backend<double>> make_cuda_backend<double>(std::size_t, const GravityParams&, bool,
+                                                                    std::string_view);
 template std::size_t cuda_backend_bytes<float>(std::size_t, bool, const DirectShape&) noexcept;
 template std::size_t cuda_backend_bytes<double>(std::size_t, bool, const DirectShape&) noexcept;
 

@@ -3,6 +3,7 @@
 // the tests include this without the CUDA headers.
 #include <cstddef>
 #include <memory>
+#include <string_view>
 
 #include "cuda/device.hpp"
 #include "gravity/backend.hpp"
@@ -12,9 +13,11 @@ namespace nbody {
 
 // Throws an input error when no CUDA device is usable or the state of n bodies does not fit in
 // the device's free memory. `mixed` (T = double): float32 pair terms summed in float64.
+// `kernel_shape`: the force kernel's launch shape as DirectShape::text() writes it, for
+// measuring shapes against each other; empty: the launch policy's choice (choose_shape()).
 template <class T>
 [[nodiscard]] std::unique_ptr<Backend<T>> make_cuda_backend(std::size_t n, const GravityParams& gravity,
-                                                            bool mixed = false);
+                                                            bool mixed = false, std::string_view kernel_shape = {});
 
 // Bytes of GPU memory the backend allocates for n bodies with a given force-kernel shape.
 template <class T>

@@ -17,6 +17,7 @@
 //     measured no faster: past R = 2 the kernel is bound by issue, not by the shared-memory load.
 // Measured against the best shape of each sweep the table's choice is within a few per cent.
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 
@@ -54,12 +55,46 @@ std::string DirectShape::text() const {
   return buf;
 }
 
+std::optional<DirectShape> parse_direct_shape(std::string_view text) {
+  DirectShape s;
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  // One positive decimal number at p.
+  auto number = [&](int& out) {
+    const auto [next, ec] = std::from_chars(p, end, out);
+    if (ec != std::errc() || next == p || out <= 0) return false;
+    p = next;
+    return true;
+  };
+  auto eat = [&](char c) {
+    if (p == end || *p != c) return false;
+    ++p;
+    return true;
+  };
+  int first = 0;
+  s.warps = eat('w');
+  if (!number(first) || !eat('x') || !number(s.targets)) return std::nullopt;
+  s.block = s.warps ? 32 * first : first;
+  if (s.warps && p != end && *p == 'l' && !(eat('l') && number(s.lanes))) return std::nullopt;
+  if (p != end && !(eat('/') && eat('s') && number(s.slices))) return std::nullopt;
+  if (p != end || s.block > 1024) return std::nullopt;
+  return s;
+}
+
+bool is_compiled(const DirectShape& s, KernelArithmetic a) {
+  if (s.slices < 1 || (s.slices & (s.slices - 1)) != 0) return false;
+  return std::any_of(compiled_shapes(a).begin(), compiled_shapes(a).end(), [&](const DirectShape& c) {
+    return c.block == s.block && c.targets == s.targets && c.warps == s.warps && c.lanes == s.lanes;
+  });
+}
+
 const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a) {
   // Keep in step with launch_direct_sum() in direct_launch.cuh.
   static const std::vector<DirectShape> fp32 = {
       {128, 1, 1},       {128, 2, 1},       {128, 4, 1},          {128, 8, 1},         {256, 2, 1},
       {256, 4, 1},       {256, 8, 1},       {1024, 1, 1, true},   {512, 2, 1, true},   {256, 4, 1, true},
-      {1024, 1, 1, true, 2}, {512, 1, 1, true, 4}, {512, 2, 1, true, 2}};
+      {1024, 1, 1, true, 2}, {512, 1, 1, true, 4}, {512, 2, 1, true, 2}, {512, 2, 1, true, 4},
+      {1024, 2, 1, true, 2}};
   static const std::vector<DirectShape> fp64 = {{128, 1, 1},       {128, 2, 1},       {128, 4, 1},
                                                 {512, 1, 1, true}, {256, 2, 1, true}, {512, 1, 1, true, 2}};
   static const std::vector<DirectShape> mixed = {{128, 1, 1},        {128, 2, 1},       {128, 4, 1},

@@ -2,7 +2,9 @@
 // Launch shapes of the production direct-sum kernel and the policy that picks one per N and
 // per GPU. Plain C++ (no CUDA types): the benchmark's tuner and the tests read it too.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nbody {
@@ -27,6 +29,14 @@ struct DirectShape {
 
 // The (block, targets) pairs compiled for an arithmetic; slices are chosen at run time.
 [[nodiscard]] const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a);
+
+// The shape that text() writes ("256x2/s4", "w16x2/s1", "w16x2l2/s1"; "/sS" may be left out:
+// one slice), or nothing when the text is not one.
+[[nodiscard]] std::optional<DirectShape> parse_direct_shape(std::string_view text);
+
+// True when (block, targets, warps, lanes) is compiled for the arithmetic and the slice count
+// is a power of two; the slice count is otherwise free (at most max_slices() are used).
+[[nodiscard]] bool is_compiled(const DirectShape& s, KernelArithmetic a);
 
 // What the policy needs to know about the GPU.
 struct DeviceSlots {

@@ -1,0 +1,156 @@
+// Every compiled launch shape of the production CUDA kernel, not only the ones the launch policy
+// picks: each (block, targets per thread, warp-sliced, lanes) instance in fp32, fp64 and mixed,
+// with one source slice and with several (the cross-block reduction), against the float64
+// reference with the bound of the force tests; and the fused Euler step of every warp-sliced
+// fp32 shape. A shape the benchmark's tuner measures is thereby also a tested one.
+#include <cmath>
+#include <ostream>
+
+#include "gravity/direct/cuda/direct_shape.hpp"
+#include "nbody/error.hpp"
+#include "support.hpp"
+
+namespace nbody::test {
+namespace {
+
+struct ShapeCase {
+  KernelArithmetic arithmetic;
+  DirectShape shape;
+};
+
+Precision precision_of(KernelArithmetic a) {
+  switch (a) {
+    case KernelArithmetic::fp32: return Precision::fp32;
+    case KernelArithmetic::fp64: return Precision::fp64;
+    case KernelArithmetic::mixed: return Precision::mixed;
+  }
+  return Precision::fp64;
+}
+
+std::vector<ShapeCase> shape_cases() {
+  std::vector<ShapeCase> out;
+  for (const KernelArithmetic a : {KernelArithmetic::fp32, KernelArithmetic::fp64, KernelArithmetic::mixed}) {
+    for (DirectShape s : compiled_shapes(a)) {
+      for (const int slices : {1, 4}) {
+        s.slices = slices;
+        out.push_back({a, s});
+      }
+    }
+  }
+  return out;
+}
+
+// The warp-sliced fp32 shapes: the ones the fused Euler pass runs with.
+std::vector<ShapeCase> fused_cases() {
+  std::vector<ShapeCase> out;
+  for (const ShapeCase& c : shape_cases()) {
+    if (c.arithmetic == KernelArithmetic::fp32 && c.shape.warps) out.push_back(c);
+  }
+  return out;
+}
+
+// gtest prints a parameter with this (instead of its bytes).
+[[maybe_unused]] void PrintTo(const ShapeCase& c, std::ostream* os) {
+  *os << to_string(precision_of(c.arithmetic)) << " " << c.shape.text();
+}
+
+std::string shape_case_name(const testing::TestParamInfo<ShapeCase>& info) {
+  std::string name = std::string(to_string(precision_of(info.param.arithmetic))) + "_" + info.param.shape.text();
+  for (char& c : name) {
+    if (c == '/') c = '_';
+  }
+  return name;
+}
+
+class CudaShapes : public testing::TestWithParam<ShapeCase> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!cuda_device_available(&why)) GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";
+  }
+};
+class CudaFusedShapes : public CudaShapes {};
+
+template <class T>
+Accelerations<double> shape_accelerations(const ShapeCase& c, const Particles<double>& p, const GravityParams& g) {
+  auto b = make_backend<T>("cuda", p.size(), g, c.arithmetic == KernelArithmetic::mixed, c.shape.text());
+  EXPECT_NE(b->kernel().find(c.shape.text()), std::string::npos) << b->kernel();
+  b->upload(p.as<T>());
+  b->compute_accelerations();
+  Accelerations<T> a;
+  b->download_accelerations(a);
+  Accelerations<double> out;
+  out.resize(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    out.ax[i] = a.ax[i];
+    out.ay[i] = a.ay[i];
+    out.az[i] = a.az[i];
+  }
+  return out;
+}
+
+TEST_P(CudaShapes, AccelerationsMatchTheReference) {
+  const ShapeCase c = GetParam();
+  const Precision precision = precision_of(c.arithmetic);
+  // 1000 bodies: no block size divides it (padded targets and a short last tile or chunk); with
+  // four slices every shape here splits its sources over blocks.
+  const Particles<double> in = random_particles(1000, 31);
+  const Particles<double> p = precision == Precision::fp64 ? in : in.as<float>().as<double>();
+  const GravityParams g{1.0, 0.01};
+  const Accelerations<double> got = c.arithmetic == KernelArithmetic::fp32 ? shape_accelerations<float>(c, p, g)
+                                                                           : shape_accelerations<double>(c, p, g);
+  const ForceErrors e = force_errors(got, p, g, precision);
+  ASSERT_TRUE(e.finite) << "body " << e.worst_body;
+  EXPECT_LE(e.worst, 1.0) << "body " << e.worst_body << " error exceeds 4u(10+sqrt N) S_i by " << e.worst;
+  EXPECT_LE(e.rel_rms, e.allowance * 10) << "relative RMS error " << e.rel_rms;
+}
+
+// The force pass with the Euler update fused (warp-sliced fp32 shapes): from rest, one step gives
+// v1 = a dt, and the positions move by v1 dt.
+TEST_P(CudaFusedShapes, EulerStepMatchesTheReference) {
+  const ShapeCase c = GetParam();
+  Particles<double> p = random_particles(1000, 37).as<float>().as<double>();
+  for (std::size_t i = 0; i < p.size(); ++i) p.vx[i] = p.vy[i] = p.vz[i] = 0;
+  const GravityParams g{1.0, 0.01};
+  const double dt = 1.0 / 1024;
+  auto b = make_backend<float>("cuda", p.size(), g, false, c.shape.text());
+  b->upload(p.as<float>());
+  b->euler_steps(dt, 1);
+  Particles<float> after;
+  b->download(after);
+  Accelerations<double> a;
+  a.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    a.ax[i] = double(after.vx[i]) / dt;
+    a.ay[i] = double(after.vy[i]) / dt;
+    a.az[i] = double(after.vz[i]) / dt;
+    // x1 = x0 + v1 dt in float32: one rounding of each.
+    const double moved = std::hypot(double(after.x[i]) - (p.x[i] + double(after.vx[i]) * dt),
+                                    double(after.y[i]) - (p.y[i] + double(after.vy[i]) * dt),
+                                    double(after.z[i]) - (p.z[i] + double(after.vz[i]) * dt));
+    ASSERT_LE(moved, 4 * unit_roundoff(Precision::fp32) * (1 + std::abs(p.x[i]) + std::abs(p.y[i]) + std::abs(p.z[i])))
+        << "body " << i;
+  }
+  const ForceErrors e = force_errors(a, p, g, Precision::fp32);
+  ASSERT_TRUE(e.finite) << "body " << e.worst_body;
+  EXPECT_LE(e.worst, 1.0) << "body " << e.worst_body << " error exceeds 4u(10+sqrt N) S_i by " << e.worst;
+}
+
+INSTANTIATE_TEST_SUITE_P(Compiled, CudaShapes, testing::ValuesIn(shape_cases()), shape_case_name);
+INSTANTIATE_TEST_SUITE_P(Compiled, CudaFusedShapes, testing::ValuesIn(fused_cases()), shape_case_name);
+
+TEST(CudaShapeChoice, AShapeThatIsNotCompiledIsAnInputError) {
+  std::string why;
+  if (!cuda_device_available(&why)) GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";
+  const GravityParams g{1.0, 0.01};
+  EXPECT_THROW((void)make_backend<float>("cuda", 100, g, false, "256x3/s1"), Error);
+  EXPECT_THROW((void)make_backend<float>("cuda", 100, g, false, "fast"), Error);
+  EXPECT_THROW((void)make_backend<double>("cuda", 100, g, false, "w16x2l4"), Error);  // fp32 only
+}
+
+TEST(CudaShapeChoice, OnlyTheCudaBackendTakesAShape) {
+  EXPECT_THROW((void)make_backend<float>("cpu", 100, {1.0, 0.01}, false, "256x2/s1"), Error);
+}
+
+}  // namespace
+}  // namespace nbody::test
