@@ -114,7 +114,7 @@ void write_json(const Report& rep, const std::string& path) {
     if (r.speedup_vs_serial > 0) j.field("speedup_vs_cpu_serial", r.speedup_vs_serial);
     if (r.speedup_vs_previous > 0) j.field("speedup_vs_previous_rung", r.speedup_vs_previous);
     if (r.fraction_of_ceiling > 0) j.field("fraction_of_issue_ceiling", r.fraction_of_ceiling);
-    if (r.suite == "tune") j.field("policy_choice", r.policy_choice);
+    if (r.suite.rfind("tune", 0) == 0) j.field("policy_choice", r.policy_choice);
     if (r.energy_error > 0) j.field("relative_energy_error", r.energy_error);
     j.end_object();
   }

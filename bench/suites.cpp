@@ -116,11 +116,11 @@ void ladder(Context& ctx) {
 void blocksize(Context& ctx) {
   const std::int64_t n = ctx.options.n;
   for (const int block : {1, 2, 3, 4, 8, 16, 30, 31, 32, 64, 128, 256, 512, 1023, 1024, 1025}) {
-    run_rung(ctx, "blocksize", "gpu-naive", Precision::fp32, n, {block, 0});
+    run_rung(ctx, "blocksize", "gpu-naive", Precision::fp32, n, {block, 0, {}});
   }
   for (const int block : split_block_sizes()) {
     for (const int stride : {4, 8, 16, 32, 64, 128}) {
-      run_rung(ctx, "blocksize", "gpu-split", Precision::fp32, n, {block, stride});
+      run_rung(ctx, "blocksize", "gpu-split", Precision::fp32, n, {block, stride, {}});
     }
   }
 }
@@ -154,6 +154,35 @@ void scaling(Context& ctx) {
         run_rung(ctx, "scaling", name, p, n, {}, estimate);
         if (ctx.records.size() > before) last[name] = ctx.records.size() - 1;
       }
+    }
+  }
+}
+
+// The documents' whole program with each candidate shape of the production kernel (tune.hpp),
+// and how the policy's choice compares with the best measured.
+void tune_program(Context& ctx) {
+  std::map<std::int64_t, std::vector<std::size_t>> by_n;
+  for (const ProgramCandidate& c : program_candidates(ctx.options)) {
+    GpuRungOptions o;
+    o.kernel_shape = c.shape;
+    const std::size_t before = ctx.records.size();
+    run_rung(ctx, "tune-program", "gpu-best", Precision::fp32, c.n, o);
+    if (ctx.records.size() == before) continue;
+    ctx.records.back().policy_choice = c.policy_choice;
+    by_n[c.n].push_back(ctx.records.size() - 1);
+  }
+  for (const auto& [n, index] : by_n) {
+    const Record* best = nullptr;
+    const Record* chosen = nullptr;
+    for (const std::size_t k : index) {
+      const Record& r = ctx.records[k];
+      if (r.timed() && (best == nullptr || r.rate > best->rate)) best = &r;
+      if (r.policy_choice) chosen = &r;
+    }
+    if (best != nullptr && chosen != nullptr && chosen->timed()) {
+      std::printf("           tune-program fp32 N=%lld: policy %s %.4g Ginter/s = %.1f%% of the best measured (%s %.4g)\n",
+                  static_cast<long long>(n), chosen->shape.c_str(), chosen->rate, 100 * chosen->rate / best->rate,
+                  best->shape.c_str(), best->rate);
     }
   }
 }
@@ -195,8 +224,10 @@ void precision_suite(Context& ctx) {
 
 void profile(Context& ctx) {
   // One step of each GPU rung, for a profiler wrapped around this process (no repeats).
+  const auto& only = ctx.options.rungs;
   for (const auto& name : ladder_rung_names()) {
     if (name.rfind("gpu", 0) != 0) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
     Record r;
     r.suite = "profile";
     r.rung = name;
@@ -233,6 +264,7 @@ Report run(const Options& options) {
       scaling(ctx);
     } else if (suite == "tune") {
       tune(options, [&](Record r) { ctx.add(std::move(r)); });
+      tune_program(ctx);
     } else if (suite == "precision") {
       precision_suite(ctx);
     } else if (suite == "profile") {

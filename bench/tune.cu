@@ -214,4 +214,25 @@ void tune(const Options& o, const std::function<void(Record)>& add) {
   }
 }
 
+std::vector<ProgramCandidate> program_candidates(const Options& o) {
+  nbody::cuda::DeviceInfo dev;
+  if (!nbody::cuda::query_device(0, &dev, nullptr)) return {};
+  std::vector<std::int64_t> sizes = {1024, 2048, 4096, 8192, 16384};
+  if (o.quick) sizes = {4096};
+  std::vector<ProgramCandidate> out;
+  for (const std::int64_t n : sizes) {
+    if (n > o.max_n) break;
+    const DirectShape policy = choose_shape(n, KernelArithmetic::fp32, device_slots(dev));
+    bool policy_listed = false;
+    for (DirectShape s : compiled_shapes(KernelArithmetic::fp32)) {
+      if (!s.warps) continue;
+      s.slices = 1;
+      policy_listed = policy_listed || s == policy;
+      out.push_back({n, s.text(), s == policy});
+    }
+    if (!policy_listed) out.push_back({n, policy.text(), true});
+  }
+  return out;
+}
+
 }  // namespace nbody::bench

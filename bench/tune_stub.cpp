@@ -11,4 +11,6 @@ void tune(const Options&, const std::function<void(Record)>& add) {
   add(r);
 }
 
+std::vector<ProgramCandidate> program_candidates(const Options&) { return {}; }
+
 }  // namespace nbody::bench

@@ -13,9 +13,9 @@ namespace {
 template <class T>
 class BackendRung final : public Rung {
  public:
-  BackendRung(std::string rung, const std::string& backend, std::size_t n, bool mixed)
+  BackendRung(std::string rung, const std::string& backend, std::size_t n, bool mixed, const std::string& shape)
       : rung_(std::move(rung)),
-        backend_(make_backend<T>(backend, n, GravityParams{1.0, std::sqrt(kDocumentsEps2)}, mixed)) {}
+        backend_(make_backend<T>(backend, n, GravityParams{1.0, std::sqrt(kDocumentsEps2)}, mixed, shape)) {}
 
   std::string name() const override { return rung_; }
   bool on_gpu() const override { return backend_->name() == "cuda"; }
@@ -45,11 +45,11 @@ class BackendRung final : public Rung {
 }  // namespace
 
 std::unique_ptr<Rung> make_backend_rung(const std::string& rung, const std::string& backend, Precision precision,
-                                        std::size_t n) {
+                                        std::size_t n, const std::string& kernel_shape) {
   switch (precision) {
-    case Precision::fp32: return std::make_unique<BackendRung<float>>(rung, backend, n, false);
-    case Precision::fp64: return std::make_unique<BackendRung<double>>(rung, backend, n, false);
-    case Precision::mixed: return std::make_unique<BackendRung<double>>(rung, backend, n, true);
+    case Precision::fp32: return std::make_unique<BackendRung<float>>(rung, backend, n, false, kernel_shape);
+    case Precision::fp64: return std::make_unique<BackendRung<double>>(rung, backend, n, false, kernel_shape);
+    case Precision::mixed: return std::make_unique<BackendRung<double>>(rung, backend, n, true, kernel_shape);
   }
   throw_input_error("unknown precision");
 }

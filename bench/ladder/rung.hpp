@@ -29,8 +29,9 @@ class Rung {
 
 // GPU rungs of the documents' kernels, with their launch parameters.
 struct GpuRungOptions {
-  int block = 0;   // threads per block (BLOCK_SIZE); 0: the rung's documented default
-  int stride = 0;  // gpu-split: blocks sharing one body (BLOCK_STRIDE); 0: default
+  int block = 0;             // threads per block (BLOCK_SIZE); 0: the rung's documented default
+  int stride = 0;            // gpu-split: blocks sharing one body (BLOCK_STRIDE); 0: default
+  std::string kernel_shape;  // gpu-best: the force kernel's shape ("w16x2l2/s1"); "": the policy's
 };
 
 // The rung names in ladder order.
