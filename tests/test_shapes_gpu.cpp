@@ -13,6 +13,8 @@
 namespace nbody::test {
 namespace {
 
+constexpr std::size_t kBodies = 4100;
+
 struct ShapeCase {
   KernelArithmetic arithmetic;
   DirectShape shape;
@@ -92,9 +94,9 @@ Accelerations<double> shape_accelerations(const ShapeCase& c, const Particles<do
 TEST_P(CudaShapes, AccelerationsMatchTheReference) {
   const ShapeCase c = GetParam();
   const Precision precision = precision_of(c.arithmetic);
-  // 1000 bodies: no block size divides it (padded targets and a short last tile or chunk); with
-  // four slices every shape here splits its sources over blocks.
-  const Particles<double> in = random_particles(1000, 31);
+  // 4100 bodies: no block size divides it (padded targets and a short last tile or chunk), and
+  // enough for four slices of every shape (a slice is at least one block's sources).
+  const Particles<double> in = random_particles(kBodies, 31);
   const Particles<double> p = precision == Precision::fp64 ? in : in.as<float>().as<double>();
   const GravityParams g{1.0, 0.01};
   const Accelerations<double> got = c.arithmetic == KernelArithmetic::fp32 ? shape_accelerations<float>(c, p, g)
@@ -109,7 +111,7 @@ TEST_P(CudaShapes, AccelerationsMatchTheReference) {
 // v1 = a dt, and the positions move by v1 dt.
 TEST_P(CudaFusedShapes, EulerStepMatchesTheReference) {
   const ShapeCase c = GetParam();
-  Particles<double> p = random_particles(1000, 37).as<float>().as<double>();
+  Particles<double> p = random_particles(kBodies, 37).as<float>().as<double>();
   for (std::size_t i = 0; i < p.size(); ++i) p.vx[i] = p.vy[i] = p.vz[i] = 0;
   const GravityParams g{1.0, 0.01};
   const double dt = 1.0 / 1024;
