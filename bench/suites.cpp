@@ -265,12 +265,14 @@ Report run(const Options& options) {
     } else if (suite == "tune") {
       tune(options, [&](Record r) { ctx.add(std::move(r)); });
       tune_program(ctx);
+    } else if (suite == "tune-program") {
+      tune_program(ctx);
     } else if (suite == "precision") {
       precision_suite(ctx);
     } else if (suite == "profile") {
       profile(ctx);
     } else {
-      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, precision, profile)");
+      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile)");
     }
   }
   // The clock right after the work, while the GPU is still at its loaded clock.

@@ -41,7 +41,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
       "configuration verified against the float64 reference before it is timed");
   auto args = std::make_shared<BenchArgs>();
   app->add_option("--suite", args->suites,
-                  "comma-separated: ladder, blocksize, scaling, tune, precision, profile (default: ladder)");
+                  "comma-separated: ladder, blocksize, scaling, tune (includes tune-program), tune-program, precision, "
+                  "profile (default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
@@ -57,10 +58,10 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.suites = split_list(args->suites);
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
             for (const auto& s : o.suites) {
-              if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "precision" &&
-                  s != "profile") {
+              if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
+                  s != "precision" && s != "profile") {
                 throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, precision, profile)");
+                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile)");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");

@@ -231,7 +231,6 @@ class CudaBackend final : public Backend<T> {
       }
       const int next = 1 - cur_;
       const direct::cuda::EulerUpdate<T> update{static_cast<T>(this->gravity().G), static_cast<T>(dt),
-                                                x_[cur_].data(), y_[cur_].data(), z_[cur_].data(),
                                                 x_[next].data(), y_[next].data(), z_[next].data(),
                                                 vx_.data(), vy_.data(), vz_.data()};
       direct::cuda::launch_direct_sum(shape_, state_view(), gravity::PlummerPair<T, false>{eps2()}, update, split_,

@@ -62,14 +62,22 @@ struct SplitScratch {
   int stride;
 };
 
+// An epilogue finishes target i from its sums: `prefetch(i)` reads what it needs besides them
+// (called early, so that the loads' latency hides behind the pair loop), and
+// `operator()(i, prefetched, x_i, y_i, z_i, sx, sy, sz)` writes the result; x_i is the target's
+// position as the kernel read it.
+
 // Epilogue: a_i = G sum.
 template <class Acc, class Out>
 struct StoreAccelerations {
+  struct Prefetched {};
   Out G;
   Out* __restrict__ ax;
   Out* __restrict__ ay;
   Out* __restrict__ az;
-  __device__ __forceinline__ void operator()(int i, Acc sx, Acc sy, Acc sz) const {
+  __device__ __forceinline__ Prefetched prefetch(int) const { return {}; }
+  template <class T>
+  __device__ __forceinline__ void operator()(int i, Prefetched, T, T, T, Acc sx, Acc sy, Acc sz) const {
     ax[i] = G * Out(sx);
     ay[i] = G * Out(sy);
     az[i] = G * Out(sz);
@@ -80,25 +88,26 @@ struct StoreAccelerations {
 // x_i += v_i dt written to the other position buffer (other blocks still read the old one).
 template <class T>
 struct EulerUpdate {
+  struct Prefetched {
+    T vx, vy, vz;
+  };
   T G, dt;
-  const T* __restrict__ x_in;
-  const T* __restrict__ y_in;
-  const T* __restrict__ z_in;
   T* __restrict__ x_out;
   T* __restrict__ y_out;
   T* __restrict__ z_out;
   T* __restrict__ vx;
   T* __restrict__ vy;
   T* __restrict__ vz;
-  __device__ __forceinline__ void operator()(int i, T sx, T sy, T sz) const {
+  __device__ __forceinline__ Prefetched prefetch(int i) const { return {vx[i], vy[i], vz[i]}; }
+  __device__ __forceinline__ void operator()(int i, const Prefetched& v0, T x, T y, T z, T sx, T sy, T sz) const {
     const T ax = G * sx, ay = G * sy, az = G * sz;
-    const T u = vx[i] + ax * dt, v = vy[i] + ay * dt, w = vz[i] + az * dt;
+    const T u = v0.vx + ax * dt, v = v0.vy + ay * dt, w = v0.vz + az * dt;
     vx[i] = u;
     vy[i] = v;
     vz[i] = w;
-    x_out[i] = x_in[i] + u * dt;
-    y_out[i] = y_in[i] + v * dt;
-    z_out[i] = z_in[i] + w * dt;
+    x_out[i] = x + u * dt;
+    y_out[i] = y + v * dt;
+    z_out[i] = z + w * dt;
   }
 };
 
@@ -226,7 +235,7 @@ __global__ void __launch_bounds__(Block)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int i = group_first + r * Block;
-      if (i < b.n) finish(i, sx[r], sy[r], sz[r]);
+      if (i < b.n) finish(i, finish.prefetch(i), xi[r], yi[r], zi[r], sx[r], sy[r], sz[r]);
     }
     return;
   }
@@ -238,7 +247,7 @@ __global__ void __launch_bounds__(Block)
   if (!combine_slices<Acc, R>(target, sx, sy, sz, scratch)) return;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (target[r] < b.n) finish(target[r], sx[r], sy[r], sz[r]);
+    if (target[r] < b.n) finish(target[r], finish.prefetch(target[r]), xi[r], yi[r], zi[r], sx[r], sy[r], sz[r]);
   }
 }
 
@@ -251,8 +260,11 @@ __global__ void __launch_bounds__(Block)
 // memory. With W = 32, L = 2, R = 1 a 4096-body step is 256 blocks of 1024 threads: two per SM,
 // 16 warps per scheduler, and no sums crossing blocks.
 // One float32 target per thread fits in 32 registers: ask for full occupancy (64 warps per SM).
+// Two fit in 64: ask for room for two blocks of up to 16 warps, so that the next step's block
+// (launched early, see wait_for_previous_grid) can be resident beside the running one.
 template <class T, class Acc, int W, int R>
-inline constexpr int kWarpKernelMinBlocks = (R == 1 && sizeof(T) == 4 && sizeof(Acc) == 4) ? 64 / W : 1;
+inline constexpr int kWarpKernelMinBlocks =
+    (sizeof(T) == 4 && sizeof(Acc) == 4) ? (R == 1 ? 64 / W : (R == 2 && W <= 16 ? 2 : 1)) : 1;
 
 template <class T, class Acc, int W, int R, int L, class Pair, class Epilogue>
 __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
@@ -261,7 +273,7 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
   static_assert(W >= 1 && W <= 32 && R >= 1 && R <= W, "warps and targets per thread");
   static_assert(L == 1 || L == 2 || L == 4, "lanes per target");
   __shared__ Source4<T> strip[W][32];
-  __shared__ Acc partial[W][kRow][3];
+  __shared__ Acc partial[W][R][kRow][3];
   wait_for_previous_grid();
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
@@ -271,6 +283,11 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
   T xi[R], yi[R], zi[R];
   Acc sx[R], sy[R], sz[R];
   load_targets(b, group_first, kRow, xi, yi, zi, sx, sy, sz);
+  // Warp r < R finishes row r (its lanes of phase 0): what the epilogue needs is read now.
+  const int own = group_first + kRow * warp;
+  const bool finisher = warp < R && phase == 0 && own < b.n;
+  typename Epilogue::Prefetched prefetched{};
+  if (finisher) prefetched = finish.prefetch(own);
 
   // This block's sources [j_begin, j_end), split into W strips of whole 32-source chunks.
   const int j_begin = blockIdx.y * slice_len;
@@ -298,31 +315,39 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
     }
   }
 
-  // The W warps' sums, target by target, in warp order; warp r finishes the row r.
-  Acc tx[1] = {Acc(0)}, ty[1] = {Acc(0)}, tz[1] = {Acc(0)};
-  int target[1] = {-1};
+  // The W warps' sums, target by target, in warp order (one barrier for all R rows); warp r
+  // finishes row r.
+  if (phase == 0) {
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    if (phase == 0) {
-      partial[warp][column][0] = sx[r];
-      partial[warp][column][1] = sy[r];
-      partial[warp][column][2] = sz[r];
+    for (int r = 0; r < R; ++r) {
+      partial[warp][r][column][0] = sx[r];
+      partial[warp][r][column][1] = sy[r];
+      partial[warp][r][column][2] = sz[r];
     }
-    __syncthreads();
-    if (warp == r && phase == 0) {
-      for (int w = 0; w < W; ++w) {
-        tx[0] += partial[w][column][0];
-        ty[0] += partial[w][column][1];
-        tz[0] += partial[w][column][2];
+  }
+  __syncthreads();
+  Acc tx[1] = {Acc(0)}, ty[1] = {Acc(0)}, tz[1] = {Acc(0)};
+  int target[1] = {finisher ? own : -1};
+  T x = T(0), y = T(0), z = T(0);
+  if (warp < R && phase == 0) {
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      tx[0] += partial[w][warp][column][0];
+      ty[0] += partial[w][warp][column][1];
+      tz[0] += partial[w][warp][column][2];
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {  // the row's position, without indexing registers at run time
+      if (r == warp) {
+        x = xi[r];
+        y = yi[r];
+        z = zi[r];
       }
-      const int i = group_first + kRow * r;
-      target[0] = i < b.n ? i : -1;
     }
-    __syncthreads();
   }
 
   if (gridDim.y > 1 && !combine_slices<Acc, 1>(target, tx, ty, tz, scratch)) return;
-  if (target[0] >= 0) finish(target[0], tx[0], ty[0], tz[0]);
+  if (target[0] >= 0) finish(target[0], prefetched, x, y, z, tx[0], ty[0], tz[0]);
 }
 
 // Launch shape of the potential pass (diagnostics only; speed does not matter).
