@@ -118,8 +118,11 @@ DirectShape choose_shape(std::int64_t n, KernelArithmetic a, const DeviceSlots& 
   // {block, targets per thread, slices, warp-sliced, lanes per target}
   switch (a) {
     case KernelArithmetic::fp32:
-      if (per_sm <= 16) return {512, 1, 1, true, 4};
-      if (per_sm <= 64) return {512, 2, 1, true, 2};
+      // Rows from `--suite tune-program` (the documents' whole program per shape, N = 1024 ...
+      // 16384 on an H100: 7.8, 15.5, 31, 62, 124 targets per SM); each boundary lies halfway (in
+      // ratio) between the measured sizes on either side.
+      if (per_sm <= 22) return {512, 2, 1, true, 4};
+      if (per_sm <= 44) return {512, 2, 1, true, 2};
       if (per_sm <= 256) return {512, 2, 1, true};
       return tiled(n, 256, 2, 8.0 * 1024 * 1024);
     case KernelArithmetic::fp64:
