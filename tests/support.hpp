@@ -41,6 +41,23 @@ std::vector<BackendCase> backend_cases(Precision p);
 // kernel that drops the masses fails).
 Particles<double> random_particles(std::size_t n, std::uint64_t seed);
 
+// Uploads p (rounded to T) into b, computes the accelerations and returns them in float64.
+template <class T>
+Accelerations<double> accelerations_from(Backend<T>& b, const Particles<double>& p) {
+  b.upload(p.as<T>());
+  b.compute_accelerations();
+  Accelerations<T> a;
+  b.download_accelerations(a);
+  Accelerations<double> out;
+  out.resize(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    out.ax[i] = a.ax[i];
+    out.ay[i] = a.ay[i];
+    out.az[i] = a.az[i];
+  }
+  return out;
+}
+
 // The unit roundoff u of a precision (2^-24 or 2^-53; mixed: its float32 pair terms).
 double unit_roundoff(Precision p);
 

@@ -17,18 +17,8 @@ template <class T>
 Accelerations<double> accelerations_as(const std::string& backend, const Particles<double>& p, const GravityParams& g,
                                        double* potential = nullptr) {
   auto b = make_backend<T>(backend, p.size(), g);
-  b->upload(p.as<T>());
-  b->compute_accelerations();
-  Accelerations<T> a;
-  b->download_accelerations(a);
+  Accelerations<double> out = accelerations_from(*b, p);
   if (potential != nullptr) *potential = b->potential_energy();
-  Accelerations<double> out;
-  out.resize(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    out.ax[i] = a.ax[i];
-    out.ay[i] = a.ay[i];
-    out.az[i] = a.az[i];
-  }
   return out;
 }
 

@@ -77,18 +77,7 @@ template <class T>
 Accelerations<double> shape_accelerations(const ShapeCase& c, const Particles<double>& p, const GravityParams& g) {
   auto b = make_backend<T>("cuda", p.size(), g, c.arithmetic == KernelArithmetic::mixed, c.shape.text());
   EXPECT_NE(b->kernel().find(c.shape.text()), std::string::npos) << b->kernel();
-  b->upload(p.as<T>());
-  b->compute_accelerations();
-  Accelerations<T> a;
-  b->download_accelerations(a);
-  Accelerations<double> out;
-  out.resize(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    out.ax[i] = a.ax[i];
-    out.ay[i] = a.ay[i];
-    out.az[i] = a.az[i];
-  }
-  return out;
+  return accelerations_from(*b, p);
 }
 
 TEST_P(CudaShapes, AccelerationsMatchTheReference) {
