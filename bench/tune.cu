@@ -12,6 +12,7 @@
 #include "nbody/error.hpp"
 #include "sim/documents_program.hpp"
 #include "tune.hpp"
+#include "verify.hpp"
 
 namespace nbody::bench {
 namespace {
@@ -20,43 +21,6 @@ using nbody::cuda::DeviceBuffer;
 namespace dc = nbody::direct::cuda;
 
 constexpr std::size_t kSampled = 256;
-
-struct SampleReference {
-  std::vector<std::size_t> index;
-  std::vector<double> ax, ay, az, s;
-};
-
-SampleReference sample_reference(const Particles<double>& p) {
-  SampleReference ref;
-  const std::size_t count = std::min(kSampled, p.size());
-  ref.index.resize(count);
-  ref.ax.resize(count);
-  ref.ay.resize(count);
-  ref.az.resize(count);
-  ref.s.resize(count);
-#pragma omp parallel for schedule(dynamic)
-  for (std::int64_t k = 0; k < std::int64_t(count); ++k) {
-    const std::size_t i = std::size_t(k) * p.size() / count;
-    double ax = 0, ay = 0, az = 0, s = 0;
-    for (std::size_t j = 0; j < p.size(); ++j) {
-      if (j == i) continue;
-      const double dx = p.x[j] - p.x[i], dy = p.y[j] - p.y[i], dz = p.z[j] - p.z[i];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      const double inv = 1.0 / std::sqrt(r2 + kDocumentsEps2);
-      const double f = p.m[j] * inv * inv * inv;
-      ax += dx * f;
-      ay += dy * f;
-      az += dz * f;
-      s += std::sqrt(r2) * f;
-    }
-    ref.index[k] = i;
-    ref.ax[k] = ax;
-    ref.ay[k] = ay;
-    ref.az[k] = az;
-    ref.s[k] = s;
-  }
-  return ref;
-}
 
 // T: pair arithmetic; Acc: per-body sums (and the output type).
 template <class T, class Acc>
@@ -80,7 +44,7 @@ class KernelBench {
   }
 
   // Worst ratio of error to the rounding bound over the sampled bodies.
-  double check(const SampleReference& ref, double u) {
+  double check(const SampledForces& ref, double u) {
     std::vector<Acc> ax(n_), ay(n_), az(n_);
     ax_.download(ax.data(), ax.size(), stream_.get());
     ay_.download(ay.data(), ay.size(), stream_.get());
@@ -135,7 +99,7 @@ void sweep(KernelArithmetic a, const char* precision, std::int64_t n, const Devi
   for (std::size_t i = 0; i < bodies.size(); ++i) bodies.m[i] = 0.5 + double(i % 7) / 7.0;
   // The reference sees the positions the kernel computes with.
   const Particles<double> rounded = bodies.as<T>().template as<double>();
-  const SampleReference ref = sample_reference(rounded);
+  const SampledForces ref = sampled_forces(rounded, std::min<std::size_t>(kSampled, rounded.size()), kDocumentsEps2);
   const double u = sizeof(T) == 4 ? 0x1.0p-24 : 0x1.0p-53;
   KernelBench<T, Acc> kb(bodies);
   const DirectShape policy = choose_shape(n, a, slots);

@@ -7,7 +7,7 @@
 //    its accelerations, recovered as (v1 - v0) / dt, are compared on 512 sampled bodies with the
 //    float64 direct sum from the same (rounded) positions, each within the rounding bound
 //    4 u (10 + sqrt N) S_i + 2 u (|v0| + |v1|) / dt + 2 u |a_i| (S_i: the sum of the magnitudes of
-//    body i's terms; the tests derive the first part in tests/test_forces.cpp).
+//    body i's terms; the tests derive the first part in tests/support.hpp, force_errors).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +19,15 @@
 namespace nbody::bench {
 
 inline constexpr std::int64_t kTrajectoryCheckMaxN = 16384;
+
+// The float64 direct sum (G = 1, Plummer eps2, the masses of p) for `count` bodies spread evenly
+// over p (index k is body k N / count), with S_i, the sum of the magnitudes of body i's terms, which
+// rounding-error bounds scale with. Used by the verifier and by the tuner's force check.
+struct SampledForces {
+  std::vector<std::size_t> index;
+  std::vector<double> ax, ay, az, s;
+};
+[[nodiscard]] SampledForces sampled_forces(const Particles<double>& p, std::size_t count, double eps2);
 
 class Verifier {
  public:
@@ -34,8 +43,7 @@ class Verifier {
   Particles<double> initial_;
   bool trajectory_ = false;
   DocumentsReference reference_;           // trajectory check
-  std::vector<std::size_t> sample_;        // sampled force check
-  std::vector<double> ax_, ay_, az_, s_;   // float64 accelerations and term-magnitude sums
+  SampledForces sample_;                   // sampled force check (unit masses)
 };
 
 }  // namespace nbody::bench
