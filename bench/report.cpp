@@ -148,4 +148,18 @@ void write_csv(const Report& rep, const std::string& path) {
   write_file_atomic(path, os.str());
 }
 
+std::string policy_summary(const std::vector<const Record*>& sweep) {
+  const Record* best = nullptr;
+  const Record* chosen = nullptr;
+  for (const Record* r : sweep) {
+    if (r->timed() && (best == nullptr || r->rate > best->rate)) best = r;
+    if (r->policy_choice) chosen = r;
+  }
+  if (best == nullptr || chosen == nullptr || !chosen->timed()) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "policy %s %.4g Ginter/s = %.1f%% of the best measured (%s %.4g)",
+                chosen->shape.c_str(), chosen->rate, 100 * chosen->rate / best->rate, best->shape.c_str(), best->rate);
+  return buf;
+}
+
 }  // namespace nbody::bench

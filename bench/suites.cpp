@@ -161,8 +161,17 @@ void scaling(Context& ctx) {
 // The documents' whole program with each candidate shape of the production kernel (tune.hpp),
 // and how the policy's choice compares with the best measured.
 void tune_program(Context& ctx) {
+  const std::vector<ProgramCandidate> candidates = program_candidates(ctx.options);
+  if (candidates.empty()) {
+    Record r;
+    r.suite = "tune-program";
+    r.rung = "gpu-best";
+    r.skipped = "skipped: no CUDA device";
+    ctx.add(r);
+    return;
+  }
   std::map<std::int64_t, std::vector<std::size_t>> by_n;
-  for (const ProgramCandidate& c : program_candidates(ctx.options)) {
+  for (const ProgramCandidate& c : candidates) {
     GpuRungOptions o;
     o.kernel_shape = c.shape;
     const std::size_t before = ctx.records.size();
@@ -172,18 +181,10 @@ void tune_program(Context& ctx) {
     by_n[c.n].push_back(ctx.records.size() - 1);
   }
   for (const auto& [n, index] : by_n) {
-    const Record* best = nullptr;
-    const Record* chosen = nullptr;
-    for (const std::size_t k : index) {
-      const Record& r = ctx.records[k];
-      if (r.timed() && (best == nullptr || r.rate > best->rate)) best = &r;
-      if (r.policy_choice) chosen = &r;
-    }
-    if (best != nullptr && chosen != nullptr && chosen->timed()) {
-      std::printf("           tune-program fp32 N=%lld: policy %s %.4g Ginter/s = %.1f%% of the best measured (%s %.4g)\n",
-                  static_cast<long long>(n), chosen->shape.c_str(), chosen->rate, 100 * chosen->rate / best->rate,
-                  best->shape.c_str(), best->rate);
-    }
+    std::vector<const Record*> sweep;
+    for (const std::size_t k : index) sweep.push_back(&ctx.records[k]);
+    const std::string summary = policy_summary(sweep);
+    if (!summary.empty()) std::printf("           tune-program fp32 N=%lld: %s\n", static_cast<long long>(n), summary.c_str());
   }
 }
 

@@ -11,6 +11,7 @@
 #include "ic/ic.hpp"
 #include "nbody/error.hpp"
 #include "sim/documents_program.hpp"
+#include "report.hpp"
 #include "tune.hpp"
 #include "verify.hpp"
 
@@ -140,17 +141,12 @@ void sweep(KernelArithmetic a, const char* precision, std::int64_t n, const Devi
       records.push_back(r);
     }
   }
-  const Record* best = nullptr;
-  const Record* chosen = nullptr;
-  for (const auto& r : records) {
-    if (r.timed() && (best == nullptr || r.rate > best->rate)) best = &r;
-    if (r.policy_choice) chosen = &r;
-  }
+  std::vector<const Record*> sweep;
+  for (const auto& r : records) sweep.push_back(&r);
+  const std::string summary = policy_summary(sweep);
   for (auto& r : records) add(r);
-  if (best != nullptr && chosen != nullptr && chosen->timed()) {
-    std::printf("           tune %s N=%lld: policy %s %.4g Ginter/s = %.1f%% of the best measured (%s %.4g)\n", precision,
-                static_cast<long long>(n), chosen->shape.c_str(), chosen->rate, 100 * chosen->rate / best->rate,
-                best->shape.c_str(), best->rate);
+  if (!summary.empty()) {
+    std::printf("           tune %s N=%lld: %s\n", precision, static_cast<long long>(n), summary.c_str());
   }
 }
 
