@@ -7,9 +7,10 @@
 
 #include "core/strings.hpp"
 #include "core/units.hpp"
-#include "gravity/backend.hpp"
+#include "gravity/names.hpp"
+#include "gravity/params.hpp"
 #include "ic/ic.hpp"
-#include "integrate/integrator.hpp"
+#include "integrate/names.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/config.hpp"
 #include "nbody/error.hpp"

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gravity/names.hpp"
 #include "gravity/params.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/error.hpp"
@@ -237,12 +238,8 @@ class Backend : public BackendBase {
   virtual void do_upload_hermite(const HermiteState<T>& s) = 0;
 };
 
-// Backend names a user can ask for ("auto" first).
-[[nodiscard]] std::vector<std::string> backend_names();
 // "auto" becomes "cuda" where a CUDA device can be used, otherwise "cpu".
 [[nodiscard]] std::string resolve_backend(std::string_view requested);
-// True when this build has CUDA and a device is usable; otherwise why not in *why.
-[[nodiscard]] bool cuda_device_available(std::string* why = nullptr);
 
 // Creates a backend for n particles. Throws an input error for an unknown name, a backend this
 // build or machine lacks, or an n whose state does not fit in the backend's memory. `mixed`

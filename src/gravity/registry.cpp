@@ -12,6 +12,21 @@
 namespace nbody {
 
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "cpu-reference"}; }
+std::vector<std::string> device_names() { return {"auto", "cpu", "cuda"}; }
+std::vector<std::string> gravity_names() { return {"direct", "reference"}; }
+
+SolverChoice solver_choice_of_backend(std::string_view backend) {
+  if (backend == "auto") return {"auto", "direct"};
+  if (backend == "cpu") return {"cpu", "direct"};
+  if (backend == "cuda") return {"cuda", "direct"};
+  if (backend == "cpu-reference") return {"cpu", "reference"};
+  throw_input_error("backend: unknown backend '" + std::string(backend) + "' (choose auto, cpu, cuda or cpu-reference)");
+}
+
+std::string resolve_device(std::string_view requested) {
+  if (requested != "auto") return std::string(requested);
+  return cuda_device_available() ? "cuda" : "cpu";
+}
 
 std::vector<std::string> softening_law_names() { return {"plummer", "spline"}; }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gravity/backend.hpp"
+#include "integrate/names.hpp"
 #include "nbody/config.hpp"
 
 namespace nbody {
@@ -62,15 +63,11 @@ struct IntegratorInfo {
 };
 
 [[nodiscard]] const std::vector<IntegratorInfo>& integrators();
-[[nodiscard]] std::vector<std::string> integrator_names();
-[[nodiscard]] std::vector<std::string> dt_mode_names();  // fixed, auto, block
 // Throws an input error naming `what` for an unknown name.
 [[nodiscard]] StepMode parse_step_mode(std::string_view name, std::string_view what = "dt_mode");
 [[nodiscard]] IntegratorOptions integrator_options(const RunConfig& cfg);
 // Throws an input error for an unknown name or options the integrator cannot use.
 [[nodiscard]] std::unique_ptr<Integrator> make_integrator(std::string_view name, const IntegratorOptions& options = {});
-// The same check for a configuration (cfg.integrator with cfg's options), for validate().
-void check_integrator_options(const RunConfig& cfg);
 
 std::unique_ptr<Integrator> make_euler(const IntegratorOptions& options = {});
 std::unique_ptr<Integrator> make_leapfrog(const IntegratorOptions& options = {});
