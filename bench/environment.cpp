@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "gravity/backend.hpp"
+#include "gravity/names.hpp"
 #include "nbody/version.hpp"
 #if NBODY_HAVE_CUDA
 #include "cuda/device.hpp"

@@ -6,7 +6,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
-#include "gravity/direct/cuda/cuda_backend.hpp"
+#include "gravity/direct/cuda/cuda_direct_solver.hpp"
 #include "gravity/direct/cuda/direct_launch.cuh"
 #include "ic/ic.hpp"
 #include "nbody/error.hpp"
@@ -39,9 +39,11 @@ class KernelBench {
   }
 
   void launch(const DirectShape& s) {
-    const dc::BodiesView<T> view{x_.data(), y_.data(), z_.data(), m_.data(), n_};
+    const SourceView<T> sources{x_.data(), y_.data(), z_.data(), m_.data(), n_};
+    const TargetView<T> targets{x_.data(), y_.data(), z_.data(), n_, 0};
     const dc::StoreAccelerations<Acc, Acc> store{Acc(1), ax_.data(), ay_.data(), az_.data()};
-    dc::launch_direct_sum(s, view, gravity::PlummerPair<T, false>{T(kDocumentsEps2)}, store, split_, stream_.get());
+    dc::launch_direct_sum(s, targets, sources, gravity::PlummerPair<T, false>{T(kDocumentsEps2)}, store, split_,
+                          stream_.get());
   }
 
   // Worst ratio of error to the rounding bound over the sampled bodies.

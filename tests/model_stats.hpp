@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "gravity/backend.hpp"
+#include "support.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::test {
@@ -57,7 +57,7 @@ inline SampleEnergies sample_energies(const Particles<double>& p) {
   s.sigma_potential = sd([&](std::size_t i) { return phi[i]; }) / rn;
   s.sigma_total = sd([&](std::size_t i) { return kin[i] + phi[i]; }) / rn;
   s.sigma_virial = sd([&](std::size_t i) { return 2.0 * kin[i] / std::fabs(s.potential) - s.virial * phi[i] / s.potential; }) / rn;
-  auto backend = make_backend<double>("cpu-reference", n, {1.0, 0.0});
+  auto backend = make_system<double>("cpu-reference", n, {1.0, 0.0});
   backend->upload(p);
   s.potential_backend = backend->potential_energy();
   return s;

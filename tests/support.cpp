@@ -36,6 +36,10 @@ std::vector<BackendCase> backend_cases(Precision p) {
   return out;
 }
 
+Particles<double> rounded_to(Precision precision, const Particles<double>& p) {
+  return precision == Precision::fp32 ? p.as<float>().as<double>() : p;
+}
+
 double unit_roundoff(Precision p) {
   return p == Precision::fp32 || p == Precision::mixed ? std::numeric_limits<float>::epsilon() / 2
                                                        : std::numeric_limits<double>::epsilon() / 2;
@@ -60,7 +64,7 @@ std::vector<double> term_magnitudes(const Particles<double>& p, const GravityPar
 
 ForceErrors force_errors(const Accelerations<double>& got, const Particles<double>& p, const GravityParams& g,
                          Precision precision) {
-  auto reference = make_backend<double>("cpu-reference", p.size(), g);
+  auto reference = make_system<double>("cpu-reference", p.size(), g);
   reference->upload(p);
   reference->compute_accelerations();
   Accelerations<double> ref;

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gravity/backend.hpp"
+#include "gravity/names.hpp"
+#include "sim/system.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::test {
@@ -37,13 +38,42 @@ std::vector<BackendCase> backend_cases(Precision p);
       GTEST_SKIP() << "skipped: no CUDA device (" << nbody_why_ << ")";          \
   } while (0)
 
+// The precision a state type has on its own (mixed is asked for explicitly).
+template <class T>
+constexpr Precision native_precision() {
+  return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
+}
+
+// A System of n bodies for a backend name ("cpu", "cuda", "cpu-reference": the --backend
+// spelling of a device and an algorithm), the precision (fp32 with T = float; fp64 or mixed with
+// T = double) and for the CUDA direct sum a launch shape.
+template <class T>
+std::unique_ptr<System<T>> make_system(const std::string& backend, std::size_t n, const GravityParams& g,
+                                       Precision precision = native_precision<T>(), const std::string& shape = {}) {
+  SolverRequest r;
+  r.choice = solver_choice_of_backend(backend);
+  r.precision = precision;
+  r.n = n;
+  r.gravity = g;
+  r.kernel_shape = shape;
+  return std::make_unique<System<T>>(r);
+}
+
+// Calls f.template operator()<T>() with the state type of a precision (float for fp32, double
+// for fp64 and mixed).
+template <class F>
+decltype(auto) with_state_type(Precision p, F&& f) {
+  if (p == Precision::fp32) return f.template operator()<float>();
+  return f.template operator()<double>();
+}
+
 // n bodies uniform in the unit cube with masses uniform in [0.5, 1.5) (not all equal, so a
 // kernel that drops the masses fails).
 Particles<double> random_particles(std::size_t n, std::uint64_t seed);
 
 // Uploads p (rounded to T) into b, computes the accelerations and returns them in float64.
 template <class T>
-Accelerations<double> accelerations_from(Backend<T>& b, const Particles<double>& p) {
+Accelerations<double> accelerations_from(System<T>& b, const Particles<double>& p) {
   b.upload(p.as<T>());
   b.compute_accelerations();
   Accelerations<T> a;
@@ -57,6 +87,9 @@ Accelerations<double> accelerations_from(Backend<T>& b, const Particles<double>&
   }
   return out;
 }
+
+// p as a state of precision `precision` holds it, back in float64 (exact for fp64 and mixed).
+Particles<double> rounded_to(Precision precision, const Particles<double>& p);
 
 // The unit roundoff u of a precision (2^-24 or 2^-53; mixed: its float32 pair terms).
 double unit_roundoff(Precision p);

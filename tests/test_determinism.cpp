@@ -89,7 +89,7 @@ TEST_P(Determinism, BatchedEulerStepsMatchSingleSteps) {
     Particles<double> out;
     auto go = [&](auto tag) {
       using T = decltype(tag);
-      auto b = make_backend<T>(c.backend, initial.size(), {1.0, 1e-2});
+      auto b = make_system<T>(c.backend, initial.size(), {1.0, 1e-2});
       b->upload(initial.template as<T>());
       if (batched) {
         b->euler_steps(1e-3, 25);

@@ -16,7 +16,7 @@ class Forces : public testing::TestWithParam<BackendCase> {};
 template <class T>
 Accelerations<double> accelerations_as(const std::string& backend, const Particles<double>& p, const GravityParams& g,
                                        double* potential = nullptr) {
-  auto b = make_backend<T>(backend, p.size(), g);
+  auto b = make_system<T>(backend, p.size(), g);
   Accelerations<double> out = accelerations_from(*b, p);
   if (potential != nullptr) *potential = b->potential_energy();
   return out;

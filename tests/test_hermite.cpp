@@ -1,7 +1,7 @@
-// The backend operations the Hermite integrator and the step criteria use, on every backend:
+// What the Hermite integrator and the step criteria use, with every solver: the solver's
 // acceleration and jerk of an active subset against the float64 reference and against a finite
-// difference of the acceleration, both softening laws; the interaction counter; |a|max; and
-// the Hermite state's download and upload (what a checkpoint carries) continuing a run bit for bit.
+// difference of the acceleration, both softening laws; the interaction counter; |a|max; and the
+// integrator's saved state (what a checkpoint carries) continuing a run bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -29,32 +29,35 @@ struct AccJerk {
 template <class T>
 AccJerk acc_jerk_as(const std::string& backend, const Particles<double>& p, const GravityParams& g,
                     const std::vector<std::int32_t>& targets, std::uint64_t* interactions = nullptr) {
-  auto b = make_backend<T>(backend, p.size(), g);
+  auto b = make_system<T>(backend, p.size(), g);
   b->upload(p.as<T>());
-  b->reserve_hermite();
-  b->set_particle_times(0.0);
-  b->predict(0.0);
-  b->set_active(targets);
-  b->compute_acc_jerk();
-  b->start_hermite(0.02, {});
-  HermiteState<T> s;
-  b->download_hermite(s);
+  // The solver's pass from the state as it stands, into compact arrays where the store lives.
+  const Location at = b->store().location();
+  const StreamHandle stream = b->store().stream();
+  const std::size_t count = targets.size();
+  Array<std::int32_t> index(at, count);
+  copy_bytes(index.data(), at, targets.data(), Location::host(), count * sizeof(std::int32_t), stream);
+  std::vector<Array<T>> out;
+  for (int k = 0; k < 6; ++k) out.emplace_back(at, count);
+  const ParticleView<T> v = b->view();
+  b->solver().acc_jerk({index.data(), static_cast<int>(count)}, v.motion(), {out[0].data(), out[1].data(), out[2].data()},
+                       {out[3].data(), out[4].data(), out[5].data()});
   if (interactions != nullptr) *interactions = b->interactions();
-  AccJerk out;
-  auto copy = [](const std::vector<T>& v) { return std::vector<double>(v.begin(), v.end()); };
-  out.ax = copy(s.ax);
-  out.ay = copy(s.ay);
-  out.az = copy(s.az);
-  out.jx = copy(s.jx);
-  out.jy = copy(s.jy);
-  out.jz = copy(s.jz);
-  return out;
+  AccJerk r;
+  std::vector<double>* fields[] = {&r.ax, &r.ay, &r.az, &r.jx, &r.jy, &r.jz};
+  std::vector<T> compact(count);
+  for (int k = 0; k < 6; ++k) {
+    copy_bytes(compact.data(), Location::host(), out[k].data(), at, count * sizeof(T), stream);
+    fields[k]->assign(p.size(), 0.0);  // the others zero
+    for (std::size_t j = 0; j < count; ++j) (*fields[k])[std::size_t(targets[j])] = compact[j];
+  }
+  return r;
 }
 
 AccJerk acc_jerk(const BackendCase& c, const Particles<double>& p, const GravityParams& g,
                  const std::vector<std::int32_t>& targets, std::uint64_t* interactions = nullptr) {
-  return c.precision == Precision::fp32 ? acc_jerk_as<float>(c.backend, p, g, targets, interactions)
-                                        : acc_jerk_as<double>(c.backend, p, g, targets, interactions);
+  return with_state_type(c.precision,
+                         [&]<class T>() { return acc_jerk_as<T>(c.backend, p, g, targets, interactions); });
 }
 
 // Every third body and the last one: an active set with gaps, not starting at 0, and a tail.
@@ -156,7 +159,7 @@ TEST_P(HermiteOpsFp64, JerkIsTheTimeDerivativeOfAcceleration) {
           q.y[i] += s * q.vy[i];
           q.z[i] += s * q.vz[i];
         }
-        auto b = make_backend<double>(c.backend, q.size(), g);
+        auto b = make_system<double>(c.backend, q.size(), g);
         b->upload(q);
         b->compute_accelerations();
         Accelerations<double> a;
@@ -195,7 +198,7 @@ TEST_P(HermiteOps, MaxAccelerationIsTheLargestDownloadedMagnitude) {
   const auto p = random_particles(1000, 9);  // several blocks of the reduction, and a tail
   auto check = [&](auto tag) {
     using T = decltype(tag);
-    auto b = make_backend<T>(c.backend, p.size(), {1.0, 0.01});
+    auto b = make_system<T>(c.backend, p.size(), {1.0, 0.01});
     b->upload(p.as<T>());
     b->compute_accelerations();
     Accelerations<T> a;
@@ -217,9 +220,9 @@ TEST_P(HermiteOps, MaxAccelerationIsTheLargestDownloadedMagnitude) {
   }
 }
 
-// What a checkpoint of a hermite4 run carries: the particles, the backend's Hermite state
-// (a, jerk, t_i) and the integrator's per-particle state (the levels). Restored into a fresh
-// backend and integrator, the run continues bit for bit.
+// What a checkpoint of a hermite4 run carries: the particles and the integrator's state (the
+// levels, and a, jerk, t_i from the store). Restored into a fresh system and integrator, the run
+// continues bit for bit.
 template <class T>
 void expect_restart_is_exact(const std::string& backend) {
   const auto initial = make_plummer({"plummer", 200, 4});
@@ -229,31 +232,29 @@ void expect_restart_is_exact(const std::string& backend) {
   opts.eta = 0.02;
   const double dt = 1.0 / 32;
 
-  auto straight = make_backend<T>(backend, initial.size(), g);
-  auto straight_integrator = make_integrator("hermite4", opts);
+  auto straight = make_system<T>(backend, initial.size(), g);
+  auto straight_integrator = make_integrator<T>("hermite4", opts);
   straight->upload(initial.as<T>());
   straight_integrator->prepare(*straight);
   for (int s = 0; s < 4; ++s) straight_integrator->step(*straight, dt);
 
-  auto first = make_backend<T>(backend, initial.size(), g);
-  auto first_integrator = make_integrator("hermite4", opts);
+  auto first = make_system<T>(backend, initial.size(), g);
+  auto first_integrator = make_integrator<T>("hermite4", opts);
   first->upload(initial.as<T>());
   first_integrator->prepare(*first);
   for (int s = 0; s < 2; ++s) first_integrator->step(*first, dt);
   Particles<T> particles;
-  HermiteState<T> state;
   first->download(particles);
-  first->download_hermite(state);
+  const auto state = first_integrator->save_state(*first);
   const auto levels = first_integrator->particle_state();
   ASSERT_EQ(levels.size(), initial.size());
   first.reset();
 
-  auto resumed = make_backend<T>(backend, initial.size(), g);
-  auto resumed_integrator = make_integrator("hermite4", opts);
+  auto resumed = make_system<T>(backend, initial.size(), g);
+  auto resumed_integrator = make_integrator<T>("hermite4", opts);
   resumed->upload(particles);
   resumed_integrator->prepare(*resumed);
-  resumed->upload_hermite(state);
-  resumed_integrator->restore_particle_state(levels);
+  resumed_integrator->restore_state(*resumed, state);
   for (int s = 0; s < 2; ++s) resumed_integrator->step(*resumed, dt);
 
   Particles<T> a, b;

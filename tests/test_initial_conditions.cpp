@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gravity/backend.hpp"
+#include "sim/system.hpp"
 #include "ic/ic.hpp"
 #include "nbody/error.hpp"
 #include "support.hpp"
@@ -65,7 +65,7 @@ TEST(InitialConditions, UnknownNameIsAnInputError) {
 TEST(InitialConditions, PlummerIsInVirialEquilibriumInHenonUnits) {
   const std::size_t n = 16384;
   const auto p = make_plummer({"plummer", static_cast<std::int64_t>(n), 2024});
-  auto b = make_backend<double>("cpu-reference", n, {1.0, 0.0});
+  auto b = make_system<double>("cpu-reference", n, {1.0, 0.0});
   b->upload(p);
   const Moments m = b->moments();
   const double w = b->potential_energy();

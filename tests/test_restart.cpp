@@ -1,7 +1,7 @@
 // Bit-exact restart through the library, on every backend: a simulation advanced T steps,
 // checkpointed (encoded to bytes and decoded again, as a file would be) and continued for T
 // more gives the same bits as one advanced 2T steps. The state goes through
-// Backend<T>::download and upload, so the same body checks the CUDA backend.
+// System<T>::download and upload, so the same body checks the CUDA solver.
 #include <cstring>
 
 #include "integrate/integrator.hpp"

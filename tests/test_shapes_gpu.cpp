@@ -75,7 +75,7 @@ class CudaFusedShapes : public CudaShapes {};
 
 template <class T>
 Accelerations<double> shape_accelerations(const ShapeCase& c, const Particles<double>& p, const GravityParams& g) {
-  auto b = make_backend<T>("cuda", p.size(), g, c.arithmetic == KernelArithmetic::mixed, c.shape.text());
+  auto b = make_system<T>("cuda", p.size(), g, precision_of(c.arithmetic), c.shape.text());
   EXPECT_NE(b->kernel().find(c.shape.text()), std::string::npos) << b->kernel();
   return accelerations_from(*b, p);
 }
@@ -104,7 +104,7 @@ TEST_P(CudaFusedShapes, EulerStepMatchesTheReference) {
   for (std::size_t i = 0; i < p.size(); ++i) p.vx[i] = p.vy[i] = p.vz[i] = 0;
   const GravityParams g{1.0, 0.01};
   const double dt = 1.0 / 1024;
-  auto b = make_backend<float>("cuda", p.size(), g, false, c.shape.text());
+  auto b = make_system<float>("cuda", p.size(), g, Precision::fp32, c.shape.text());
   b->upload(p.as<float>());
   b->euler_steps(dt, 1);
   Particles<float> after;
@@ -134,13 +134,13 @@ TEST(CudaShapeChoice, AShapeThatIsNotCompiledIsAnInputError) {
   std::string why;
   if (!cuda_device_available(&why)) GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";
   const GravityParams g{1.0, 0.01};
-  EXPECT_THROW((void)make_backend<float>("cuda", 100, g, false, "256x3/s1"), Error);
-  EXPECT_THROW((void)make_backend<float>("cuda", 100, g, false, "fast"), Error);
-  EXPECT_THROW((void)make_backend<double>("cuda", 100, g, false, "w16x2l4"), Error);  // fp32 only
+  EXPECT_THROW((void)make_system<float>("cuda", 100, g, Precision::fp32, "256x3/s1"), Error);
+  EXPECT_THROW((void)make_system<float>("cuda", 100, g, Precision::fp32, "fast"), Error);
+  EXPECT_THROW((void)make_system<double>("cuda", 100, g, Precision::fp64, "w16x2l4"), Error);  // fp32 only
 }
 
 TEST(CudaShapeChoice, OnlyTheCudaBackendTakesAShape) {
-  EXPECT_THROW((void)make_backend<float>("cpu", 100, {1.0, 0.01}, false, "256x2/s1"), Error);
+  EXPECT_THROW((void)make_system<float>("cpu", 100, {1.0, 0.01}, Precision::fp32, "256x2/s1"), Error);
 }
 
 }  // namespace

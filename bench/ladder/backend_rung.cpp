@@ -2,7 +2,7 @@
 // the force pass and the Euler update fused) running the documents' program.
 #include <cmath>
 
-#include "gravity/backend.hpp"
+#include "sim/system.hpp"
 #include "ladder/rung.hpp"
 #include "nbody/error.hpp"
 #include "sim/documents_program.hpp"
@@ -13,12 +13,11 @@ namespace {
 template <class T>
 class BackendRung final : public Rung {
  public:
-  BackendRung(std::string rung, const std::string& backend, std::size_t n, bool mixed, const std::string& shape)
-      : rung_(std::move(rung)),
-        backend_(make_backend<T>(backend, n, GravityParams{1.0, std::sqrt(kDocumentsEps2)}, mixed, shape)) {}
+  BackendRung(std::string rung, const std::string& device, std::size_t n, Precision precision, const std::string& shape)
+      : rung_(std::move(rung)), backend_(std::make_unique<System<T>>(request(device, n, precision, shape))) {}
 
   std::string name() const override { return rung_; }
-  bool on_gpu() const override { return backend_->name() == "cuda"; }
+  bool on_gpu() const override { return backend_->choice().device == "cuda"; }
   std::string shape() const override { return on_gpu() ? backend_->kernel() : ""; }
 
   void reset(const Particles<double>& p) override {
@@ -38,8 +37,19 @@ class BackendRung final : public Rung {
   }
 
  private:
+  static SolverRequest request(const std::string& device, std::size_t n, Precision precision,
+                               const std::string& shape) {
+    SolverRequest r;
+    r.choice = {device, "direct"};
+    r.precision = precision;
+    r.n = n;
+    r.gravity = GravityParams{1.0, std::sqrt(kDocumentsEps2)};
+    r.kernel_shape = shape;
+    return r;
+  }
+
   std::string rung_;
-  std::unique_ptr<Backend<T>> backend_;
+  std::unique_ptr<System<T>> backend_;
 };
 
 }  // namespace
@@ -47,9 +57,9 @@ class BackendRung final : public Rung {
 std::unique_ptr<Rung> make_backend_rung(const std::string& rung, const std::string& backend, Precision precision,
                                         std::size_t n, const std::string& kernel_shape) {
   switch (precision) {
-    case Precision::fp32: return std::make_unique<BackendRung<float>>(rung, backend, n, false, kernel_shape);
-    case Precision::fp64: return std::make_unique<BackendRung<double>>(rung, backend, n, false, kernel_shape);
-    case Precision::mixed: return std::make_unique<BackendRung<double>>(rung, backend, n, true, kernel_shape);
+    case Precision::fp32: return std::make_unique<BackendRung<float>>(rung, backend, n, precision, kernel_shape);
+    case Precision::fp64:
+    case Precision::mixed: return std::make_unique<BackendRung<double>>(rung, backend, n, precision, kernel_shape);
   }
   throw_input_error("unknown precision");
 }

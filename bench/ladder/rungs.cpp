@@ -1,6 +1,6 @@
 #include <string>
 
-#include "gravity/backend.hpp"
+#include "gravity/names.hpp"
 #include "ladder/gpu_rungs.hpp"
 #include "ladder/rung.hpp"
 #include "nbody/error.hpp"

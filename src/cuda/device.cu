@@ -50,9 +50,15 @@ bool query_device(int ordinal, DeviceInfo* info, std::string* why) {
   d.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
   d.shared_per_block_optin = prop.sharedMemPerBlockOptin;
   d.max_threads_per_block = prop.maxThreadsPerBlock;
+  // Free memory is a property of the current device: ask with `ordinal` current, then give the
+  // calling thread its previous device back (a query has no side effect).
+  int previous = 0;
+  NBODY_CUDA_CHECK(cudaGetDevice(&previous));
   NBODY_CUDA_CHECK(cudaSetDevice(ordinal));
   std::size_t free_b = 0, total_b = 0;
-  NBODY_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const cudaError_t mem = cudaMemGetInfo(&free_b, &total_b);
+  NBODY_CUDA_CHECK(cudaSetDevice(previous));
+  NBODY_CUDA_CHECK(mem);
   d.free_memory = free_b;
   NBODY_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   NBODY_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));

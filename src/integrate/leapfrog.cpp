@@ -4,7 +4,7 @@
 //
 // --dt-mode auto: each step of dt is covered by substeps h = eta sqrt(eps / |a|max), the time a
 // body with the largest acceleration takes to move a fraction of the softening length from
-// rest (|a|max reduced where the particles live, BackendBase::max_acceleration). The criterion
+// rest (|a|max reduced where the particles live, System::max_acceleration). The criterion
 // is evaluated before every substep, and the substeps are made to end exactly on the end of
 // dt: h = remaining / ceil(remaining / h_criterion). The trade-off: a KDK step whose length
 // depends on the state is no longer symplectic nor time-reversible, so the energy error is no
@@ -20,13 +20,14 @@
 namespace nbody {
 namespace {
 
-class LeapfrogKdk final : public Integrator {
+template <class T>
+class LeapfrogKdk final : public Integrator<T> {
  public:
   explicit LeapfrogKdk(const IntegratorOptions& o) : adaptive_(o.mode == StepMode::automatic), eta_(o.eta) {}
 
   std::string name() const override { return "leapfrog"; }
 
-  void step(BackendBase& b, double dt) override {
+  void step(System<T>& b, double dt) override {
     if (!adaptive_) {
       substep(b, dt);
       return;
@@ -48,7 +49,7 @@ class LeapfrogKdk final : public Integrator {
 
 
  private:
-  void substep(BackendBase& b, double h) {
+  void substep(System<T>& b, double h) {
     if (!b.accelerations_current()) b.compute_accelerations();
     b.kick(0.5 * h);
     b.drift(h);
@@ -57,7 +58,7 @@ class LeapfrogKdk final : public Integrator {
   }
 
   // eta sqrt(eps / |a|max); +inf when nothing accelerates.
-  double criterion(BackendBase& b) const {
+  double criterion(System<T>& b) const {
     const double amax = b.max_acceleration();
     if (amax == 0) return std::numeric_limits<double>::infinity();
     return eta_ * std::sqrt(b.gravity().softening / amax);
@@ -69,12 +70,15 @@ class LeapfrogKdk final : public Integrator {
 
 }  // namespace
 
-std::unique_ptr<Integrator> make_leapfrog(const IntegratorOptions& options) {
+template <class T>
+std::unique_ptr<Integrator<T>> make_leapfrog(const IntegratorOptions& options) {
   require_step_mode(options, "leapfrog", true, false);
   if (options.mode == StepMode::automatic && !(options.softening > 0)) {
     throw_input_error("--dt-mode auto: the leapfrog criterion eta sqrt(eps/|a|max) needs --softening > 0");
   }
-  return std::make_unique<LeapfrogKdk>(options);
+  return std::make_unique<LeapfrogKdk<T>>(options);
 }
+
+NBODY_INSTANTIATE_INTEGRATOR(make_leapfrog)
 
 }  // namespace nbody

@@ -8,14 +8,15 @@ namespace nbody {
 
 const std::vector<IntegratorInfo>& integrators() {
   static const std::vector<IntegratorInfo> table = {
-      {"euler", "the documents' scheme: v += a dt, then x += v dt (first order)", &make_euler},
-      {"leapfrog", "kick-drift-kick leapfrog (second order, symplectic, one force evaluation a step)",
-       &make_leapfrog},
+      {"euler", "the documents' scheme: v += a dt, then x += v dt (first order)", false, &make_euler<float>,
+       &make_euler<double>},
+      {"leapfrog", "kick-drift-kick leapfrog (second order, symplectic, one force evaluation a step)", false,
+       &make_leapfrog<float>, &make_leapfrog<double>},
       {"yoshida4", "Yoshida's triple-jump composition of leapfrog (fourth order, symplectic, three force evaluations a step)",
-       &make_yoshida4},
+       false, &make_yoshida4<float>, &make_yoshida4<double>},
       {"hermite4", "fourth-order Hermite predictor-corrector with jerks (one evaluation of a and da/dt a step; "
                    "shared or individual block time steps)",
-       &make_hermite4},
+       true, &make_hermite4<float>, &make_hermite4<double>},
   };
   return table;
 }
@@ -26,12 +27,15 @@ std::vector<std::string> integrator_names() {
   return names;
 }
 
-void Integrator::restore_state(BackendBase& /*backend*/, std::span<const std::uint8_t> bytes) {
+template <class T>
+void Integrator<T>::restore_state(System<T>& /*system*/, std::span<const std::uint8_t> bytes) {
   if (!bytes.empty()) {
     throw_input_error("integrator " + name() + ": the checkpoint holds " + std::to_string(bytes.size()) +
                       " bytes of integrator state, this integrator keeps none");
   }
 }
+template class Integrator<float>;
+template class Integrator<double>;
 
 std::vector<std::string> dt_mode_names() { return {"fixed", "auto", "block"}; }
 
@@ -59,14 +63,25 @@ void require_step_mode(const IntegratorOptions& options, std::string_view integr
   }
 }
 
-std::unique_ptr<Integrator> make_integrator(std::string_view name, const IntegratorOptions& options) {
+template <class T>
+std::unique_ptr<Integrator<T>> make_integrator(std::string_view name, const IntegratorOptions& options) {
   for (const auto& i : integrators()) {
-    if (i.name == name) return i.make(options);
+    if (i.name != name) continue;
+    if constexpr (sizeof(T) == 4) {
+      return i.make_float(options);
+    } else {
+      return i.make_double(options);
+    }
   }
   throw_input_error("integrator: unknown integrator '" + std::string(name) + "' (choose from " +
                     join(integrator_names()) + ")");
 }
 
-void check_integrator_options(const RunConfig& cfg) { (void)make_integrator(cfg.integrator, integrator_options(cfg)); }
+template std::unique_ptr<Integrator<float>> make_integrator<float>(std::string_view, const IntegratorOptions&);
+template std::unique_ptr<Integrator<double>> make_integrator<double>(std::string_view, const IntegratorOptions&);
+
+void check_integrator_options(const RunConfig& cfg) {
+  (void)make_integrator<double>(cfg.integrator, integrator_options(cfg));
+}
 
 }  // namespace nbody

@@ -30,11 +30,12 @@ const Composition& yoshida_triple_jump() {
   return c;
 }
 
-class Yoshida4 final : public Integrator {
+template <class T>
+class Yoshida4 final : public Integrator<T> {
  public:
   std::string name() const override { return "yoshida4"; }
 
-  void step(BackendBase& b, double dt) override {
+  void step(System<T>& b, double dt) override {
     const auto& w = yoshida_triple_jump().substeps;
     if (!b.accelerations_current()) b.compute_accelerations();
     b.kick(0.5 * w[0] * dt);
@@ -50,9 +51,12 @@ class Yoshida4 final : public Integrator {
 
 }  // namespace
 
-std::unique_ptr<Integrator> make_yoshida4(const IntegratorOptions& options) {
+template <class T>
+std::unique_ptr<Integrator<T>> make_yoshida4(const IntegratorOptions& options) {
   require_step_mode(options, "yoshida4", false, false);
-  return std::make_unique<Yoshida4>();
+  return std::make_unique<Yoshida4<T>>();
 }
+
+NBODY_INSTANTIATE_INTEGRATOR(make_yoshida4)
 
 }  // namespace nbody

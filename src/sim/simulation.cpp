@@ -2,74 +2,82 @@
 
 #include "core/host_memory.hpp"
 #include "core/units.hpp"
-#include "gravity/backend.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
+#include "sim/system.hpp"
 
 namespace nbody {
 namespace {
+
+// The device and algorithm a configuration asks for.
+SolverChoice solver_choice(const RunConfig& cfg) { return solver_choice_of_backend(cfg.backend); }
+// Records the resolved choice in a configuration.
+void set_solver_choice(RunConfig& cfg, const SolverChoice& c) {
+  cfg.backend = c.gravity == "reference" ? "cpu-reference" : c.device;
+}
+
 
 template <class T>
 class SimulationImpl final : public Simulation {
  public:
   // From particles in either precision (the run's own: exact bits, as a checkpoint needs).
   template <class U>
-  SimulationImpl(const RunConfig& cfg, std::unique_ptr<Backend<T>> backend, const Particles<U>& initial)
-      : cfg_(cfg), integrator_(make_integrator(cfg.integrator, integrator_options(cfg))), backend_(std::move(backend)) {
+  SimulationImpl(const RunConfig& cfg, std::unique_ptr<System<T>> system, const Particles<U>& initial)
+      : cfg_(cfg), integrator_(make_integrator<T>(cfg.integrator, integrator_options(cfg))), system_(std::move(system)) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
     cfg_.gravitational_constant = effective_gravitational_constant(cfg);
     if constexpr (std::is_same_v<T, U>) {
-      backend_->upload(initial);
+      system_->upload(initial);
     } else {
-      backend_->upload(initial.template as<T>());
+      system_->upload(initial.template as<T>());
     }
-    integrator_->prepare(*backend_);
+    integrator_->prepare(*system_);
   }
 
   const RunConfig& config() const override { return cfg_; }
-  std::string backend_name() const override { return backend_->name(); }
-  std::string device_name() const override { return backend_->device(); }
-  std::size_t size() const override { return backend_->size(); }
+  std::string backend_name() const override { return system_->name(); }
+  std::string device_name() const override { return system_->device(); }
+  std::size_t size() const override { return system_->size(); }
   std::int64_t step_count() const override { return step_; }
   double time() const override { return time_; }
-  std::uint64_t interactions() const override { return backend_->interactions(); }
+  std::uint64_t interactions() const override { return system_->interactions(); }
 
   void advance(std::int64_t count) override {
     if (count <= 0) return;
-    integrator_->steps(*backend_, cfg_.dt, count);
+    integrator_->steps(*system_, cfg_.dt, count);
     step_ += count;
     // From the step count, not by summing dt, so that time carries no accumulated rounding.
     time_ = double(step_) * cfg_.dt;
   }
 
   Diagnostics diagnostics() override {
-    const Moments m = backend_->moments();
-    const double w = backend_->potential_energy();
+    const Moments m = system_->moments();
+    const double w = system_->potential_energy();
     return Diagnostics::from(step_, time_, m, w);
   }
 
   Particles<double> particles() override {
     Particles<T> p;
-    backend_->download(p);
+    system_->download(p);
     return p.template as<double>();
   }
 
   Checkpoint checkpoint() override {
     Checkpoint ck;
     ck.config = cfg_;
-    ck.config.backend = backend_->name();
+    set_solver_choice(ck.config, system_->choice());
     ck.step = step_;
     ck.time = time_;
     Particles<T> p;
-    backend_->download(p);
+    system_->download(p);
     ck.state = std::move(p);
-    ck.integrator = {integrator_->name(), integrator_->save_state(*backend_)};
+    ck.integrator = {integrator_->name(), integrator_->save_state(*system_)};
     return ck;
   }
 
-  // Puts the simulation where `ck` left it (the backend already holds ck's particles).
+  // Puts the simulation where `ck` left it (the system already holds ck's particles).
   void resume_from(const Checkpoint& ck) {
     if (ck.integrator.tag != integrator_->name()) {
       throw_input_error("checkpoint: integrator state of '" + ck.integrator.tag + "', the run uses '" +
@@ -77,15 +85,15 @@ class SimulationImpl final : public Simulation {
     }
     step_ = ck.step;
     time_ = ck.time;
-    integrator_->restore_state(*backend_, ck.integrator.bytes);
+    integrator_->restore_state(*system_, ck.integrator.bytes);
   }
 
-  void synchronize() override { backend_->synchronize(); }
+  void synchronize() override { system_->synchronize(); }
 
  private:
   RunConfig cfg_;
-  std::unique_ptr<Integrator> integrator_;
-  std::unique_ptr<Backend<T>> backend_;
+  std::unique_ptr<Integrator<T>> integrator_;
+  std::unique_ptr<System<T>> system_;
   std::int64_t step_ = 0;
   double time_ = 0;
 };
@@ -95,12 +103,23 @@ GravityParams gravity_of(const RunConfig& cfg) {
   return {effective_gravitational_constant(cfg), cfg.softening, parse_softening_law(cfg.softening_law)};
 }
 
-// The backend is made first: it checks that n fits in its memory before the initial
+// The solver and store of a configuration for n bodies.
+template <class T>
+std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) {
+  SolverRequest r;
+  r.choice = solver_choice(cfg);
+  r.precision = parse_precision(cfg.precision);
+  r.n = n;
+  r.gravity = gravity_of(cfg);
+  return std::make_unique<System<T>>(r);
+}
+
+// The system is made first: it checks that n fits in its memory before the initial
 // conditions are drawn. `initial` supplies them once it has.
 template <class T, class Initial>
-std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial, bool mixed = false) {
-  auto backend = make_backend<T>(cfg.backend, n, gravity_of(cfg), mixed);
-  return std::make_unique<SimulationImpl<T>>(cfg, std::move(backend), initial());
+std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial) {
+  auto system = make_system_for<T>(cfg, n);
+  return std::make_unique<SimulationImpl<T>>(cfg, std::move(system), initial());
 }
 
 template <class Initial>
@@ -110,7 +129,7 @@ std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Initi
   switch (parse_precision(cfg.precision)) {
     case Precision::fp32: return build<float>(cfg, n, initial);
     case Precision::fp64: return build<double>(cfg, n, initial);
-    case Precision::mixed: return build<double>(cfg, n, initial, /*mixed=*/true);
+    case Precision::mixed: return build<double>(cfg, n, initial);
   }
   throw_runtime_error("unknown precision");
 }
@@ -122,9 +141,8 @@ std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
     throw_input_error("checkpoint: the state is stored in the other precision than precision = " + ck.config.precision);
   }
   if (state->size() == 0) throw_input_error("checkpoint: the state holds no particles");
-  const bool mixed = parse_precision(ck.config.precision) == Precision::mixed;
-  auto backend = make_backend<T>(ck.config.backend, state->size(), gravity_of(ck.config), mixed);
-  auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(backend), *state);
+  auto system = make_system_for<T>(ck.config, state->size());
+  auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(system), *state);
   sim->resume_from(ck);
   return sim;
 }

@@ -37,24 +37,26 @@ void with_reference_law(const GravityParams& g, F&& f) {
 }
 
 template <class T, class Law>
-void accelerations_with(const SourceArrays<T>& s, const AccelArrays<T>& a, double G, const Law& law) {
+void accelerations_with(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, double G, const Law& law) {
+  const auto count = static_cast<std::int64_t>(t.n);
   const auto n = static_cast<std::int64_t>(s.n);
-#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double xi = s.x[i], yi = s.y[i], zi = s.z[i];
+#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double xi = t.x[i], yi = t.y[i], zi = t.z[i];
+    const std::int64_t own = t.self < 0 ? -1 : t.self + i;
     double ax = 0, ay = 0, az = 0;
     for (std::int64_t j = 0; j < n; ++j) {
-      if (j == i) continue;
+      if (j == own) continue;
       law.accumulate(double(s.x[j]) - xi, double(s.y[j]) - yi, double(s.z[j]) - zi, double(s.m[j]), ax, ay, az);
     }
-    a.ax[i] = static_cast<T>(G * ax);
-    a.ay[i] = static_cast<T>(G * ay);
-    a.az[i] = static_cast<T>(G * az);
+    a.x[i] = static_cast<T>(G * ax);
+    a.y[i] = static_cast<T>(G * ay);
+    a.z[i] = static_cast<T>(G * az);
   }
 }
 
 template <class T, class Law>
-double potential_energy_with(const SourceArrays<T>& s, double G, const Law& law) {
+double potential_energy_with(const SourceView<T>& s, double G, const Law& law) {
   const auto n = static_cast<std::int64_t>(s.n);
   std::vector<double> phi(s.n);
 #pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
@@ -73,62 +75,64 @@ double potential_energy_with(const SourceArrays<T>& s, double G, const Law& law)
 }
 
 template <class T, class Pair>
-void acc_jerk_with(const MotionArrays<T>& s, const Targets& t, const AccJerkArrays<T>& out, double G,
+void acc_jerk_with(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk, double G,
                    const Pair& pair) {
   const auto count = static_cast<std::int64_t>(t.count);
   const auto n = static_cast<std::int64_t>(s.n);
 #pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
   for (std::int64_t k = 0; k < count; ++k) {
     const std::int64_t i = t.index[k];
-    const double xi = s.x[i], yi = s.y[i], zi = s.z[i];
-    const double ui = s.vx[i], vi = s.vy[i], wi = s.vz[i];
+    const double xi = s.x.x[i], yi = s.x.y[i], zi = s.x.z[i];
+    const double ui = s.v.x[i], vi = s.v.y[i], wi = s.v.z[i];
     double ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
     for (std::int64_t j = 0; j < n; ++j) {
       if (j == i) continue;
-      pair.accumulate_jerk(double(s.x[j]) - xi, double(s.y[j]) - yi, double(s.z[j]) - zi, double(s.vx[j]) - ui,
-                           double(s.vy[j]) - vi, double(s.vz[j]) - wi, double(s.m[j]), ax, ay, az, jx, jy, jz);
+      pair.accumulate_jerk(double(s.x.x[j]) - xi, double(s.x.y[j]) - yi, double(s.x.z[j]) - zi,
+                           double(s.v.x[j]) - ui, double(s.v.y[j]) - vi, double(s.v.z[j]) - wi, double(s.m[j]), ax, ay,
+                           az, jx, jy, jz);
     }
-    out.ax[k] = static_cast<T>(G * ax);
-    out.ay[k] = static_cast<T>(G * ay);
-    out.az[k] = static_cast<T>(G * az);
-    out.jx[k] = static_cast<T>(G * jx);
-    out.jy[k] = static_cast<T>(G * jy);
-    out.jz[k] = static_cast<T>(G * jz);
+    acc.x[k] = static_cast<T>(G * ax);
+    acc.y[k] = static_cast<T>(G * ay);
+    acc.z[k] = static_cast<T>(G * az);
+    jerk.x[k] = static_cast<T>(G * jx);
+    jerk.y[k] = static_cast<T>(G * jy);
+    jerk.z[k] = static_cast<T>(G * jz);
   }
 }
 
 }  // namespace
 
 template <class T>
-void reference_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
-  with_reference_law(g, [&](const auto& law) { accelerations_with(s, a, g.G, law); });
+void reference_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, const GravityParams& g) {
+  with_reference_law(g, [&](const auto& law) { accelerations_with(t, s, a, g.G, law); });
 }
 
 template <class T>
-double reference_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
+double reference_potential_energy(const SourceView<T>& s, const GravityParams& g) {
   double w = 0;
   with_reference_law(g, [&](const auto& law) { w = potential_energy_with(s, g.G, law); });
   return w;
 }
 
 template <class T>
-void reference_acc_jerk(const MotionArrays<T>& s, const Targets& t, const AccJerkArrays<T>& out,
+void reference_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk,
                         const GravityParams& g) {
   // The guarded Plummer law also covers eps = 0 (a coincident pair contributes nothing).
   if (g.law == SofteningLaw::spline && g.eps2() > 0) {
-    acc_jerk_with(s, t, out, g.G, gravity::SplinePair<double>::from_softening(g.softening));
+    acc_jerk_with(t, s, acc, jerk, g.G, gravity::SplinePair<double>::from_softening(g.softening));
   } else {
-    acc_jerk_with(s, t, out, g.G, gravity::PlummerPair<double, true>{g.eps2()});
+    acc_jerk_with(t, s, acc, jerk, g.G, gravity::PlummerPair<double, true>{g.eps2()});
   }
 }
 
-template void reference_accelerations<float>(const SourceArrays<float>&, const AccelArrays<float>&, const GravityParams&);
-template void reference_accelerations<double>(const SourceArrays<double>&, const AccelArrays<double>&, const GravityParams&);
-template double reference_potential_energy<float>(const SourceArrays<float>&, const GravityParams&);
-template double reference_potential_energy<double>(const SourceArrays<double>&, const GravityParams&);
-template void reference_acc_jerk<float>(const MotionArrays<float>&, const Targets&, const AccJerkArrays<float>&,
-                                        const GravityParams&);
-template void reference_acc_jerk<double>(const MotionArrays<double>&, const Targets&, const AccJerkArrays<double>&,
-                                         const GravityParams&);
+#define NBODY_INSTANTIATE(T)                                                                                  \
+  template void reference_accelerations<T>(const TargetView<T>&, const SourceView<T>&, Vec3Span<T>,           \
+                                           const GravityParams&);                                            \
+  template double reference_potential_energy<T>(const SourceView<T>&, const GravityParams&);                  \
+  template void reference_acc_jerk<T>(const IndexView&, const MotionView<T>&, Vec3Span<T>, Vec3Span<T>,       \
+                                      const GravityParams&);
+NBODY_INSTANTIATE(float)
+NBODY_INSTANTIATE(double)
+#undef NBODY_INSTANTIATE
 
 }  // namespace nbody::direct

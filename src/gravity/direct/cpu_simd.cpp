@@ -13,29 +13,31 @@ namespace {
 // With eps > 0 the i = j term is exactly zero (d = 0 times a finite factor); only eps = 0
 // needs the guarded pair (see gravity::with_pair_law).
 template <class T, class Pair>
-void accelerations_impl(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g, const Pair pair) {
+void accelerations_impl(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, const GravityParams& g,
+                        const Pair pair) {
+  const auto count = static_cast<std::int64_t>(t.n);
   const auto n = static_cast<std::int64_t>(s.n);
   const T G = static_cast<T>(g.G);
   const T* __restrict__ x = s.x;
   const T* __restrict__ y = s.y;
   const T* __restrict__ z = s.z;
   const T* __restrict__ m = s.m;
-#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const T xi = x[i], yi = y[i], zi = z[i];
+#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const T xi = t.x[i], yi = t.y[i], zi = t.z[i];
     T ax = 0, ay = 0, az = 0;
 #pragma omp simd reduction(+ : ax, ay, az)
     for (std::int64_t j = 0; j < n; ++j) {
       pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], ax, ay, az);
     }
-    a.ax[i] = G * ax;
-    a.ay[i] = G * ay;
-    a.az[i] = G * az;
+    a.x[i] = G * ax;
+    a.y[i] = G * ay;
+    a.z[i] = G * az;
   }
 }
 
 template <class T, class Pair>
-double potential_energy_impl(const SourceArrays<T>& s, const GravityParams& g, const Pair pair) {
+double potential_energy_impl(const SourceView<T>& s, const GravityParams& g, const Pair pair) {
   const auto n = static_cast<std::int64_t>(s.n);
   std::vector<double> phi(s.n);
 #pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
@@ -55,17 +57,17 @@ double potential_energy_impl(const SourceArrays<T>& s, const GravityParams& g, c
 }
 
 template <class T, class Pair>
-void acc_jerk_impl(const MotionArrays<T>& s, const Targets& t, const AccJerkArrays<T>& out, const GravityParams& g,
-                   const Pair pair) {
+void acc_jerk_impl(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk,
+                   const GravityParams& g, const Pair pair) {
   const auto count = static_cast<std::int64_t>(t.count);
   const auto n = static_cast<std::int64_t>(s.n);
   const T G = static_cast<T>(g.G);
-  const T* __restrict__ x = s.x;
-  const T* __restrict__ y = s.y;
-  const T* __restrict__ z = s.z;
-  const T* __restrict__ vx = s.vx;
-  const T* __restrict__ vy = s.vy;
-  const T* __restrict__ vz = s.vz;
+  const T* __restrict__ x = s.x.x;
+  const T* __restrict__ y = s.x.y;
+  const T* __restrict__ z = s.x.z;
+  const T* __restrict__ vx = s.v.x;
+  const T* __restrict__ vy = s.v.y;
+  const T* __restrict__ vz = s.v.z;
   const T* __restrict__ m = s.m;
   // Few targets (a small block of the block time steps) against many sources: threads would
   // idle below this many targets, so such passes run on one thread.
@@ -79,27 +81,30 @@ void acc_jerk_impl(const MotionArrays<T>& s, const Targets& t, const AccJerkArra
       pair.accumulate_jerk(x[j] - xi, y[j] - yi, z[j] - zi, vx[j] - ui, vy[j] - vi, vz[j] - wi, m[j], ax, ay, az, jx,
                            jy, jz);
     }
-    out.ax[k] = G * ax;
-    out.ay[k] = G * ay;
-    out.az[k] = G * az;
-    out.jx[k] = G * jx;
-    out.jy[k] = G * jy;
-    out.jz[k] = G * jz;
+    acc.x[k] = G * ax;
+    acc.y[k] = G * ay;
+    acc.z[k] = G * az;
+    jerk.x[k] = G * jx;
+    jerk.y[k] = G * jy;
+    jerk.z[k] = G * jz;
   }
 }
 
 }  // namespace
 
 template <class T>
-void simd_accelerations(const SourceArrays<T>& s, const AccelArrays<T>& a, const GravityParams& g) {
-  gravity::with_pair_law<T>(g, [&](const auto pair) { accelerations_impl(s, a, g, pair); });
+void simd_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, const GravityParams& g) {
+  gravity::with_pair_law<T>(g, [&](const auto pair) { accelerations_impl(t, s, a, g, pair); });
 }
 
-void simd_accelerations_mixed(const SourceArrays<double>& s, const AccelArrays<double>& a, const GravityParams& g) {
+void simd_accelerations_mixed(const TargetView<double>& t, const SourceView<double>& s, Vec3Span<double> a,
+                              const GravityParams& g) {
   // Chunks short enough that a float32 partial sum keeps its precision, long enough to vectorise.
   constexpr std::int64_t kChunk = 1024;
+  const auto count = static_cast<std::int64_t>(t.n);
   const auto n = static_cast<std::int64_t>(s.n);
-  std::vector<float> xf(s.n), yf(s.n), zf(s.n), mf(s.n);
+  const auto size = static_cast<std::size_t>(n);
+  std::vector<float> xf(size), yf(size), zf(size), mf(size);
   for (std::int64_t j = 0; j < n; ++j) {
     xf[j] = float(s.x[j]);
     yf[j] = float(s.y[j]);
@@ -111,9 +116,9 @@ void simd_accelerations_mixed(const SourceArrays<double>& s, const AccelArrays<d
     const float* __restrict__ y = yf.data();
     const float* __restrict__ z = zf.data();
     const float* __restrict__ m = mf.data();
-#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float xi = x[i], yi = y[i], zi = z[i];
+#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float xi = float(t.x[i]), yi = float(t.y[i]), zi = float(t.z[i]);
       double ax = 0, ay = 0, az = 0;
       for (std::int64_t c = 0; c < n; c += kChunk) {
         const std::int64_t end = std::min(n, c + kChunk);
@@ -124,32 +129,32 @@ void simd_accelerations_mixed(const SourceArrays<double>& s, const AccelArrays<d
         ay += cy;
         az += cz;
       }
-      a.ax[i] = g.G * ax;
-      a.ay[i] = g.G * ay;
-      a.az[i] = g.G * az;
+      a.x[i] = g.G * ax;
+      a.y[i] = g.G * ay;
+      a.z[i] = g.G * az;
     }
   });
 }
 
 template <class T>
-double simd_potential_energy(const SourceArrays<T>& s, const GravityParams& g) {
+double simd_potential_energy(const SourceView<T>& s, const GravityParams& g) {
   double w = 0;
   gravity::with_pair_law<T>(g, [&](const auto pair) { w = potential_energy_impl(s, g, pair); });
   return w;
 }
 
 template <class T>
-void simd_acc_jerk(const MotionArrays<T>& s, const Targets& t, const AccJerkArrays<T>& out, const GravityParams& g) {
-  gravity::with_pair_law<T>(g, [&](const auto pair) { acc_jerk_impl(s, t, out, g, pair); });
+void simd_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk,
+                   const GravityParams& g) {
+  gravity::with_pair_law<T>(g, [&](const auto pair) { acc_jerk_impl(t, s, acc, jerk, g, pair); });
 }
 
-template void simd_accelerations<float>(const SourceArrays<float>&, const AccelArrays<float>&, const GravityParams&);
-template void simd_accelerations<double>(const SourceArrays<double>&, const AccelArrays<double>&, const GravityParams&);
-template double simd_potential_energy<float>(const SourceArrays<float>&, const GravityParams&);
-template double simd_potential_energy<double>(const SourceArrays<double>&, const GravityParams&);
-template void simd_acc_jerk<float>(const MotionArrays<float>&, const Targets&, const AccJerkArrays<float>&,
-                                   const GravityParams&);
-template void simd_acc_jerk<double>(const MotionArrays<double>&, const Targets&, const AccJerkArrays<double>&,
-                                    const GravityParams&);
+#define NBODY_INSTANTIATE(T)                                                                                     \
+  template void simd_accelerations<T>(const TargetView<T>&, const SourceView<T>&, Vec3Span<T>, const GravityParams&); \
+  template double simd_potential_energy<T>(const SourceView<T>&, const GravityParams&);                            \
+  template void simd_acc_jerk<T>(const IndexView&, const MotionView<T>&, Vec3Span<T>, Vec3Span<T>, const GravityParams&);
+NBODY_INSTANTIATE(float)
+NBODY_INSTANTIATE(double)
+#undef NBODY_INSTANTIATE
 
 }  // namespace nbody::direct

@@ -14,6 +14,7 @@
 
 #include "cuda/block_reduce.cuh"
 #include "gravity/interaction.hpp"
+#include "particles/views.hpp"
 
 namespace nbody::direct::cuda {
 
@@ -22,19 +23,9 @@ struct alignas(4 * sizeof(T)) Source4 {
   T x, y, z, m;
 };
 
-// Sources (and targets: the same bodies) as the kernels read them.
-template <class T>
-struct BodiesView {
-  const T* __restrict__ x;
-  const T* __restrict__ y;
-  const T* __restrict__ z;
-  const T* __restrict__ m;
-  int n;
-};
-
 // Source j, or past `end` a massless source at the origin, which contributes exactly zero.
 template <class T>
-__device__ __forceinline__ Source4<T> load_source(const BodiesView<T>& b, int j, int end) {
+__device__ __forceinline__ Source4<T> load_source(const SourceView<T>& b, int j, int end) {
   return j < end ? Source4<T>{b.x[j], b.y[j], b.z[j], b.m[j]} : Source4<T>{T(0), T(0), T(0), T(0)};
 }
 
@@ -157,7 +148,7 @@ __device__ __forceinline__ bool combine_slices(const int (&target)[Count], Acc (
 // The R targets a thread holds, i = first + stride r (a target past n sits at the origin and is
 // never written), and their sums set to zero.
 template <class T, class Acc, int R>
-__device__ __forceinline__ void load_targets(const BodiesView<T>& b, int first, int stride, T (&xi)[R], T (&yi)[R],
+__device__ __forceinline__ void load_targets(const TargetView<T>& b, int first, int stride, T (&xi)[R], T (&yi)[R],
                                              T (&zi)[R], Acc (&sx)[R], Acc (&sy)[R], Acc (&sz)[R]) {
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -207,7 +198,8 @@ __device__ __forceinline__ void accumulate_sources(const Source4<T>* src, const 
 // in float64). Block: threads per block = sources per tile. R: targets per thread.
 template <class T, class Acc, int Block, int R, class Pair, class Epilogue>
 __global__ void __launch_bounds__(Block)
-    direct_sum(BodiesView<T> b, int slice_len, Pair pair, Epilogue finish, SplitScratch<Acc> scratch) {
+    direct_sum(TargetView<T> t, SourceView<T> b, int slice_len, Pair pair, Epilogue finish,
+               SplitScratch<Acc> scratch) {
   static_assert(Block % 32 == 0 && Block <= 1024, "block must be whole warps");
   static_assert(R >= 1 && R <= 16, "targets per thread");
   __shared__ Source4<T> tile[Block];
@@ -216,7 +208,7 @@ __global__ void __launch_bounds__(Block)
   const int group_first = blockIdx.x * Block * R + threadIdx.x;
   T xi[R], yi[R], zi[R];
   Acc sx[R], sy[R], sz[R];
-  load_targets(b, group_first, Block, xi, yi, zi, sx, sy, sz);
+  load_targets(t, group_first, Block, xi, yi, zi, sx, sy, sz);
 
   const int j_begin = blockIdx.y * slice_len;
   const int j_end = min(b.n, j_begin + slice_len);
@@ -235,7 +227,7 @@ __global__ void __launch_bounds__(Block)
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int i = group_first + r * Block;
-      if (i < b.n) finish(i, finish.prefetch(i), xi[r], yi[r], zi[r], sx[r], sy[r], sz[r]);
+      if (i < t.n) finish(i, finish.prefetch(i), xi[r], yi[r], zi[r], sx[r], sy[r], sz[r]);
     }
     return;
   }
@@ -247,7 +239,7 @@ __global__ void __launch_bounds__(Block)
   if (!combine_slices<Acc, R>(target, sx, sy, sz, scratch)) return;
 #pragma unroll
   for (int r = 0; r < R; ++r) {
-    if (target[r] < b.n) finish(target[r], finish.prefetch(target[r]), xi[r], yi[r], zi[r], sx[r], sy[r], sz[r]);
+    if (target[r] < t.n) finish(target[r], finish.prefetch(target[r]), xi[r], yi[r], zi[r], sx[r], sy[r], sz[r]);
   }
 }
 
@@ -268,7 +260,8 @@ inline constexpr int kWarpKernelMinBlocks =
 
 template <class T, class Acc, int W, int R, int L, class Pair, class Epilogue>
 __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
-    direct_sum_warps(BodiesView<T> b, int slice_len, Pair pair, Epilogue finish, SplitScratch<Acc> scratch) {
+    direct_sum_warps(TargetView<T> t, SourceView<T> b, int slice_len, Pair pair, Epilogue finish,
+                     SplitScratch<Acc> scratch) {
   constexpr int kRow = 32 / L;  // targets per warp row
   static_assert(W >= 1 && W <= 32 && R >= 1 && R <= W, "warps and targets per thread");
   static_assert(L == 1 || L == 2 || L == 4, "lanes per target");
@@ -282,10 +275,10 @@ __global__ void __launch_bounds__(32 * W, (kWarpKernelMinBlocks<T, Acc, W, R>))
   const int group_first = blockIdx.x * kRow * R + column;
   T xi[R], yi[R], zi[R];
   Acc sx[R], sy[R], sz[R];
-  load_targets(b, group_first, kRow, xi, yi, zi, sx, sy, sz);
+  load_targets(t, group_first, kRow, xi, yi, zi, sx, sy, sz);
   // Warp r < R finishes row r (its lanes of phase 0): what the epilogue needs is read now.
   const int own = group_first + kRow * warp;
-  const bool finisher = warp < R && phase == 0 && own < b.n;
+  const bool finisher = warp < R && phase == 0 && own < t.n;
   typename Epilogue::Prefetched prefetched{};
   if (finisher) prefetched = finish.prefetch(own);
 
@@ -358,7 +351,7 @@ struct PotentialPolicy {
 // Per-block partial sums of m_i phi_i (phi_i excluding j = i), each target's sum in float64.
 template <class T, class Policy, class Pair>
 __global__ void __launch_bounds__(Policy::kBlock)
-    tiled_potential(BodiesView<T> b, Pair pair, double* __restrict__ block_sums) {
+    tiled_potential(SourceView<T> b, Pair pair, double* __restrict__ block_sums) {
   __shared__ Source4<T> tile[Policy::kBlock];
   __shared__ double scratch[Policy::kBlock / 32];
   const int i = blockIdx.x * Policy::kBlock + threadIdx.x;
@@ -379,7 +372,7 @@ __global__ void __launch_bounds__(Policy::kBlock)
     __syncthreads();
   }
   const double w = i < b.n ? double(b.m[i]) * phi : 0.0;
-  const double total = nbody::cuda::block_sum<Policy::kBlock>(w, scratch);
+  const double total = nbody::cuda::block_reduce<Policy::kBlock, nbody::cuda::Sum>(w, scratch);
   if (threadIdx.x == 0) block_sums[blockIdx.x] = total;
 }
 

@@ -4,6 +4,7 @@
 // Include from .cu files only.
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -100,22 +101,23 @@ struct CompiledShape {
   static constexpr int kLanes = Lanes;
 };
 
+// Targets t from sources b: one target group per grid column, the sources split into slices.
 template <class T, class Acc, class Pair, class Epilogue, class Shape>
-void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
-                     SplitBuffers<Acc>& buffers, cudaStream_t stream) {
-  const int groups = (b.n + s.group() - 1) / s.group();
+void launch_instance(const DirectShape& s, const TargetView<T>& t, const SourceView<T>& b, const Pair& pair,
+                     const Epilogue& finish, SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+  const int groups = (t.n + s.group() - 1) / s.group();
   const int len = slice_length(s, b.n);
   const int slices = (b.n + len - 1) / len;
   DirectShape used = s;
   used.slices = slices;
-  const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, b.n, stream) : SplitScratch<Acc>{};
+  const SplitScratch<Acc> scratch = slices > 1 ? buffers.prepare(used, t.n, stream) : SplitScratch<Acc>{};
   const dim3 grid(groups, slices);
   if constexpr (Shape::kWarps) {
     launch_programmatic(direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>,
-                        grid, Shape::kBlock, stream, b, len, pair, finish, scratch);
+                        grid, Shape::kBlock, stream, t, b, len, pair, finish, scratch);
   } else {
     launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
-                        stream, b, len, pair, finish, scratch);
+                        stream, t, b, len, pair, finish, scratch);
   }
   NBODY_CUDA_CHECK_LAUNCH();
 }
@@ -123,22 +125,18 @@ void launch_instance(const DirectShape& s, const BodiesView<T>& b, const Pair& p
 template <class... Shapes>
 struct ShapeList {};
 
-// The compiled instances per arithmetic; keep in step with compiled_shapes() in direct_shape.cpp.
+// The instances of one table of direct_shape.hpp (kCompiledFp32, ...).
+template <const auto& Table, std::size_t... I>
+ShapeList<CompiledShape<Table[I].block, Table[I].targets, Table[I].warps, Table[I].lanes>...> shapes_of(
+    std::index_sequence<I...>);
+template <const auto& Table>
+using TableShapes = decltype(shapes_of<Table>(std::make_index_sequence<std::size(Table)>{}));
+
+// The compiled instances per arithmetic: the tables of direct_shape.hpp.
 template <class T, class Acc>
 using CompiledShapes = std::conditional_t<
-    std::is_same_v<T, float> && std::is_same_v<Acc, float>,
-    ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>, CompiledShape<128, 8>,
-              CompiledShape<256, 2>, CompiledShape<256, 4>, CompiledShape<256, 8>, CompiledShape<1024, 1, true>,
-              CompiledShape<512, 2, true>, CompiledShape<256, 4, true>, CompiledShape<1024, 1, true, 2>,
-              CompiledShape<512, 1, true, 4>, CompiledShape<512, 2, true, 2>, CompiledShape<512, 2, true, 4>,
-              CompiledShape<1024, 2, true, 2>>,
-    std::conditional_t<std::is_same_v<T, double>,
-                       ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
-                                 CompiledShape<512, 1, true>, CompiledShape<256, 2, true>,
-                                 CompiledShape<512, 1, true, 2>>,
-                       ShapeList<CompiledShape<128, 1>, CompiledShape<128, 2>, CompiledShape<128, 4>,
-                                 CompiledShape<1024, 1, true>, CompiledShape<512, 2, true>,
-                                 CompiledShape<1024, 1, true, 2>>>>;
+    std::is_same_v<T, float> && std::is_same_v<Acc, float>, TableShapes<kCompiledFp32>,
+    std::conditional_t<std::is_same_v<T, double>, TableShapes<kCompiledFp64>, TableShapes<kCompiledMixed>>>;
 
 // Calls visit.template operator()<Shape>() for the compiled Shape matching s; false if none does.
 template <class Visit, class... Shapes>
@@ -151,10 +149,10 @@ bool visit_shape(const DirectShape& s, Visit&& visit, ShapeList<Shapes...>) {
 }
 
 template <class T, class Acc, class Pair, class Epilogue>
-void launch_direct_sum(const DirectShape& s, const BodiesView<T>& b, const Pair& pair, const Epilogue& finish,
-                       SplitBuffers<Acc>& buffers, cudaStream_t stream) {
+void launch_direct_sum(const DirectShape& s, const TargetView<T>& t, const SourceView<T>& b, const Pair& pair,
+                       const Epilogue& finish, SplitBuffers<Acc>& buffers, cudaStream_t stream) {
   const bool launched = visit_shape(
-      s, [&]<class Shape>() { launch_instance<T, Acc, Pair, Epilogue, Shape>(s, b, pair, finish, buffers, stream); },
+      s, [&]<class Shape>() { launch_instance<T, Acc, Pair, Epilogue, Shape>(s, t, b, pair, finish, buffers, stream); },
       CompiledShapes<T, Acc>{});
   if (!launched) throw_runtime_error("direct-sum shape " + s.text() + " is not compiled");
 }

@@ -20,6 +20,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 
 #include "gravity/direct/cuda/direct_shape.hpp"
 
@@ -89,16 +90,9 @@ bool is_compiled(const DirectShape& s, KernelArithmetic a) {
 }
 
 const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a) {
-  // Keep in step with launch_direct_sum() in direct_launch.cuh.
-  static const std::vector<DirectShape> fp32 = {
-      {128, 1, 1},       {128, 2, 1},       {128, 4, 1},          {128, 8, 1},         {256, 2, 1},
-      {256, 4, 1},       {256, 8, 1},       {1024, 1, 1, true},   {512, 2, 1, true},   {256, 4, 1, true},
-      {1024, 1, 1, true, 2}, {512, 1, 1, true, 4}, {512, 2, 1, true, 2}, {512, 2, 1, true, 4},
-      {1024, 2, 1, true, 2}};
-  static const std::vector<DirectShape> fp64 = {{128, 1, 1},       {128, 2, 1},       {128, 4, 1},
-                                                {512, 1, 1, true}, {256, 2, 1, true}, {512, 1, 1, true, 2}};
-  static const std::vector<DirectShape> mixed = {{128, 1, 1},        {128, 2, 1},       {128, 4, 1},
-                                                 {1024, 1, 1, true}, {512, 2, 1, true}, {1024, 1, 1, true, 2}};
+  static const std::vector<DirectShape> fp32(std::begin(kCompiledFp32), std::end(kCompiledFp32));
+  static const std::vector<DirectShape> fp64(std::begin(kCompiledFp64), std::end(kCompiledFp64));
+  static const std::vector<DirectShape> mixed(std::begin(kCompiledMixed), std::end(kCompiledMixed));
   switch (a) {
     case KernelArithmetic::fp32: return fp32;
     case KernelArithmetic::fp64: return fp64;

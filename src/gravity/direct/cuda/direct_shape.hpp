@@ -27,7 +27,19 @@ struct DirectShape {
   bool operator==(const DirectShape&) const = default;
 };
 
-// The (block, targets) pairs compiled for an arithmetic; slices are chosen at run time.
+// The (block, targets, warps, lanes) instances compiled for each arithmetic; slices are chosen at
+// run time. The one list: the CUDA dispatch (direct_launch.cuh) instantiates exactly these.
+inline constexpr DirectShape kCompiledFp32[] = {
+    {128, 1, 1},          {128, 2, 1},          {128, 4, 1},          {128, 8, 1},
+    {256, 2, 1},          {256, 4, 1},          {256, 8, 1},          {1024, 1, 1, true},
+    {512, 2, 1, true},    {256, 4, 1, true},    {1024, 1, 1, true, 2}, {512, 1, 1, true, 4},
+    {512, 2, 1, true, 2}, {512, 2, 1, true, 4}, {1024, 2, 1, true, 2}};
+inline constexpr DirectShape kCompiledFp64[] = {{128, 1, 1},       {128, 2, 1},       {128, 4, 1},
+                                                {512, 1, 1, true}, {256, 2, 1, true}, {512, 1, 1, true, 2}};
+inline constexpr DirectShape kCompiledMixed[] = {{128, 1, 1},        {128, 2, 1},       {128, 4, 1},
+                                                 {1024, 1, 1, true}, {512, 2, 1, true}, {1024, 1, 1, true, 2}};
+
+// The same lists as vectors.
 [[nodiscard]] const std::vector<DirectShape>& compiled_shapes(KernelArithmetic a);
 
 // The shape that text() writes ("256x2/s4", "w16x2/s1", "w16x2l2/s1"; "/sS" may be left out:

@@ -1,0 +1,46 @@
+#include <optional>
+
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "device/context.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody {
+namespace {
+
+class CudaContext final : public DeviceContext {
+ public:
+  explicit CudaContext(const cuda::DeviceInfo& info) : info_(info) {
+    NBODY_CUDA_CHECK(cudaSetDevice(info.ordinal));
+    stream_.emplace();
+  }
+  int ordinal() const override { return info_.ordinal; }
+  const cuda::DeviceInfo& info() const override { return info_; }
+  StreamHandle stream() const override { return stream_->get(); }
+  void make_current() const override { NBODY_CUDA_CHECK(cudaSetDevice(info_.ordinal)); }
+  void synchronize() override { stream_->synchronize(); }
+  double measure_seconds(const std::function<void()>& work) override {
+    cuda::Event start, stop;
+    start.record(stream_->get());
+    work();
+    stop.record(stream_->get());
+    return stop.seconds_since(start);
+  }
+
+ private:
+  cuda::DeviceInfo info_;
+  std::optional<cuda::Stream> stream_;
+};
+
+}  // namespace
+
+std::shared_ptr<DeviceContext> DeviceContext::open(int ordinal) {
+  cuda::DeviceInfo info;
+  std::string why;
+  if (!cuda::query_device(ordinal, &info, &why)) {
+    throw_input_error("device: cuda (--device or --backend) needs a usable CUDA device, but " + why);
+  }
+  return std::make_shared<CudaContext>(info);
+}
+
+}  // namespace nbody

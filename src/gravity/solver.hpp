@@ -1,0 +1,116 @@
+#pragma once
+// A force solver computes gravitational accelerations of a set of targets from a set of sources
+// (and, where it can, potential energies and jerks), where its memory location says. It is the
+// one thing a new gravity algorithm implements: the store, the element-wise operations, the
+// integrators and the run loop are shared by every solver. Solvers count the target-source
+// pairs they evaluate and describe their kernel for logs and benchmark records.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gravity/names.hpp"
+#include "gravity/params.hpp"
+#include "nbody/error.hpp"
+#include "nbody/precision.hpp"
+#include "particles/memory.hpp"
+#include "particles/views.hpp"
+
+namespace nbody {
+
+// What a solver can do beyond accelerations; checked when a configuration is validated (an
+// integrator that needs jerks refuses a solver without them).
+struct SolverCapabilities {
+  bool potential = false;  // potential_energy
+  bool jerk = false;       // acc_jerk (hermite4)
+  bool euler_steps = false;  // fused Euler steps (an optimisation; Euler works with any solver)
+};
+
+template <class T>
+class ForceSolver {
+ public:
+  virtual ~ForceSolver() = default;
+
+  [[nodiscard]] virtual std::string name() const = 0;      // "direct", "reference"
+  [[nodiscard]] virtual std::string kernel() const = 0;    // "direct 128x4/s1 fp32", for logs and JSON
+  [[nodiscard]] virtual std::string device() const = 0;    // what it runs on ("CPU, 2 OpenMP threads")
+  [[nodiscard]] virtual Location location() const = 0;     // where the views it takes must point
+  [[nodiscard]] virtual Precision precision() const = 0;   // of the pair arithmetic (mixed: float32 terms)
+  [[nodiscard]] virtual SolverCapabilities capabilities() const = 0;
+  [[nodiscard]] const GravityParams& gravity() const noexcept { return gravity_; }
+
+  // out_i = G sum_j m_j d_ij g(|d_ij|) for every target i from every source j.
+  void accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) {
+    do_accelerations(targets, sources, out);
+    count(targets.n, sources.n);
+  }
+  // W = 1/2 sum_i m_i phi_i of the sources (each body's own term left out).
+  [[nodiscard]] virtual double potential_energy(const SourceView<T>& sources) {
+    (void)sources;
+    unsupported("potential energies");
+  }
+  // Acceleration and jerk of the targets (bodies of `sources` by index) from every source,
+  // compact: entry k is target index[k]. The target's own term is left out.
+  void acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) {
+    do_acc_jerk(targets, sources, acc, jerk);
+    count(targets.count, sources.n);
+  }
+  // `count` of the documents' Euler steps (v += a(x) dt, then x += v dt) of the bodies of p,
+  // fused into the force pass; the same bits as separate passes of this solver. Only where
+  // capabilities().euler_steps.
+  void euler_steps(const ParticleView<T>& p, double dt, std::int64_t count_steps) {
+    do_euler_steps(p, dt, count_steps);
+    for (std::int64_t k = 0; k < count_steps; ++k) count(p.n, p.n);
+  }
+
+  // Target-source pairs evaluated so far (the i = j pair included: targets x sources a pass).
+  [[nodiscard]] std::uint64_t interactions() const noexcept { return interactions_; }
+
+ protected:
+  explicit ForceSolver(const GravityParams& g) : gravity_(g) {}
+  virtual void do_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) = 0;
+  virtual void do_acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc,
+                           Vec3Span<T> jerk) {
+    (void)targets, (void)sources, (void)acc, (void)jerk;
+    unsupported("jerks");
+  }
+  virtual void do_euler_steps(const ParticleView<T>& p, double dt, std::int64_t count_steps) {
+    (void)p, (void)dt, (void)count_steps;
+    unsupported("fused Euler steps");
+  }
+  [[noreturn]] void unsupported(const std::string& what) const {
+    throw_runtime_error("gravity " + name() + " does not compute " + what);
+  }
+
+ private:
+  void count(std::int64_t targets, std::int64_t sources) noexcept {
+    interactions_ += std::uint64_t(targets) * std::uint64_t(sources);
+  }
+  GravityParams gravity_;
+  std::uint64_t interactions_ = 0;
+};
+
+// What a solver needs to be made: the choice (device resolved), the arithmetic, n, the gravity
+// parameters, and for benchmarks and tests a launch shape of the CUDA direct sum.
+struct SolverRequest {
+  SolverChoice choice;  // device "cpu" or "cuda" (not "auto"), gravity "direct" or "reference"
+  int ordinal = 0;      // the CUDA device, for device "cuda"
+  Precision precision = Precision::fp32;
+  std::size_t n = 0;
+  GravityParams gravity;
+  std::string kernel_shape;  // cuda direct only; empty: the launch policy's choice
+  // Bytes the caller allocates beside the solver in the same memory (the store): the solver's
+  // memory check covers both, before anything is allocated.
+  std::size_t other_bytes = 0;
+};
+
+class DeviceContext;
+
+// The solver for a request (T = float for fp32, double for fp64 and mixed). Throws an input
+// error for a combination that does not exist or does not fit in memory. `device` is the
+// context of device solvers (null for the CPU).
+template <class T>
+[[nodiscard]] std::unique_ptr<ForceSolver<T>> make_solver(const SolverRequest& request,
+                                                          const std::shared_ptr<DeviceContext>& device);
+
+}  // namespace nbody

@@ -1,0 +1,59 @@
+// The host executor of ParticleOps: OpenMP loops over the shared functors.
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+
+#include "core/parallel.hpp"
+#include "particles/ops_impl.hpp"
+
+namespace nbody {
+namespace {
+
+struct HostExecutor {
+  [[nodiscard]] Location location() const { return Location::host(); }
+
+  template <class F>
+  void for_each(int n, const F& f) const {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelMinElements)
+    for (int i = 0; i < n; ++i) f(i);
+  }
+
+  // Serial, in index order: the same bits for every thread count.
+  template <int Q, class F>
+  std::array<double, Q> sum(int n, const F& f) const {
+    double q[Q] = {};
+    for (int i = 0; i < n; ++i) f(i, q);
+    std::array<double, Q> out{};
+    std::copy(q, q + Q, out.begin());
+    return out;
+  }
+
+  template <class F>
+  double max(int n, const F& f) const {
+    double worst = 0;
+#pragma omp parallel for schedule(static) reduction(max : worst) if (n >= kParallelMinElements)
+    for (int i = 0; i < n; ++i) worst = std::max(worst, f(i));
+    return worst;
+  }
+
+  void synchronize() const {}
+  double measure_seconds(const std::function<void()>& work) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<ParticleOps<T>> make_host_ops() {
+  return std::make_unique<particles::OpsImpl<T, HostExecutor>>();
+}
+
+template std::unique_ptr<ParticleOps<float>> make_host_ops<float>();
+template std::unique_ptr<ParticleOps<double>> make_host_ops<double>();
+
+}  // namespace nbody

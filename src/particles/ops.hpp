@@ -1,0 +1,53 @@
+#pragma once
+// Element-wise work on the views of a store, done where the store lives: kicks, drifts, the sums
+// of the diagnostics, max |a|, the Hermite predictor and corrector. One implementation
+// (particles/ops_impl.hpp) over the functors of particles/functors.hpp, instantiated with a host
+// executor (OpenMP loops) and a CUDA executor (grid-stride kernels on the store's stream).
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "nbody/diagnostics.hpp"
+#include "particles/functors.hpp"
+#include "particles/memory.hpp"
+
+namespace nbody {
+
+template <class T>
+class ParticleOps {
+ public:
+  virtual ~ParticleOps() = default;
+  [[nodiscard]] virtual Location location() const = 0;
+
+  // v += a dt; x += v dt.
+  virtual void kick(ParticleView<T> p, ConstVec3Span<T> a, double dt) = 0;
+  virtual void drift(ParticleView<T> p, double dt) = 0;
+  // Sums over the bodies in float64, in an order fixed by n alone (the same bits on every run).
+  [[nodiscard]] virtual Moments moments(ParticleView<T> p) = 0;
+  // max_i |a_i| over n bodies.
+  [[nodiscard]] virtual double max_norm(ConstVec3Span<T> a, int n) = 0;
+  // Float32 copies of positions (and masses when m is not null).
+  virtual void round_to_float(SourceView<double> from, Vec3Span<float> x, float* m) = 0;
+
+  // The Hermite predictor of every body to time t; the start and the corrector of the active
+  // bodies (h.active), writing their next steps to h.dt_next when it is not null.
+  virtual void hermite_predict(const particles::HermiteFields<T>& h, double t) = 0;
+  virtual void hermite_start(const particles::HermiteFields<T>& h, double eta) = 0;
+  virtual void hermite_correct(const particles::HermiteFields<T>& h, double t, double eta) = 0;
+  virtual void fill(double* values, double value, int n) = 0;
+  virtual void iota(std::int32_t* values, int n) = 0;
+
+  // Waits for queued work (device); a no-op on the host.
+  virtual void synchronize() = 0;
+  // Runs `work` and returns its duration in seconds on this location's clock (CUDA events on
+  // the stream for a device, a steady clock on the host).
+  [[nodiscard]] virtual double measure_seconds(const std::function<void()>& work) = 0;
+};
+
+template <class T>
+[[nodiscard]] std::unique_ptr<ParticleOps<T>> make_host_ops();
+// Device ops on `stream` of CUDA device `ordinal` (CUDA builds only).
+template <class T>
+[[nodiscard]] std::unique_ptr<ParticleOps<T>> make_device_ops(int ordinal, StreamHandle stream);
+
+}  // namespace nbody

@@ -1,0 +1,61 @@
+#pragma once
+// ParticleOps written once over an executor, which supplies the loops:
+//   for_each(n, f)            f(i) for i < n (in parallel where it pays)
+//   sum<Q>(n, f) -> array     sum over i of the Q terms f(i, q) adds, in float64, order fixed by n
+//   max(n, f) -> double       max over i of f(i) (>= 0)
+//   synchronize(), measure_seconds(work), location()
+// Included by particles/host_ops.cpp and cuda/device_ops.cu only.
+#include <array>
+#include <cmath>
+
+#include "particles/ops.hpp"
+
+namespace nbody::particles {
+
+template <class T, class Exec>
+class OpsImpl final : public ParticleOps<T> {
+ public:
+  template <class... Args>
+  explicit OpsImpl(Args&&... args) : exec_(std::forward<Args>(args)...) {}
+
+  Location location() const override { return exec_.location(); }
+
+  void kick(ParticleView<T> p, ConstVec3Span<T> a, double dt) override {
+    exec_.for_each(p.n, Kick<T>{p.v, a, static_cast<T>(dt)});
+  }
+  void drift(ParticleView<T> p, double dt) override {
+    exec_.for_each(p.n, Drift<T>{p.x, as_const(p.v), static_cast<T>(dt)});
+  }
+  Moments moments(ParticleView<T> p) override {
+    const auto q = exec_.template sum<MomentTerms<T>::kQuantities>(p.n, MomentTerms<T>{p});
+    Moments mo;
+    mo.mass = q[0];
+    mo.kinetic = q[1];
+    mo.momentum = {q[2], q[3], q[4]};
+    mo.angular = {q[5], q[6], q[7]};
+    mo.mass_moment = {q[8], q[9], q[10]};
+    return mo;
+  }
+  double max_norm(ConstVec3Span<T> a, int n) override { return std::sqrt(exec_.max(n, SquaredNorm<T>{a})); }
+  void round_to_float(SourceView<double> from, Vec3Span<float> x, float* m) override {
+    exec_.for_each(from.n, RoundToFloat{from, x, m});
+  }
+
+  void hermite_predict(const HermiteFields<T>& h, double t) override { exec_.for_each(h.p.n, HermitePredict<T>{h, t}); }
+  void hermite_start(const HermiteFields<T>& h, double eta) override {
+    exec_.for_each(h.active.count, HermiteStart<T>{h, eta});
+  }
+  void hermite_correct(const HermiteFields<T>& h, double t, double eta) override {
+    exec_.for_each(h.active.count, HermiteCorrect<T>{h, t, eta});
+  }
+  void fill(double* values, double value, int n) override { exec_.for_each(n, Fill<double>{values, value}); }
+  void iota(std::int32_t* values, int n) override { exec_.for_each(n, Iota{values}); }
+
+  void synchronize() override { exec_.synchronize(); }
+  double measure_seconds(const std::function<void()>& work) override { return exec_.measure_seconds(work); }
+
+ private:
+  Exec exec_;
+};
+
+}  // namespace nbody::particles
