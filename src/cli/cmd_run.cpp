@@ -2,18 +2,18 @@
 // diagnostics, snapshots, checkpoints and a summary.
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string_view>
 
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
-#include "cli/run_loop.hpp"
+#include "cli/progress.hpp"
+#include "cli/stop_signals.hpp"
 #include "core/strings.hpp"
-#include "core/units.hpp"
-#include "io/run_directory.hpp"
 #include "nbody/error.hpp"
-#include "nbody/simulation.hpp"
+#include "nbody/run.hpp"
 
 namespace nbody::cli {
 namespace {
@@ -57,35 +57,45 @@ RunConfig resume_config(const RunOptions& opts, const RunConfig& stored, std::in
   return requested;
 }
 
+// Lines for the user on stdout (run.log, written by the library, has them too).
+class StdoutLogger final : public Logger {
+ public:
+  void info(std::string_view line) override {
+    std::printf("%.*s\n", static_cast<int>(line.size()), line.data());
+    std::fflush(stdout);
+  }
+};
+
+// The program's side of a run: messages on stdout, the progress line on a terminal and, for a
+// run with a directory to checkpoint in, SIGINT and SIGTERM as a stop (without one they end the
+// process as usual).
+template <class Run>
+int run_with_the_program_hooks(bool has_directory, Run&& run) {
+  StdoutLogger logger;
+  ProgressLine progress;
+  std::optional<StopSignals> signals;
+  RunHooks hooks;
+  hooks.logger = &logger;
+  hooks.progress = &progress;
+  if (has_directory) hooks.stop_conditions.push_back(&signals.emplace());
+  (void)run(hooks);
+  return 0;
+}
+
 int execute_resume(const RunOptions& opts) {
   // Everything that can reject the request happens before the directory is touched.
-  auto found = RunDirectory::latest_checkpoint(opts.resume);
-  Checkpoint& ck = found.checkpoint;
-  const RunConfig cfg = resume_config(opts, ck.config, ck.step);
-  ck.config = cfg;
-  auto sim = Simulation::create_from_checkpoint(ck);
-  RunDirectory dir(opts.resume, cfg, ck.progress);
-  for (const auto& why : found.skipped) dir.log("skipped a checkpoint that did not read back: " + why);
-  return run_loop(*sim, cfg, &dir, &ck.progress);
+  ResumePoint point = find_resume_point(opts.resume);
+  const RunConfig cfg = resume_config(opts, point.checkpoint.config, point.checkpoint.step);
+  return run_with_the_program_hooks(true,
+                                    [&](const RunHooks& hooks) { return resume_run(std::move(point), cfg, hooks); });
 }
 
 int execute(const RunOptions& opts) {
   if (!opts.resume.empty()) return execute_resume(opts);
-  RunConfig cfg = opts.params.resolve(RunConfig{});
-  validate(cfg);
-  if (!cfg.out.empty()) RunDirectory::check_usable(cfg.out, opts.overwrite);
-  // An explicit G wins over the unit system's; the resolved value is what config.toml, model.toml
-  // and checkpoints record, so a resumed run keeps it whatever the unit system's G.
-  cfg.gravitational_constant = effective_gravitational_constant(cfg);
-
-  // Everything that can reject the input (memory included) happens before any file is written.
-  auto sim = Simulation::create(cfg);
-  cfg.backend = sim->backend_name();
-  cfg.n = static_cast<std::int64_t>(sim->size());
-
-  std::optional<RunDirectory> dir;
-  if (!cfg.out.empty()) dir.emplace(cfg.out, cfg);
-  return run_loop(*sim, cfg, dir ? &*dir : nullptr, nullptr);
+  const RunConfig cfg = opts.params.resolve(RunConfig{});
+  const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
+  return run_with_the_program_hooks(!cfg.out.empty(),
+                                    [&](const RunHooks& hooks) { return run_simulation(cfg, hooks, existing); });
 }
 
 }  // namespace

@@ -7,26 +7,15 @@
 
 namespace nbody::cli {
 
-std::string format_duration(double s) {
-  char buf[48];
-  if (s < 60) {
-    std::snprintf(buf, sizeof buf, "%.3g s", s);
-  } else if (s < 3600) {
-    std::snprintf(buf, sizeof buf, "%d min %02d s", int(s / 60), int(s) % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%d h %02d min", int(s / 3600), (int(s) % 3600) / 60);
-  }
-  return buf;
+ProgressLine::ProgressLine() : enabled_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+
+void ProgressLine::started(std::int64_t first_step, std::int64_t last_step) {
+  first_ = first_step;
+  total_ = last_step;
+  start_ = last_ = Clock::now();
 }
 
-ProgressLine::ProgressLine(std::int64_t total_steps, std::int64_t first_step)
-    : total_(total_steps),
-      first_(first_step),
-      enabled_(::isatty(STDERR_FILENO) == 1),
-      start_(Clock::now()),
-      last_(start_) {}
-
-void ProgressLine::update(std::int64_t step) {
+void ProgressLine::advanced(std::int64_t step, std::int64_t /*steps*/, double /*seconds*/) {
   if (!enabled_) return;
   const auto now = Clock::now();
   if (drawn_ && now - last_ < std::chrono::milliseconds(200) && step < total_) return;
@@ -41,7 +30,7 @@ void ProgressLine::update(std::int64_t step) {
   drawn_ = true;
 }
 
-void ProgressLine::finish() {
+void ProgressLine::ended() {
   if (enabled_ && drawn_) {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);

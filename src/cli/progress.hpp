@@ -1,31 +1,30 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
-#include <string>
+
+#include "nbody/run.hpp"
 
 namespace nbody::cli {
 
 // "step 1200/5000 (24%)  843 steps/s  ETA 4.5 s" on one line of a terminal, redrawn at most a
 // few times a second; silent when stderr is not a terminal.
-class ProgressLine {
+class ProgressLine final : public ProgressObserver {
  public:
+  ProgressLine();
   // first_step: where the run starts (a resumed run does not start at 0).
-  explicit ProgressLine(std::int64_t total_steps, std::int64_t first_step = 0);
-  void update(std::int64_t step);
-  void finish();  // clears the line
+  void started(std::int64_t first_step, std::int64_t last_step) override;
+  void advanced(std::int64_t step, std::int64_t steps, double seconds) override;
+  void ended() override;  // clears the line
   [[nodiscard]] bool enabled() const noexcept { return enabled_; }
 
  private:
   using Clock = std::chrono::steady_clock;
-  std::int64_t total_;
-  std::int64_t first_;
+  std::int64_t total_ = 0;
+  std::int64_t first_ = 0;
   bool enabled_;
   bool drawn_ = false;
   Clock::time_point start_;
   Clock::time_point last_;
 };
-
-// "1.23 s", "4 min 05 s", "2 h 03 min"
-[[nodiscard]] std::string format_duration(double seconds);
 
 }  // namespace nbody::cli

@@ -34,6 +34,12 @@ StopSignals::~StopSignals() {
 
 int StopSignals::received() noexcept { return g_received; }
 
+std::optional<std::string> StopSignals::requested() {
+  const int sig = received();
+  if (sig == 0) return std::nullopt;
+  return signal_name(sig);
+}
+
 const char* signal_name(int sig) noexcept {
   switch (sig) {
     case SIGINT:

@@ -1,9 +1,9 @@
-#include "cli/output_schedule.hpp"
+#include "run/output_schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace nbody::cli {
+namespace nbody::runloop {
 namespace {
 
 std::int64_t next_multiple(std::int64_t step, std::int64_t k, std::int64_t last) {
@@ -25,14 +25,23 @@ std::int64_t OutputSchedule::next_time_output(std::int64_t step) const {
   return time_output_step(k + 1);
 }
 
-std::int64_t OutputSchedule::next_event(std::int64_t step) const {
-  const std::int64_t last = cfg_.steps;
-  std::int64_t next = last;
-  next = std::min(next, next_multiple(step, cfg_.diag_every, last));
-  next = std::min(next, next_multiple(step, cfg_.snapshot_every, last));
-  next = std::min(next, next_multiple(step, cfg_.checkpoint_every, last));
+std::int64_t OutputSchedule::next_diagnostics(std::int64_t step) const {
+  return next_multiple(step, cfg_.diag_every, cfg_.steps);
+}
+
+std::int64_t OutputSchedule::next_snapshot(std::int64_t step) const {
+  std::int64_t next = next_multiple(step, cfg_.snapshot_every, cfg_.steps);
   if (cfg_.snapshot_every_t > 0) next = std::min(next, next_time_output(step));
+  return next;
+}
+
+std::int64_t OutputSchedule::next_checkpoint(std::int64_t step) const {
+  return next_multiple(step, cfg_.checkpoint_every, cfg_.steps);
+}
+
+std::int64_t OutputSchedule::next_event(std::int64_t step) const {
+  const std::int64_t next = std::min({next_diagnostics(step), next_snapshot(step), next_checkpoint(step)});
   return std::max(next, step + 1);
 }
 
-}  // namespace nbody::cli
+}  // namespace nbody::runloop

@@ -5,7 +5,7 @@
 
 #include "nbody/config.hpp"
 
-namespace nbody::cli {
+namespace nbody::runloop {
 
 class OutputSchedule {
  public:
@@ -24,6 +24,11 @@ class OutputSchedule {
   [[nodiscard]] bool checkpoint_at(std::int64_t step) const {
     return step > 0 && cfg_.checkpoint_every > 0 && step % cfg_.checkpoint_every == 0;
   }
+
+  // The first step after `step` at which each is due, at most cfg.steps (cfg.steps: none before).
+  [[nodiscard]] std::int64_t next_diagnostics(std::int64_t step) const;
+  [[nodiscard]] std::int64_t next_snapshot(std::int64_t step) const;
+  [[nodiscard]] std::int64_t next_checkpoint(std::int64_t step) const;
   // The first step after `step` at which anything above is due, at most cfg.steps.
   [[nodiscard]] std::int64_t next_event(std::int64_t step) const;
 
@@ -38,4 +43,4 @@ class OutputSchedule {
   const RunConfig& cfg_;
 };
 
-}  // namespace nbody::cli
+}  // namespace nbody::runloop

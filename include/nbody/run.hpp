@@ -1,0 +1,179 @@
+#pragma once
+// The run loop: a simulation stepped in chunks between the events of its output schedule, with
+// outputs (diagnostics and Lagrangian radii, snapshots, checkpoints, and the caller's own), stop
+// conditions, messages and progress reports supplied by the caller. A run with cfg.out writes
+// its run directory (see docs/ARCHITECTURE.md, "Files, checkpoints and restart"); without it,
+// only the caller's outputs see the run.
+//
+// The library never prints and never installs signal handlers: the `nbody` program passes a
+// Logger that prints on stdout and a StopCondition set by SIGINT/SIGTERM; a binding would pass
+// its own (a KeyboardInterrupt check, its logging module).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nbody/checkpoint.hpp"
+#include "nbody/config.hpp"
+#include "nbody/diagnostics.hpp"
+#include "nbody/particles.hpp"
+#include "nbody/simulation.hpp"
+
+namespace nbody {
+
+// Where a run's messages go. A run with a directory also records every line in its run.log.
+class Logger {
+ public:
+  virtual ~Logger() = default;
+  // A line for the user: what runs, the stop, the summary.
+  virtual void info(std::string_view line) = 0;
+  // A line for the record only (each checkpoint, a checkpoint skipped on resume); ignored unless
+  // overridden.
+  virtual void detail(std::string_view /*line*/) {}
+};
+
+// Asked between chunks of steps whether the run should stop there. A run that stops writes a
+// checkpoint (when it has a directory) and returns; resume_run continues it with the same bits.
+class StopCondition {
+ public:
+  virtual ~StopCondition() = default;
+  // The reason to stop now, as the stop message names it ("SIGINT", "the stop file"), or none.
+  [[nodiscard]] virtual std::optional<std::string> requested() = 0;
+  // Called once when the run has stopped for this condition's reason (after the checkpoint).
+  virtual void acknowledge() {}
+};
+
+// Told after every chunk of steps (the `nbody` program draws its progress line from it).
+class ProgressObserver {
+ public:
+  virtual ~ProgressObserver() = default;
+  // Before the first chunk: the step the run starts from and the step it runs to.
+  virtual void started(std::int64_t /*first_step*/, std::int64_t /*last_step*/) {}
+  // After a chunk of `steps` steps that took `seconds`; `step` is the step reached.
+  virtual void advanced(std::int64_t step, std::int64_t steps, double seconds) = 0;
+  // When stepping is over (before the final outputs and the summary).
+  virtual void ended() {}
+};
+
+// The run at a step boundary, as outputs see it. The particles and diagnostics of the step are
+// computed once and shared by every output that asks at this step.
+class RunState {
+ public:
+  RunState(Simulation& sim, const RunConfig& cfg, Logger& log) : sim_(sim), cfg_(cfg), log_(log) {}
+
+  [[nodiscard]] Simulation& simulation() noexcept { return sim_; }
+  [[nodiscard]] const RunConfig& config() const noexcept { return cfg_; }  // resolved
+  [[nodiscard]] std::int64_t step() const { return sim_.step_count(); }
+  [[nodiscard]] double time() const { return sim_.time(); }
+  // The state on the host as float64 (downloaded at most once per output event).
+  [[nodiscard]] const Particles<double>& particles();
+  // Diagnostics of the current step (computed at most once per step).
+  [[nodiscard]] const Diagnostics& diagnostics();
+  // The step-0 diagnostics the drifts are measured from (stored in checkpoints).
+  [[nodiscard]] const Diagnostics& initial_diagnostics() const noexcept { return initial_; }
+  // Messages (to the caller's logger and, with a directory, run.log).
+  [[nodiscard]] Logger& log() noexcept { return log_; }
+
+  // For the loop: the step-0 diagnostics, and the end of an output event (the host copy of the
+  // particles is dropped: it can be as large as the state).
+  void set_initial_diagnostics(const Diagnostics& d) { initial_ = d; }
+  void end_of_event() {
+    particles_ = {};
+    particles_step_ = -1;
+  }
+
+ private:
+  Simulation& sim_;
+  const RunConfig& cfg_;
+  Logger& log_;
+  Diagnostics initial_;
+  Particles<double> particles_;
+  std::int64_t particles_step_ = -1;  // the step particles_ holds (-1: none)
+  std::optional<Diagnostics> diagnostics_;
+};
+
+enum class RunEnd {
+  completed,  // reached cfg.steps
+  stopped,    // a StopCondition asked
+};
+
+// Something a run writes on a schedule: diagnostics rows, snapshots, checkpoints, or the
+// caller's own (a callback every K steps, a renderer). Chunks of steps end at every step some
+// output is due, so an output sees each step it asks for.
+class Output {
+ public:
+  virtual ~Output() = default;
+  // The first step after `step` at which this output is due (a step beyond the run's end: none).
+  [[nodiscard]] virtual std::int64_t next_step_due(std::int64_t step) const = 0;
+  // Whether it writes at the current step; asked at step 0 of a new run and after every chunk.
+  [[nodiscard]] virtual bool due(RunState& state) = 0;
+  virtual void write(RunState& state) = 0;
+  // When the run ends. Called in reverse order of the outputs, so that a checkpoint (the last
+  // output) is written before the end-of-run extras of the others, which it does not count.
+  virtual void finish(RunState& /*state*/, RunEnd /*how*/) {}
+  // Its part of a checkpoint's RunProgress: what it has written on its schedule so far.
+  virtual void record_progress(RunProgress& /*progress*/) const {}
+};
+
+// How a run is driven: all of it borrowed for the duration of the call, all of it optional.
+struct RunHooks {
+  Logger* logger = nullptr;                     // none: messages go only to run.log
+  std::vector<StopCondition*> stop_conditions;  // asked in this order between chunks
+  ProgressObserver* progress = nullptr;
+  std::vector<Output*> outputs;  // the caller's, after the run directory's
+  // How the stop message tells the user to continue: this, then the run directory.
+  std::string resume_command = "nbody run --resume";
+  // Chunks of steps are cut to about this much wall time (the loop measures the steps), so stop
+  // conditions and wall-clock checkpoints are noticed soon; Simulation::advance is not
+  // interruptible.
+  double chunk_seconds = 0.25;
+};
+
+struct RunResult {
+  std::int64_t first_step = 0;  // where stepping started (a resumed run's checkpoint step)
+  std::int64_t last_step = 0;   // where it ended
+  double time = 0;
+  std::optional<std::string> stopped_by;  // the StopCondition's reason, when one ended the run
+  Diagnostics initial;                    // step 0
+  std::optional<Diagnostics> final;       // at the end of a completed run
+  double wall_seconds = 0;                // from the first chunk to the end of stepping
+  double stepping_seconds = 0;            // inside Simulation::advance
+  std::uint64_t interactions = 0;         // pairs evaluated while stepping
+  std::int64_t chunks = 0;                // calls of Simulation::advance
+  std::optional<std::filesystem::path> directory;
+  int snapshots = 0;  // snapshots in the directory
+};
+
+// What run_simulation does with a cfg.out directory that already holds files.
+enum class ExistingRunFiles {
+  refuse,   // an input error (nothing is written)
+  replace,  // the files of the earlier run are removed
+};
+
+// A new run: validates cfg (G resolved from the unit system unless given), creates the
+// simulation and, with cfg.out, the run directory, then runs to cfg.steps or a stop. Nothing is
+// written before everything that can reject the input has run.
+RunResult run_simulation(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles existing = ExistingRunFiles::refuse);
+
+// The newest checkpoint of a run directory that reads back whole (an input error when there is
+// none, or `dir` is not a run directory).
+struct ResumePoint {
+  std::filesystem::path directory;
+  std::filesystem::path file;
+  Checkpoint checkpoint;             // checkpoint.config is the configuration stored with it
+  std::vector<std::string> skipped;  // newer checkpoints that did not read back, and why
+};
+[[nodiscard]] ResumePoint find_resume_point(const std::filesystem::path& dir);
+
+// Continues a run from `point` with `cfg`: the stored configuration, or one that differs from it
+// only in run length and output cadence (the caller checks that; the `nbody` program merges its
+// flags into the stored configuration). Drops what the directory holds beyond the checkpoint,
+// then continues every file as the uninterrupted run would have written it.
+RunResult resume_run(ResumePoint point, const RunConfig& cfg, const RunHooks& hooks);
+
+// "1.23 s", "4 min 05 s", "2 h 03 min"
+[[nodiscard]] std::string format_duration(double seconds);
+
+}  // namespace nbody

@@ -1,0 +1,155 @@
+#include "run/run_loop.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run/output_schedule.hpp"
+#include "run/outputs.hpp"
+#include "run/summary.hpp"
+
+namespace nbody {
+
+const Particles<double>& RunState::particles() {
+  if (particles_step_ != step()) {
+    particles_ = sim_.particles();
+    particles_step_ = step();
+  }
+  return particles_;
+}
+
+const Diagnostics& RunState::diagnostics() {
+  if (!diagnostics_ || diagnostics_->step != step()) diagnostics_ = sim_.diagnostics();
+  return *diagnostics_;
+}
+
+namespace runloop {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The caller's logger, and run.log when the run has a directory.
+class RunLog final : public Logger {
+ public:
+  RunLog(Logger* caller, RunDirectory* dir) : caller_(caller), dir_(dir) {}
+  void info(std::string_view line) override {
+    if (caller_ != nullptr) caller_->info(line);
+    if (dir_ != nullptr) dir_->log(line);
+  }
+  void detail(std::string_view line) override {
+    if (caller_ != nullptr) caller_->detail(line);
+    if (dir_ != nullptr) dir_->log(line);
+  }
+
+ private:
+  Logger* caller_;
+  RunDirectory* dir_;
+};
+
+// The outputs due at the current step, in order, sharing one host copy of the particles.
+void write_due(const std::vector<Output*>& outputs, RunState& state) {
+  for (Output* o : outputs) {
+    if (o->due(state)) o->write(state);
+  }
+  state.end_of_event();
+}
+
+// The first condition that asks to stop, with its reason.
+StopCondition* stop_requested(const std::vector<StopCondition*>& conditions, std::optional<std::string>& reason) {
+  for (StopCondition* c : conditions) {
+    if ((reason = c->requested())) return c;
+  }
+  return nullptr;
+}
+
+// The next chunk's length: to the next output event, cut to about `seconds` of steps at the
+// measured rate (one step while nothing has been measured), at least one step.
+std::int64_t chunk_length(std::int64_t to_next_event, double seconds, double seconds_per_step) {
+  if (seconds_per_step <= 0) return 1;
+  const double budget = std::min(double(to_next_event), seconds / seconds_per_step);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(budget), 1, to_next_event);
+}
+
+}  // namespace
+
+RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, const RunProgress* resumed,
+                   const RunHooks& hooks) {
+  RunLog log(hooks.logger, dir);
+  const OutputSchedule schedule(cfg);
+  std::optional<DiagnosticsOutput> diagnostics;
+  std::optional<SnapshotOutput> snapshots;
+  std::optional<CheckpointOutput> checkpoints;
+  std::optional<StopFile> stop_file;
+  std::vector<Output*> outputs;
+  if (dir != nullptr) outputs = {&diagnostics.emplace(schedule, *dir, resumed), &snapshots.emplace(schedule, *dir)};
+  outputs.insert(outputs.end(), hooks.outputs.begin(), hooks.outputs.end());
+  if (dir != nullptr) {
+    const std::vector<const Output*> recorded(outputs.begin(), outputs.end());
+    outputs.push_back(&checkpoints.emplace(schedule, *dir, recorded, resumed != nullptr ? sim.step_count() : -1));
+  }
+  std::vector<StopCondition*> stop_conditions = hooks.stop_conditions;
+  if (dir != nullptr) stop_conditions.push_back(&stop_file.emplace(*dir));
+
+  for (const auto& line : announcement(sim, cfg, resumed != nullptr ? dir->path().string() : std::string())) {
+    log.info(line);
+  }
+  RunState state(sim, cfg, log);
+  RunResult result;
+  result.first_step = sim.step_count();
+  if (dir != nullptr) result.directory = dir->path();
+  if (resumed != nullptr) {
+    state.set_initial_diagnostics(resumed->initial);
+  } else {
+    state.set_initial_diagnostics(state.diagnostics());
+    write_due(outputs, state);
+  }
+  result.initial = state.initial_diagnostics();
+
+  if (hooks.progress != nullptr) hooks.progress->started(result.first_step, cfg.steps);
+  double seconds_per_step = 0;
+  StopCondition* stopped_by = nullptr;
+  const auto wall_start = Clock::now();
+  while (sim.step_count() < cfg.steps) {
+    if ((stopped_by = stop_requested(stop_conditions, result.stopped_by))) break;
+    const std::int64_t s = sim.step_count();
+    std::int64_t next = cfg.steps;
+    for (const Output* o : outputs) next = std::min(next, o->next_step_due(s));
+    const std::int64_t chunk = chunk_length(std::max(next, s + 1) - s, hooks.chunk_seconds, seconds_per_step);
+
+    const auto t0 = Clock::now();
+    const std::uint64_t i0 = sim.interactions();
+    sim.advance(chunk);
+    sim.synchronize();
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    result.stepping_seconds += seconds;
+    result.interactions += sim.interactions() - i0;
+    ++result.chunks;
+    seconds_per_step = seconds / double(chunk);
+    if (hooks.progress != nullptr) hooks.progress->advanced(sim.step_count(), chunk, seconds);
+    write_due(outputs, state);
+  }
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  if (hooks.progress != nullptr) hooks.progress->ended();
+
+  const RunEnd how = stopped_by != nullptr ? RunEnd::stopped : RunEnd::completed;
+  for (auto o = outputs.rbegin(); o != outputs.rend(); ++o) (*o)->finish(state, how);
+  result.last_step = sim.step_count();
+  result.time = sim.time();
+  if (dir != nullptr) result.snapshots = dir->snapshots_written();
+  if (stopped_by != nullptr) {
+    stopped_by->acknowledge();
+    log.info(stop_message(result, cfg, hooks.resume_command));
+  } else {
+    result.final = state.diagnostics();
+    std::optional<RadiiSummary> radii;
+    if (diagnostics) radii = RadiiSummary{diagnostics->initial_radii(), diagnostics->radii()};
+    for (const auto& line : summary(result, radii ? &*radii : nullptr)) log.info(line);
+  }
+  state.end_of_event();
+  return result;
+}
+
+}  // namespace runloop
+}  // namespace nbody

@@ -1,0 +1,94 @@
+#include "run/summary.hpp"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+#include "core/units.hpp"
+
+namespace nbody::runloop {
+namespace {
+
+[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cfg, const std::string& resumed_from) {
+  std::vector<std::string> lines;
+  if (!resumed_from.empty()) {
+    lines.push_back(format("nbody run: resumed at step %lld (t = %.17g) from %s",
+                           static_cast<long long>(sim.step_count()), sim.time(), resumed_from.c_str()));
+  }
+  lines.push_back(format("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld", cfg.ic.c_str(),
+                         sim.size(), cfg.precision.c_str(), cfg.integrator.c_str(), cfg.dt,
+                         static_cast<long long>(cfg.steps), cfg.softening, static_cast<long long>(cfg.seed)));
+  lines.push_back(format("backend: %s (%s)", sim.backend_name().c_str(), sim.device_name().c_str()));
+  // config.toml holds the resolved G; an explicit -G other than the unit system's is noted.
+  const UnitSystem& units = unit_system(cfg.units);
+  lines.push_back(format("units: %s, G = %.10g", cfg.units.c_str(), cfg.gravitational_constant));
+  if (std::fabs(cfg.gravitational_constant - units.G) > 1e-12 * units.G) {
+    lines.push_back(format("note: -G %.10g overrides the %s unit system's G = %.10g", cfg.gravitational_constant,
+                           cfg.units.c_str(), units.G));
+  }
+  return lines;
+}
+
+std::string stop_message(const RunResult& result, const RunConfig& cfg, const std::string& resume_command) {
+  std::string line = format("stopped at step %lld of %lld (t = %.17g) by %s", static_cast<long long>(result.last_step),
+                            static_cast<long long>(cfg.steps), result.time, result.stopped_by.value_or("?").c_str());
+  if (result.directory) {
+    line += ": checkpoint written; continue with: " + resume_command + " " + result.directory->string();
+  }
+  return line;
+}
+
+std::vector<std::string> summary(const RunResult& result, const RadiiSummary* radii) {
+  std::vector<std::string> lines;
+  const std::int64_t steps = result.last_step - result.first_step;
+  std::string done = "done: " + std::to_string(steps) + " steps in " + format_duration(result.wall_seconds) + " wall";
+  if (result.stepping_seconds > 0 && steps > 0) {
+    const double rate = double(result.interactions) / result.stepping_seconds / 1e9;
+    done += format(" (stepping %s: %.4g steps/s, %.4g billion interactions/s)",
+                   format_duration(result.stepping_seconds).c_str(), double(steps) / result.stepping_seconds, rate);
+  }
+  lines.push_back(done);
+  const Diagnostics& d0 = result.initial;
+  const Diagnostics& d = *result.final;
+  lines.push_back(format("energy: E0 = %.10g, E = %.10g, |dE/E0| = %.3e; virial ratio 2K/|W| = %.4f", d0.total, d.total,
+                         relative_energy_error(d, d0.total), d.virial_ratio));
+  lines.push_back(
+      format("momenta: |P - P0| = %.3e, |L - L0|/|L0| = %.3e", momentum_drift(d, d0), angular_momentum_drift(d, d0)));
+  if (radii != nullptr) lines.push_back(format("half-mass radius: %.6g -> %.6g", radii->initial[4], radii->final[4]));
+  if (result.directory) {
+    lines.push_back(
+        format("output: %s (config.toml, model.toml, run.log, diagnostics.csv, lagrangian_radii.csv, %d snapshots, "
+               "checkpoint at step %lld)",
+               result.directory->c_str(), result.snapshots, static_cast<long long>(result.last_step)));
+  }
+  return lines;
+}
+
+}  // namespace nbody::runloop
+
+namespace nbody {
+
+std::string format_duration(double s) {
+  char buf[48];
+  if (s < 60) {
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
+  } else if (s < 3600) {
+    std::snprintf(buf, sizeof buf, "%d min %02d s", int(s / 60), int(s) % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%d h %02d min", int(s / 3600), (int(s) % 3600) / 60);
+  }
+  return buf;
+}
+
+}  // namespace nbody
