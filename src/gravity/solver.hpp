@@ -26,6 +26,11 @@ struct SolverCapabilities {
   bool euler_steps = false;  // fused Euler steps (an optimisation; Euler works with any solver)
 };
 
+// The error of asking a solver for something its capabilities do not include.
+[[noreturn]] inline void solver_lacks(const std::string& solver, const std::string& what) {
+  throw_runtime_error("gravity " + solver + " does not compute " + what);
+}
+
 template <class T>
 class ForceSolver {
  public:
@@ -47,7 +52,7 @@ class ForceSolver {
   // W = 1/2 sum_i m_i phi_i of the sources (each body's own term left out).
   [[nodiscard]] virtual double potential_energy(const SourceView<T>& sources) {
     (void)sources;
-    unsupported("potential energies");
+    solver_lacks(name(), "potential energies");
   }
   // Acceleration and jerk of the targets (bodies of `sources` by index) from every source,
   // compact: entry k is target index[k]. The target's own term is left out.
@@ -78,9 +83,7 @@ class ForceSolver {
     (void)p, (void)dt, (void)count_steps;
     unsupported("fused Euler steps");
   }
-  [[noreturn]] void unsupported(const std::string& what) const {
-    throw_runtime_error("gravity " + name() + " does not compute " + what);
-  }
+  [[noreturn]] void unsupported(const std::string& what) const { solver_lacks(name(), what); }
 
  private:
   void count(std::int64_t targets, std::int64_t sources) noexcept {
