@@ -59,7 +59,7 @@ class SimulationImpl final : public Simulation {
   Checkpoint checkpoint() override {
     Checkpoint ck;
     ck.config = cfg_;
-    ck.config.backend = backend_->name();
+    set_param_from_text(ck.config, *find_run_param("backend"), backend_->name(), "backend");
     ck.step = step_;
     ck.time = time_;
     Particles<T> p;
@@ -99,7 +99,7 @@ GravityParams gravity_of(const RunConfig& cfg) {
 // conditions are drawn. `initial` supplies them once it has.
 template <class T, class Initial>
 std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial, bool mixed = false) {
-  auto backend = make_backend<T>(cfg.backend, n, gravity_of(cfg), mixed);
+  auto backend = make_backend<T>(param_value_text(cfg, *find_run_param("backend")), n, gravity_of(cfg), mixed);
   return std::make_unique<SimulationImpl<T>>(cfg, std::move(backend), initial());
 }
 
@@ -123,7 +123,7 @@ std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
   }
   if (state->size() == 0) throw_input_error("checkpoint: the state holds no particles");
   const bool mixed = parse_precision(ck.config.precision) == Precision::mixed;
-  auto backend = make_backend<T>(ck.config.backend, state->size(), gravity_of(ck.config), mixed);
+  auto backend = make_backend<T>(param_value_text(ck.config, *find_run_param("backend")), state->size(), gravity_of(ck.config), mixed);
   auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(backend), *state);
   sim->resume_from(ck);
   return sim;
