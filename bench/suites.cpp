@@ -200,7 +200,7 @@ void precision_suite(Context& ctx) {
     cfg.ic = "plummer";
     cfg.n = n;
     cfg.seed = 7;
-    cfg.backend = "cuda";
+    cfg.device = "cuda";
     cfg.precision = std::string(to_string(p));
     cfg.integrator = "leapfrog";
     cfg.softening = 1.0 / 256;

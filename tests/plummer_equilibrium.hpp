@@ -18,6 +18,7 @@
 #include <string>
 
 #include "model_stats.hpp"
+#include "support.hpp"
 #include "nbody/diagnostics.hpp"
 #include "nbody/simulation.hpp"
 
@@ -28,7 +29,7 @@ inline void check_plummer_equilibrium(const std::string& backend, const std::str
   cfg.ic = "plummer";
   cfg.n = n;
   cfg.seed = 7;
-  cfg.backend = backend;
+  set_backend(cfg, backend);
   cfg.precision = precision;
   cfg.integrator = "leapfrog";
   cfg.softening = 0.01;

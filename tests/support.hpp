@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gravity/names.hpp"
+#include "nbody/config.hpp"
 #include "sim/system.hpp"
 #include "nbody/particles.hpp"
 
@@ -24,6 +25,13 @@ inline std::ostream& operator<<(std::ostream& os, const BackendCase& c) {
 }
 // gtest parameter names: "cpu_fp32", "cpu_reference_fp64".
 std::string case_name(const testing::TestParamInfo<BackendCase>& info);
+
+// A backend case's name as the configuration's device and gravity ("cpu-reference": cpu, reference).
+inline void set_backend(RunConfig& cfg, const std::string& backend) {
+  const SolverChoice c = solver_choice_of_backend(backend);
+  cfg.device = c.device;
+  cfg.gravity = c.gravity;
+}
 
 // The cases a test program instantiates its test bodies with (defined in instantiate_*.cpp).
 std::vector<BackendCase> backend_cases();

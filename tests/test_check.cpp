@@ -30,7 +30,8 @@ TEST(DocumentsCheck, PassesForTheReferenceItself) {
 TEST(DocumentsCheck, ToleranceRejectsASmallForceError) {
   const std::int64_t n = kDocumentsBodies;
   RunConfig cfg = documents_program(n);
-  cfg.backend = "cpu-reference";
+  cfg.device = "cpu";
+  cfg.gravity = "reference";
   cfg.precision = "fp64";
   const auto initial = make_cube({"cube", n, static_cast<std::uint64_t>(cfg.seed)});
   auto run = [&](const RunConfig& c, const Particles<double>& p0) {

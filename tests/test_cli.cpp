@@ -31,6 +31,44 @@ TEST(Cli, VersionAndHelp) {
   }
 }
 
+// The flags are listed under their sections' headings; device and gravity are flags of their own.
+TEST(Cli, RunHelpGroupsTheFlagsBySection) {
+  const auto h = run_nbody("run --help");
+  ASSERT_EQ(h.status, 0);
+  const auto at = [&](const std::string& s) { return h.out.find(s); };
+  for (const char* s : {"Run:\n", "Model:\n", "Gravity:\n", "Integrator:\n", "Output:\n", "--device", "--gravity"}) {
+    EXPECT_NE(at(s), std::string::npos) << s << "\n" << h.out;
+  }
+  EXPECT_LT(at("Model:\n"), at("--king-w0"));
+  EXPECT_LT(at("Gravity:\n"), at("--device"));
+  EXPECT_LT(at("--device"), at("Integrator:\n"));
+  EXPECT_LT(at("Integrator:\n"), at("--dt-mode"));
+  EXPECT_LT(at("Output:\n"), at("--snapshot-every"));
+}
+
+// A run directory's config.toml, given back with --config, is the same run: the flags, the
+// sectioned file and the flat file give one configuration.
+TEST(Cli, ConfigTomlOfARunRunsTheSameConfiguration) {
+  const std::string dir = temp_dir("config_again");
+  const auto first = run_nbody("run --ic king --king-w0 7 -n 64 --steps 2 --backend cpu-reference --precision fp64 "
+                               "--integrator hermite4 --eta 0.03 --dt 0.0625 --out " + dir + "/a");
+  ASSERT_EQ(first.status, 0) << first.err;
+  const std::string a = read_text(dir + "/a/config.toml");
+  EXPECT_NE(a.find("[gravity]\n"), std::string::npos) << a;
+  EXPECT_NE(a.find("\ndevice = \"cpu\"\n"), std::string::npos) << a;
+  EXPECT_NE(a.find("\ngravity = \"reference\"\n"), std::string::npos) << a;
+  const auto second = run_nbody("run --config " + dir + "/a/config.toml --out " + dir + "/b");
+  ASSERT_EQ(second.status, 0) << second.err;
+  std::string b = read_text(dir + "/b/config.toml");
+  const auto out = b.find("out = ");
+  ASSERT_NE(out, std::string::npos);
+  b.replace(out, b.find('\n', out) - out, "out = " + toml_string(dir + "/a"));
+  EXPECT_EQ(a, b);
+  // The flat file of the same run.
+  const auto flat = run_nbody("run --config " + std::string(NBODY_TEST_DATA) + "/flat.toml --steps 1");
+  EXPECT_EQ(flat.status, 0) << flat.err;
+}
+
 TEST(Cli, SmallRunWritesItsDirectory) {
   const std::string dir = temp_dir("run") + "/out";
   const auto r = run_nbody("run --config " + std::string(NBODY_TEST_DATA) + "/small_run.toml --steps 10 --diag-every 5 "
@@ -212,7 +250,28 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"auto_steps_with_euler", "run --integrator euler --dt-mode auto", "--dt-mode"},
                     BadInput{"auto_steps_with_yoshida4", "run --integrator yoshida4 --dt-mode auto", "--dt-mode"},
                     BadInput{"auto_leapfrog_without_softening",
-                             "run --integrator leapfrog --dt-mode auto --softening 0", "--softening"}),
+                             "run --integrator leapfrog --dt-mode auto --softening 0", "--softening"},
+                    BadInput{"model_parameter_of_another_model", "run --ic plummer --virial-ratio 0.5",
+                             "--virial-ratio: applies to --ic uniform-sphere only (the run uses plummer)"},
+                    BadInput{"king_w0_with_a_file", "run --ic file:" + kData + "/none.csv --king-w0 3",
+                             "--king-w0: applies to --ic king only"},
+                    BadInput{"scales_with_henon_units", "run --mass-scale 1e5",
+                             "--mass-scale: applies to physical --units (galactic, solar) only (the run uses henon)"},
+                    BadInput{"eta_with_fixed_leapfrog", "run --integrator leapfrog --eta 0.05",
+                             "--eta: applies to --integrator hermite4 and leapfrog with --dt-mode auto only (the "
+                             "run uses leapfrog with --dt-mode fixed)"},
+                    BadInput{"eta_with_euler", "run --integrator euler --eta 0.05", "(the run uses euler)"},
+                    BadInput{"backend_against_device", "run --backend cpu --device cuda",
+                             "--backend: cpu means device cpu, but --device gives cuda"},
+                    BadInput{"backend_against_gravity", "run --backend cuda --gravity reference",
+                             "--backend: cuda means gravity direct, but --gravity gives reference"},
+                    BadInput{"reference_on_cuda", "run --device cuda --gravity reference",
+                             "--gravity reference, --device cuda"},
+                    BadInput{"unknown_device", "run --device opencl", "--device"},
+                    BadInput{"config_wrong_section", "run --config " + kData + "/wrong_section.toml",
+                             "wrong_section.toml: [gravity] dt: belongs in [integrator]"},
+                    BadInput{"config_not_applicable", "run --config " + kData + "/not_applicable.toml",
+                             "[model] king_w0: applies to --ic king only"}),
     [](const testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 TEST(Cli, CudaBackendWithoutDeviceIsAnInputError) {

@@ -382,6 +382,30 @@ TEST_F(CliResumeRefusal, OutputCadenceMayChange) {
   EXPECT_NE(read_text(copy / "config.toml").find("steps = 30\n"), std::string::npos);
 }
 
+// A run directory written by the previous release (flat config.toml, `backend` in the
+// checkpoint's configuration) resumes, and continues into the files the release's uninterrupted
+// run wrote, byte for byte.
+TEST(CliRestart, ARunDirectoryOfTheReleaseResumes) {
+  one_thread_children();
+  const std::string data = NBODY_TEST_DATA;
+  const fs::path copy = fs::path(temp_dir("release_run")) / "run";
+  fs::copy(data + "/release_run", copy);
+  const auto r = run_nbody("run --resume " + copy.string() + " --steps 6");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("resumed at step 4"), std::string::npos) << r.out;
+  for (const char* f : {"diagnostics.csv", "lagrangian_radii.csv", "snapshot_001.csv"}) {
+    expect_same_file(fs::path(data) / "release_run_straight6" / f, copy / f);
+  }
+  // config.toml is rewritten in sections.
+  const std::string cfg = read_text(copy / "config.toml");
+  EXPECT_NE(cfg.find("[integrator]\n"), std::string::npos) << cfg;
+  EXPECT_NE(cfg.find("device = \"cpu\"\n"), std::string::npos) << cfg;
+  EXPECT_NE(cfg.find("steps = 6\n"), std::string::npos) << cfg;
+  // Giving the old spelling of what it runs on is no change.
+  const auto again = run_nbody("run --resume " + copy.string() + " --steps 8 --backend cpu");
+  EXPECT_EQ(again.status, 0) << again.err;
+}
+
 // ---- schedules -----------------------------------------------------------------------
 
 TEST(CliSchedule, SnapshotsInSimulationTime) {

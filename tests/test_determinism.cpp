@@ -20,7 +20,7 @@ RunConfig leapfrog_config(const BackendCase& c) {
   cfg.ic = "plummer";
   cfg.n = 3001;  // not a multiple of any block size
   cfg.seed = 5;
-  cfg.backend = c.backend;
+  set_backend(cfg, c.backend);
   cfg.precision = std::string(to_string(c.precision));
   cfg.integrator = "leapfrog";
   cfg.dt = 1e-3;

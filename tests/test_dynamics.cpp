@@ -28,7 +28,7 @@ TEST(Dynamics, ColdCollapseReachesMaximumCompressionAtTheFreeFallTime) {
   cfg.ic = "uniform-sphere";
   cfg.virial_ratio = 0.0;
   cfg.n = 1000;
-  cfg.backend = "cpu";
+  cfg.device = "cpu";
   cfg.precision = "fp64";
   cfg.softening = 0.05;
   cfg.dt = 0.01;
@@ -66,7 +66,7 @@ RunConfig solar_config(double dt) {
   cfg.ic = "solar-system";
   cfg.n = 10;
   cfg.units = "solar";
-  cfg.backend = "cpu";
+  cfg.device = "cpu";
   cfg.precision = "fp64";
   cfg.integrator = "leapfrog";
   cfg.softening = 0;

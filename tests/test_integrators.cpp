@@ -36,7 +36,7 @@ RunConfig two_body_config(const BackendCase& c, const std::string& integrator, s
                           const std::string& dt_mode = "fixed") {
   RunConfig cfg;
   cfg.dt_mode = dt_mode;
-  cfg.backend = c.backend;
+  set_backend(cfg, c.backend);
   cfg.precision = std::string(to_string(c.precision));
   cfg.integrator = integrator;
   cfg.softening = 0.0;
@@ -166,7 +166,7 @@ TEST_P(AdaptiveSteps, BlockStepsFollowTheSharedStepTrajectory) {
   NBODY_SKIP_IF_UNAVAILABLE(GetParam());
   auto difference = [&](double eta) {
     RunConfig cfg;
-    cfg.backend = GetParam().backend;
+    set_backend(cfg, GetParam().backend);
     cfg.precision = std::string(to_string(GetParam().precision));
     cfg.integrator = "hermite4";
     cfg.ic = "plummer";
@@ -205,7 +205,7 @@ TEST_P(AdaptiveSteps, BlockStepsFollowTheSharedStepTrajectory) {
 TEST_P(AdaptiveSteps, BlockStepsCostFewerInteractionsOnAConcentratedSystem) {
   NBODY_SKIP_IF_UNAVAILABLE(GetParam());
   RunConfig cfg;
-  cfg.backend = GetParam().backend;
+  set_backend(cfg, GetParam().backend);
   cfg.precision = std::string(to_string(GetParam().precision));
   cfg.integrator = "hermite4";
   cfg.ic = "plummer";

@@ -157,7 +157,7 @@ Checkpoint sample_checkpoint() {
   ck.config.n = 40;
   ck.config.dt = 0.1 + 0.2;
   ck.config.out = "a dir\twith\ttabs\nand a newline";
-  ck.config.backend = "cpu";
+  ck.config.device = "cpu";
   ck.step = 123;
   ck.time = 123 * ck.config.dt;
   ck.state = awkward_particles(40).as<float>();

@@ -86,7 +86,7 @@ class FinalState final : public Output {
 RunConfig small_run(std::int64_t steps) {
   RunConfig cfg;
   cfg.n = 128;
-  cfg.backend = "cpu";
+  cfg.device = "cpu";
   cfg.precision = "fp64";
   cfg.integrator = "euler";
   cfg.dt = 0.005;

@@ -22,7 +22,8 @@ Command add_check_command(CLI::App& parent) {
             std::printf("check: the documents' program: cube, N = %lld, %lld Euler steps, dt = %g, eps^2 = %g, seed %lld\n",
                         static_cast<long long>(cfg.n), static_cast<long long>(kDocumentsSteps), kDocumentsDt,
                         kDocumentsEps2, static_cast<long long>(kDocumentsSeed));
-            const CheckResult r = check_documents_program(cfg.backend, cfg.precision, cfg.n);
+            const std::string backend = param_value_text(cfg, *find_run_param("backend"));
+            const CheckResult r = check_documents_program(backend, cfg.precision, cfg.n);
             std::printf("backend: %s (%s), %s\n", r.backend.c_str(), r.device.c_str(), r.precision.c_str());
             std::printf("reference: cpu-reference, fp64\n");
             std::printf("relative position error: max %.3e, rms %.3e, median %.3e\n", r.errors.max_rel,

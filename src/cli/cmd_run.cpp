@@ -24,16 +24,12 @@ struct RunOptions {
   std::string resume;
 };
 
-// What a resumed run may change: how long it runs and how often it writes. Everything else
-// would make the continuation a different run. That includes the parameters of the initial
-// conditions (units, mass_scale, length_scale, king_w0, ..., velocity_scale): they cannot act on
-// a resumed run, whose state comes from the checkpoint, but config.toml, model.toml and the
-// snapshots' /Parameters and /Units must go on describing the run the state was drawn for, and
-// units also gives the meaning of every number in the state (and G); so they are refused too.
-constexpr std::array<std::string_view, 6> kResumeMayChange = {"steps",      "snapshot_every",   "snapshot_every_t",
-                                                              "diag_every", "checkpoint_every", "checkpoint_every_s"};
-
-// The stored configuration with the flags (and --config file) given alongside --resume.
+// The stored configuration with the flags (and --config file) given alongside --resume. A resumed
+// run may change only the parameters marked may_change_on_resume (how long it runs and how often
+// it writes). That leaves out the parameters of the initial conditions (units, mass_scale, ...):
+// they cannot act on a resumed run, whose state comes from the checkpoint, but config.toml,
+// model.toml and the snapshots' /Parameters and /Units must go on describing the run the state
+// was drawn for, and units also gives the meaning of every number in the state (and G).
 RunConfig resume_config(const RunOptions& opts, const RunConfig& stored, std::int64_t step) {
   RunConfig requested = opts.params.resolve(stored);
   if (!requested.out.empty() && requested.out != stored.out && requested.out != opts.resume) {
@@ -41,12 +37,12 @@ RunConfig resume_config(const RunOptions& opts, const RunConfig& stored, std::in
   }
   requested.out = stored.out;
   std::vector<std::string> may;
-  for (const auto k : kResumeMayChange) may.push_back(find_run_param(k)->flag());
+  for (const auto& spec : run_params()) {
+    if (spec.may_change_on_resume) may.push_back(spec.flag());
+  }
   for (const auto& spec : run_params()) {
     const std::string was = param_value_text(stored, spec), now = param_value_text(requested, spec);
-    if (was == now || std::find(kResumeMayChange.begin(), kResumeMayChange.end(), spec.key) != kResumeMayChange.end()) {
-      continue;
-    }
+    if (was == now || spec.may_change_on_resume) continue;
     throw_input_error(spec.flag() + ": differs from the run being resumed (" + was + " there, " + now +
                       " here); a resumed run may only change " + join(may));
   }

@@ -1,5 +1,4 @@
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "core/strings.hpp"
@@ -99,37 +98,6 @@ Particles<double> make_initial_conditions(const IcRequest& req) {
   return p;
 }
 
-namespace {
-
-// A TOML basic string: quotes, backslashes and control characters (a file name may hold any)
-// escaped.
-std::string toml_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string toml_number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-}  // namespace
-
 std::string ic_metadata_toml(const RunConfig& cfg) {
   const UnitSystem& u = unit_system(cfg.units);
   std::string out;
@@ -153,17 +121,17 @@ std::string ic_metadata_toml(const RunConfig& cfg) {
     }
   }
   out += "\n[units]\n";
-  out += "system = " + toml_string(std::string(u.name)) + "\n";
-  out += "G = " + toml_number(effective_gravitational_constant(cfg)) + "\n";
-  out += "length = " + toml_string(std::string(u.length)) + "\n";
-  out += "mass = " + toml_string(std::string(u.mass)) + "\n";
-  out += "velocity = " + toml_string(std::string(u.velocity)) + "\n";
-  out += "time = " + toml_string(std::string(u.time)) + "\n";
+  out += "system = " + toml_string(u.name) + "\n";
+  out += "G = " + toml_real(effective_gravitational_constant(cfg)) + "\n";
+  out += "length = " + toml_string(u.length) + "\n";
+  out += "mass = " + toml_string(u.mass) + "\n";
+  out += "velocity = " + toml_string(u.velocity) + "\n";
+  out += "time = " + toml_string(u.time) + "\n";
   out += "physical = " + std::string(u.cgs.physical ? "true" : "false") + "\n";
-  out += "UnitLength_in_cm = " + toml_number(u.cgs.UnitLength_in_cm) + "\n";
-  out += "UnitMass_in_g = " + toml_number(u.cgs.UnitMass_in_g) + "\n";
-  out += "UnitVelocity_in_cm_per_s = " + toml_number(u.cgs.UnitVelocity_in_cm_per_s) + "\n";
-  out += "UnitTime_in_s = " + toml_number(u.cgs.UnitTime_in_s) + "\n";
+  out += "UnitLength_in_cm = " + toml_real(u.cgs.UnitLength_in_cm) + "\n";
+  out += "UnitMass_in_g = " + toml_real(u.cgs.UnitMass_in_g) + "\n";
+  out += "UnitVelocity_in_cm_per_s = " + toml_real(u.cgs.UnitVelocity_in_cm_per_s) + "\n";
+  out += "UnitTime_in_s = " + toml_real(u.cgs.UnitTime_in_s) + "\n";
   return out;
 }
 

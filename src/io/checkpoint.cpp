@@ -47,39 +47,6 @@ class Encoder {
   std::string out_;
 };
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string unescape(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      const char c = s[++i];
-      out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 template <class T>
 void put_particles(Encoder& e, const Particles<T>& p) {
   e.put(static_cast<std::uint32_t>(sizeof(T)));
@@ -132,23 +99,6 @@ Particles<T> get_particles(Decoder& d, std::uint64_t n) {
   return p;
 }
 
-RunConfig decode_config(std::string_view text, const std::string& source) {
-  RunConfig cfg;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const auto end = text.find('\n', at);
-    const auto line = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    at = end == std::string_view::npos ? text.size() : end + 1;
-    const auto tab = line.find('\t');
-    if (tab == std::string_view::npos) throw_input_error(source + ": malformed configuration section");
-    const std::string key(line.substr(0, tab));
-    const ParamSpec* spec = find_run_param(key);
-    if (spec == nullptr) throw_input_error(source + ": unknown parameter '" + key + "' in the stored configuration");
-    set_param_from_text(cfg, *spec, unescape(line.substr(tab + 1)), source + ": " + key);
-  }
-  return cfg;
-}
-
 }  // namespace
 
 std::string encode_checkpoint(const Checkpoint& ck) {
@@ -156,11 +106,7 @@ std::string encode_checkpoint(const Checkpoint& ck) {
   e.put_bytes(kMagic);
   e.put(kCheckpointVersion);
   e.put(kByteOrderMark);
-  e.section("CONF", [&] {
-    for (const auto& spec : run_params()) {
-      e.put_bytes(std::string(spec.key) + "\t" + escape(param_value_text(ck.config, spec)) + "\n");
-    }
-  });
+  e.section("CONF", [&] { e.put_bytes(config_to_lines(ck.config)); });
   e.section("STEP", [&] {
     e.put(ck.step);
     e.put(ck.time);
@@ -217,7 +163,7 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
     const auto size = d.get<std::uint64_t>();
     Decoder s(d.take(size), source, tag + " section");
     if (tag == "CONF") {
-      ck.config = decode_config(s.take(size), source);
+      ck.config = config_from_lines(s.take(size), source);
       have[0] = true;
     } else if (tag == "STEP") {
       ck.step = s.get<std::int64_t>();

@@ -21,7 +21,8 @@ RunResult run_simulation(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles 
 
   // Everything that can reject the input (memory included) happens before any file is written.
   auto sim = Simulation::create(cfg);
-  cfg.backend = sim->backend_name();
+  cfg.device = sim->config().device;  // resolved: never "auto"
+  cfg.gravity = sim->config().gravity;
   cfg.n = static_cast<std::int64_t>(sim->size());
 
   std::optional<RunDirectory> dir;

@@ -73,7 +73,7 @@ Particles<double> final_positions(const RunConfig& cfg, const Particles<double>&
 
 DocumentsReference documents_reference(std::int64_t n, const std::string& precision) {
   RunConfig cfg = documents_program(n);
-  cfg.backend = "cpu-reference";
+  cfg.device = "cpu", cfg.gravity = "reference";
   cfg.precision = "fp64";
   validate(cfg);
   DocumentsReference ref;
@@ -90,7 +90,7 @@ DocumentsReference documents_reference(std::int64_t n, const std::string& precis
 
 CheckResult check_documents_program(const std::string& backend, const std::string& precision, std::int64_t n) {
   RunConfig cfg = documents_program(n);
-  cfg.backend = backend;
+  set_param_from_text(cfg, *find_run_param("backend"), backend, "backend");
   cfg.precision = precision;
   validate(cfg);
   const DocumentsReference ref = documents_reference(n, precision);

@@ -12,10 +12,11 @@ namespace nbody {
 namespace {
 
 // The device and algorithm a configuration asks for.
-SolverChoice solver_choice(const RunConfig& cfg) { return solver_choice_of_backend(cfg.backend); }
+SolverChoice solver_choice(const RunConfig& cfg) { return {cfg.device, cfg.gravity}; }
 // Records the resolved choice in a configuration.
 void set_solver_choice(RunConfig& cfg, const SolverChoice& c) {
-  cfg.backend = c.gravity == "reference" ? "cpu-reference" : c.device;
+  cfg.device = c.device;
+  cfg.gravity = c.gravity;
 }
 
 
@@ -27,6 +28,7 @@ class SimulationImpl final : public Simulation {
   SimulationImpl(const RunConfig& cfg, std::unique_ptr<System<T>> system, const Particles<U>& initial)
       : cfg_(cfg), integrator_(make_integrator<T>(cfg.integrator, integrator_options(cfg))), system_(std::move(system)) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
+    set_solver_choice(cfg_, system_->choice());  // device "auto" resolved
     cfg_.gravitational_constant = effective_gravitational_constant(cfg);
     if constexpr (std::is_same_v<T, U>) {
       system_->upload(initial);

@@ -1,0 +1,34 @@
+// The schema, assembled: each subsystem's section in the order they are documented, written to
+// config.toml and listed by --help. The one place that knows every section; a new subsystem adds
+// its section here (a function call, not a static registration, which a static library's
+// linker would drop).
+#include "config/schema.hpp"
+#include "gravity/parameters.hpp"
+#include "ic/parameters.hpp"
+#include "integrate/parameters.hpp"
+#include "io/parameters.hpp"
+
+namespace nbody {
+namespace {
+
+// [run]: how long. (It moves beside the run loop once that is a library of its own.)
+ParamSection run_parameters() {
+  return {
+      "run",
+      "Run",
+      {
+          {.key = "steps", .kind = ParamKind::integer, .help = "number of steps", .min = 0, .max = kIntMax,
+           .field = &RunConfig::steps, .may_change_on_resume = true},
+      },
+  };
+}
+
+}  // namespace
+
+const std::vector<ParamSection>& run_sections() {
+  static const std::vector<ParamSection> sections = {run_parameters(), model_parameters(), gravity_parameters(),
+                                                     integrator_parameters(), output_parameters()};
+  return sections;
+}
+
+}  // namespace nbody

@@ -1,0 +1,101 @@
+// [model]: which initial conditions, how many bodies, the unit system, and each model's own
+// parameters, which apply to that model only.
+#include "ic/parameters.hpp"
+
+#include <limits>
+
+#include "config/schema.hpp"
+#include "core/units.hpp"
+#include "ic/ic.hpp"
+#include "io/particle_file.hpp"
+
+namespace nbody {
+namespace {
+
+// Kernels index bodies with 32-bit integers.
+constexpr double kMaxBodies = double(std::numeric_limits<std::int32_t>::max());
+
+std::string ic_in_use(const RunConfig& cfg) { return cfg.ic; }
+std::string units_in_use(const RunConfig& cfg) { return cfg.units; }
+
+bool is_king(const RunConfig& cfg) { return cfg.ic == "king"; }
+bool is_uniform_sphere(const RunConfig& cfg) { return cfg.ic == "uniform-sphere"; }
+bool has_disks(const RunConfig& cfg) { return cfg.ic == "disk-galaxy" || cfg.ic == "galaxy-collision"; }
+bool is_collision(const RunConfig& cfg) { return cfg.ic == "galaxy-collision"; }
+bool is_cuda_sample(const RunConfig& cfg) { return cfg.ic == "shell" || cfg.ic == "expand"; }
+// A model in G = 1 units goes to physical units through the scales (to_unit_system).
+bool physical_units(const RunConfig& cfg) {
+  for (const auto& name : unit_system_names()) {
+    if (name == cfg.units) return unit_system(cfg.units).cgs.physical;
+  }
+  return true;  // an unknown name is refused by its own check
+}
+
+constexpr Applicability kKing{&is_king, "--ic king", &ic_in_use};
+constexpr Applicability kUniformSphere{&is_uniform_sphere, "--ic uniform-sphere", &ic_in_use};
+constexpr Applicability kDisks{&has_disks, "--ic disk-galaxy and galaxy-collision", &ic_in_use};
+constexpr Applicability kCollision{&is_collision, "--ic galaxy-collision", &ic_in_use};
+constexpr Applicability kCudaSample{&is_cuda_sample, "--ic shell and expand", &ic_in_use};
+constexpr Applicability kPhysical{&physical_units, "physical --units (galactic, solar)", &units_in_use};
+
+}  // namespace
+
+ParamSection model_parameters() {
+  using K = ParamKind;
+  return {
+      "model",
+      "Model",
+      {
+          {.key = "ic", .kind = K::text,
+           .help = "initial conditions (file:PATH reads them from a .hdf5/.h5, .tipsy/.std/.bin or .csv file)",
+           .choices = &ic_names, .field = &RunConfig::ic, .choice_prefix = kIcFilePrefix},
+          {.key = "n", .short_flag = "-n", .kind = K::integer,
+           .help = "number of bodies (with --ic file:PATH, taken from the file)", .min = 1, .max = kMaxBodies,
+           .field = &RunConfig::n},
+          {.key = "seed", .kind = K::integer, .help = "random seed of the initial conditions", .min = 0,
+           .max = kIntMax, .field = &RunConfig::seed},
+          {.key = "units", .kind = K::text,
+           .help = "unit system: henon (G = M = 1, E = -1/4), galactic (kpc, Msun, km/s), solar (au, Msun, yr)",
+           .choices = &unit_system_names, .field = &RunConfig::units},
+          {.key = "mass_scale", .kind = K::real, .unit = "Msun",
+           .help = "physical units: Msun per model mass unit (a Henon model's total mass; one body of cube, shell, "
+                   "expand)",
+           .min = 0, .max = kRealMax, .field = &RunConfig::mass_scale, .applicability = kPhysical},
+          {.key = "length_scale", .kind = K::real, .unit = "kpc or au",
+           .help = "physical units: length of one model length unit (a Henon model's virial radius)", .min = 0,
+           .max = kRealMax, .field = &RunConfig::length_scale, .applicability = kPhysical},
+          {.key = "king_w0", .kind = K::real, .help = "king: dimensionless central potential W0", .min = 0,
+           .max = 18, .min_exclusive = true, .field = &RunConfig::king_w0, .applicability = kKing},
+          {.key = "virial_ratio", .kind = K::real,
+           .help = "uniform-sphere: virial ratio Q = 2K/|W| (0: cold collapse; < 2)", .min = 0, .max = 2,
+           .field = &RunConfig::virial_ratio, .applicability = kUniformSphere},
+          {.key = "disk_fraction", .kind = K::real, .help = "disk-galaxy, galaxy-collision: disk mass fraction",
+           .min = 0, .max = 1, .min_exclusive = true, .field = &RunConfig::disk_fraction, .applicability = kDisks},
+          {.key = "bulge_fraction", .kind = K::real,
+           .help = "disk-galaxy, galaxy-collision: bulge mass fraction (halo: the rest)", .min = 0, .max = 1,
+           .field = &RunConfig::bulge_fraction, .applicability = kDisks},
+          {.key = "toomre_q", .kind = K::real,
+           .help = "disk-galaxy, galaxy-collision: Toomre Q of the disk at 2.43 scale lengths", .min = 0,
+           .max = kRealMax, .min_exclusive = true, .field = &RunConfig::toomre_q, .applicability = kDisks},
+          {.key = "pericentre", .kind = K::real, .unit = "length",
+           .help = "galaxy-collision: pericentre distance of the parabolic orbit", .min = 0, .max = kRealMax,
+           .min_exclusive = true, .field = &RunConfig::pericentre, .applicability = kCollision},
+          {.key = "separation", .kind = K::real, .unit = "length",
+           .help = "galaxy-collision: initial distance between the galaxies' centres", .min = 0, .max = kRealMax,
+           .min_exclusive = true, .field = &RunConfig::separation, .applicability = kCollision},
+          {.key = "incl1", .kind = K::real, .unit = "degrees",
+           .help = "galaxy-collision: inclination of disk 1 to the orbital plane", .min = -180, .max = 180,
+           .field = &RunConfig::incl1, .applicability = kCollision},
+          {.key = "incl2", .kind = K::real, .unit = "degrees",
+           .help = "galaxy-collision: inclination of disk 2 to the orbital plane", .min = -180, .max = 180,
+           .field = &RunConfig::incl2, .applicability = kCollision},
+          {.key = "cluster_scale", .kind = K::real, .unit = "length",
+           .help = "shell, expand: the CUDA samples' clusterScale", .min = 0, .max = kRealMax,
+           .min_exclusive = true, .field = &RunConfig::cluster_scale, .applicability = kCudaSample},
+          {.key = "velocity_scale", .kind = K::real, .help = "shell, expand: the CUDA samples' velocityScale",
+           .min = 0, .max = kRealMax, .field = &RunConfig::velocity_scale, .applicability = kCudaSample},
+      },
+  };
+}
+
+}  // namespace nbody
