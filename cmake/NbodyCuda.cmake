@@ -33,8 +33,3 @@ if(NBODY_ENABLE_CUDA)
   string(APPEND CMAKE_CUDA_FLAGS " -lineinfo --expt-relaxed-constexpr")
 endif()
 
-if(NBODY_ENABLE_CUDA)
-  set(NBODY_HAVE_CUDA_BOOL true)
-else()
-  set(NBODY_HAVE_CUDA_BOOL false)
-endif()

@@ -168,9 +168,9 @@ struct ResumePoint {
 [[nodiscard]] ResumePoint find_resume_point(const std::filesystem::path& dir);
 
 // Continues a run from `point` with `cfg`: the stored configuration, or one that differs from it
-// only in run length and output cadence (the caller checks that; the `nbody` program merges its
-// flags into the stored configuration). Drops what the directory holds beyond the checkpoint,
-// then continues every file as the uninterrupted run would have written it.
+// only in the parameters marked may_change_on_resume (run length, output cadence; checked here:
+// an input error names the first other parameter that differs). Drops what the directory holds
+// beyond the checkpoint, then continues every file as the uninterrupted run would have written it.
 RunResult resume_run(ResumePoint point, const RunConfig& cfg, const RunHooks& hooks);
 
 // "1.23 s", "4 min 05 s", "2 h 03 min"

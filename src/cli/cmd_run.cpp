@@ -1,7 +1,5 @@
 // nbody run: a simulation from a configuration (or continued from a checkpoint), with
 // diagnostics, snapshots, checkpoints and a summary.
-#include <algorithm>
-#include <array>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -11,7 +9,6 @@
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/stop_signals.hpp"
-#include "core/strings.hpp"
 #include "nbody/error.hpp"
 #include "nbody/run.hpp"
 
@@ -23,35 +20,6 @@ struct RunOptions {
   bool overwrite = false;
   std::string resume;
 };
-
-// The stored configuration with the flags (and --config file) given alongside --resume. A resumed
-// run may change only the parameters marked may_change_on_resume (how long it runs and how often
-// it writes). That leaves out the parameters of the initial conditions (units, mass_scale, ...):
-// they cannot act on a resumed run, whose state comes from the checkpoint, but config.toml,
-// model.toml and the snapshots' /Parameters and /Units must go on describing the run the state
-// was drawn for, and units also gives the meaning of every number in the state (and G).
-RunConfig resume_config(const RunOptions& opts, const RunConfig& stored, std::int64_t step) {
-  RunConfig requested = opts.params.resolve(stored);
-  if (!requested.out.empty() && requested.out != stored.out && requested.out != opts.resume) {
-    throw_input_error("--out: a resumed run writes into its own directory (" + opts.resume + "); leave --out out");
-  }
-  requested.out = stored.out;
-  std::vector<std::string> may;
-  for (const auto& spec : run_params()) {
-    if (spec.may_change_on_resume) may.push_back(spec.flag());
-  }
-  for (const auto& spec : run_params()) {
-    const std::string was = param_value_text(stored, spec), now = param_value_text(requested, spec);
-    if (was == now || spec.may_change_on_resume) continue;
-    throw_input_error(spec.flag() + ": differs from the run being resumed (" + was + " there, " + now +
-                      " here); a resumed run may only change " + join(may));
-  }
-  if (requested.steps < step) {
-    throw_input_error("--steps: " + std::to_string(requested.steps) + " is before the checkpoint's step " +
-                      std::to_string(step));
-  }
-  return requested;
-}
 
 // Lines for the user on stdout (run.log, written by the library, has them too).
 class StdoutLogger final : public Logger {
@@ -81,7 +49,9 @@ int run_with_the_program_hooks(bool has_directory, Run&& run) {
 int execute_resume(const RunOptions& opts) {
   // Everything that can reject the request happens before the directory is touched.
   ResumePoint point = find_resume_point(opts.resume);
-  const RunConfig cfg = resume_config(opts, point.checkpoint.config, point.checkpoint.step);
+  // The stored configuration with the flags (and --config file) given alongside --resume; the
+  // library refuses a change a resumed run may not make.
+  const RunConfig cfg = opts.params.resolve(point.checkpoint.config);
   return run_with_the_program_hooks(true,
                                     [&](const RunHooks& hooks) { return resume_run(std::move(point), cfg, hooks); });
 }
