@@ -37,7 +37,7 @@ std::vector<BackendCase> backend_cases(Precision p) {
 }
 
 Particles<double> rounded_to(Precision precision, const Particles<double>& p) {
-  return precision == Precision::fp32 ? p.as<float>().as<double>() : p;
+  return precision == Precision::fp64 ? p : p.as<float>().as<double>();
 }
 
 double unit_roundoff(Precision p) {

@@ -67,6 +67,12 @@ std::unique_ptr<System<T>> make_system(const std::string& backend, std::size_t n
   return std::make_unique<System<T>>(r);
 }
 
+// The same for a test case (its backend and precision).
+template <class T>
+std::unique_ptr<System<T>> make_system(const BackendCase& c, std::size_t n, const GravityParams& g) {
+  return make_system<T>(c.backend, n, g, c.precision);
+}
+
 // Calls f.template operator()<T>() with the state type of a precision (float for fp32, double
 // for fp64 and mixed).
 template <class F>
@@ -96,7 +102,8 @@ Accelerations<double> accelerations_from(System<T>& b, const Particles<double>& 
   return out;
 }
 
-// p as a state of precision `precision` holds it, back in float64 (exact for fp64 and mixed).
+// p as the pair arithmetic of a precision sees it, back in float64: rounded to float32 for fp32
+// and mixed (whose float64 state holds those values exactly), unchanged for fp64.
 Particles<double> rounded_to(Precision precision, const Particles<double>& p);
 
 // The unit roundoff u of a precision (2^-24 or 2^-53; mixed: its float32 pair terms).

@@ -87,9 +87,8 @@ TEST_P(Determinism, BatchedEulerStepsMatchSingleSteps) {
   const auto initial = make_plummer({"plummer", 2000, 3});
   auto run = [&](bool batched) {
     Particles<double> out;
-    auto go = [&](auto tag) {
-      using T = decltype(tag);
-      auto b = make_system<T>(c.backend, initial.size(), {1.0, 1e-2});
+    with_state_type(c.precision, [&]<class T>() {
+      auto b = make_system<T>(c, initial.size(), {1.0, 1e-2});
       b->upload(initial.template as<T>());
       if (batched) {
         b->euler_steps(1e-3, 25);
@@ -101,12 +100,7 @@ TEST_P(Determinism, BatchedEulerStepsMatchSingleSteps) {
       Particles<T> p;
       b->download(p);
       out = p.template as<double>();
-    };
-    if (c.precision == Precision::fp32) {
-      go(float{});
-    } else {
-      go(double{});
-    }
+    });
     return out;
   };
   const auto single = run(false);

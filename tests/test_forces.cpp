@@ -14,9 +14,9 @@ namespace {
 class Forces : public testing::TestWithParam<BackendCase> {};
 
 template <class T>
-Accelerations<double> accelerations_as(const std::string& backend, const Particles<double>& p, const GravityParams& g,
+Accelerations<double> accelerations_as(const BackendCase& c, const Particles<double>& p, const GravityParams& g,
                                        double* potential = nullptr) {
-  auto b = make_system<T>(backend, p.size(), g);
+  auto b = make_system<T>(c, p.size(), g);
   Accelerations<double> out = accelerations_from(*b, p);
   if (potential != nullptr) *potential = b->potential_energy();
   return out;
@@ -24,14 +24,13 @@ Accelerations<double> accelerations_as(const std::string& backend, const Particl
 
 Accelerations<double> accelerations(const BackendCase& c, const Particles<double>& p, const GravityParams& g,
                                     double* potential = nullptr) {
-  return c.precision == Precision::fp32 ? accelerations_as<float>(c.backend, p, g, potential)
-                                        : accelerations_as<double>(c.backend, p, g, potential);
+  return with_state_type(c.precision, [&]<class T>() { return accelerations_as<T>(c, p, g, potential); });
 }
 
 // The error bound and its derivation: support.hpp (force_errors).
 void expect_close_to_reference(const BackendCase& c, const Particles<double>& in, const GravityParams& g) {
   // The reference sees exactly the inputs the backend sees (rounded to its precision).
-  const Particles<double> p = c.precision == Precision::fp32 ? in.as<float>().as<double>() : in;
+  const Particles<double> p = rounded_to(c.precision, in);
   const ForceErrors e = force_errors(accelerations(c, p, g), p, g, c.precision);
   ASSERT_TRUE(e.finite) << "body " << e.worst_body;
   EXPECT_LE(e.worst, 1.0) << "body " << e.worst_body << " error exceeds 4u(10+sqrt N) S_i by " << e.worst;
@@ -67,7 +66,7 @@ TEST_P(Forces, NewtonsThirdLawHoldsToRounding) {
   const auto c = GetParam();
   const GravityParams g{1.0, 0.01};
   const auto p0 = random_particles(1500, 21);
-  const Particles<double> p = c.precision == Precision::fp32 ? p0.as<float>().as<double>() : p0;
+  const Particles<double> p = rounded_to(c.precision, p0);
   const auto a = accelerations(c, p, g);
   const auto s = term_magnitudes(p, g);
   // sum_i m_i a_i = 0 exactly; each a_i may be off by the per-body allowance above.
@@ -119,7 +118,7 @@ TEST_P(Forces, SofteningFollowsPlummerLaw) {
   const double eps = 0.1, G = 1.5;
   // From far outside eps (Newtonian) down to deep inside it (a -> G m r / eps^3, linear in r).
   for (const double r : {4.0, 1.0, 0.1, 1e-2, 1e-3}) {
-    const Particles<double> p = c.precision == Precision::fp32 ? pair(r).as<float>().as<double>() : pair(r);
+    const Particles<double> p = rounded_to(c.precision, pair(r));
     const double d = p.x[1] - p.x[0];
     double w = 0;
     const auto a = accelerations(c, p, {G, eps}, &w);
@@ -196,7 +195,7 @@ TEST_P(Forces, SplineSofteningFollowsItsKernel) {
   // Both branches of the kernel, both sides of h/2 and of h, and far outside.
   for (const double r_over_h : {0.01, 0.2, 0.45, 0.55, 0.8, 0.99, 1.01, 1.5, 4.0}) {
     const double r = r_over_h * h;
-    const Particles<double> p = c.precision == Precision::fp32 ? pair(r).as<float>().as<double>() : pair(r);
+    const Particles<double> p = rounded_to(c.precision, pair(r));
     const double d = p.x[1] - p.x[0];
     double w = 0;
     const auto a = accelerations(c, p, {G, eps, SofteningLaw::spline}, &w);
@@ -218,7 +217,7 @@ TEST_P(Forces, SplineSofteningIsNewtonianBeyondItsSupport) {
   const double eps = 0.1, G = 1.5, h = 2.8 * eps;
   for (const double r_over_h : {1.0 + 1e-6, 1.2, 3.0, 20.0}) {
     const Particles<double> in = pair(r_over_h * h);
-    const Particles<double> p = c.precision == Precision::fp32 ? in.as<float>().as<double>() : in;
+    const Particles<double> p = rounded_to(c.precision, in);
     const double d = p.x[1] - p.x[0];
     const double newton = G * 2.0 / (d * d);
     const auto spline = accelerations(c, p, {G, eps, SofteningLaw::spline});

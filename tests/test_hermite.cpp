@@ -27,9 +27,9 @@ struct AccJerk {
 };
 
 template <class T>
-AccJerk acc_jerk_as(const std::string& backend, const Particles<double>& p, const GravityParams& g,
+AccJerk acc_jerk_as(const BackendCase& c, const Particles<double>& p, const GravityParams& g,
                     const std::vector<std::int32_t>& targets, std::uint64_t* interactions = nullptr) {
-  auto b = make_system<T>(backend, p.size(), g);
+  auto b = make_system<T>(c, p.size(), g);
   b->upload(p.as<T>());
   // The solver's pass from the state as it stands, into compact arrays where the store lives.
   const Location at = b->store().location();
@@ -57,7 +57,7 @@ AccJerk acc_jerk_as(const std::string& backend, const Particles<double>& p, cons
 AccJerk acc_jerk(const BackendCase& c, const Particles<double>& p, const GravityParams& g,
                  const std::vector<std::int32_t>& targets, std::uint64_t* interactions = nullptr) {
   return with_state_type(c.precision,
-                         [&]<class T>() { return acc_jerk_as<T>(c.backend, p, g, targets, interactions); });
+                         [&]<class T>() { return acc_jerk_as<T>(c, p, g, targets, interactions); });
 }
 
 // Every third body and the last one: an active set with gaps, not starting at 0, and a tail.
@@ -90,10 +90,10 @@ void term_magnitudes(const Pair& law, const Particles<double>& p, double G, std:
 }
 
 void expect_acc_jerk_close_to_reference(const BackendCase& c, const Particles<double>& in, const GravityParams& g) {
-  const Particles<double> p = c.precision == Precision::fp32 ? in.as<float>().as<double>() : in;
+  const Particles<double> p = rounded_to(c.precision, in);
   const auto targets = sparse_targets(p.size());
   const auto got = acc_jerk(c, p, g, targets);
-  const auto ref = acc_jerk_as<double>("cpu-reference", p, g, targets);
+  const auto ref = acc_jerk_as<double>({"cpu-reference", Precision::fp64}, p, g, targets);
   // The same probabilistic rounding bound as the force test (test_forces.cpp): 4 u (10 + sqrt N)
   // times the sum of term magnitudes, per body.
   const double allowance = 4 * unit_roundoff(c.precision) * (10 + std::sqrt(double(p.size())));
@@ -159,7 +159,7 @@ TEST_P(HermiteOpsFp64, JerkIsTheTimeDerivativeOfAcceleration) {
           q.y[i] += s * q.vy[i];
           q.z[i] += s * q.vz[i];
         }
-        auto b = make_system<double>(c.backend, q.size(), g);
+        auto b = make_system<double>(c.backend, q.size(), g);  // the finite difference in float64
         b->upload(q);
         b->compute_accelerations();
         Accelerations<double> a;
@@ -196,9 +196,8 @@ TEST_P(HermiteOps, MaxAccelerationIsTheLargestDownloadedMagnitude) {
   NBODY_SKIP_IF_UNAVAILABLE(GetParam());
   const auto c = GetParam();
   const auto p = random_particles(1000, 9);  // several blocks of the reduction, and a tail
-  auto check = [&](auto tag) {
-    using T = decltype(tag);
-    auto b = make_system<T>(c.backend, p.size(), {1.0, 0.01});
+  with_state_type(c.precision, [&]<class T>() {
+    auto b = make_system<T>(c, p.size(), {1.0, 0.01});
     b->upload(p.as<T>());
     b->compute_accelerations();
     Accelerations<T> a;
@@ -212,19 +211,14 @@ TEST_P(HermiteOps, MaxAccelerationIsTheLargestDownloadedMagnitude) {
     // build's contraction, the GPU's), a few ulp from this unfused one.
     EXPECT_NEAR(b->max_acceleration(), std::sqrt(worst), 4 * std::numeric_limits<double>::epsilon() * std::sqrt(worst));
     EXPECT_EQ(b->interactions(), std::uint64_t(p.size()) * p.size());
-  };
-  if (c.precision == Precision::fp32) {
-    check(float{});
-  } else {
-    check(double{});
-  }
+  });
 }
 
 // What a checkpoint of a hermite4 run carries: the particles and the integrator's state (the
 // levels, and a, jerk, t_i from the store). Restored into a fresh system and integrator, the run
 // continues bit for bit.
 template <class T>
-void expect_restart_is_exact(const std::string& backend) {
+void expect_restart_is_exact(const BackendCase& backend) {
   const auto initial = make_plummer({"plummer", 200, 4});
   const GravityParams g{1.0, 0.01};
   IntegratorOptions opts;
@@ -274,11 +268,7 @@ void expect_restart_is_exact(const std::string& backend) {
 
 TEST_P(HermiteOps, StateDownloadAndUploadContinueTheRunBitForBit) {
   NBODY_SKIP_IF_UNAVAILABLE(GetParam());
-  if (GetParam().precision == Precision::fp32) {
-    expect_restart_is_exact<float>(GetParam().backend);
-  } else {
-    expect_restart_is_exact<double>(GetParam().backend);
-  }
+  with_state_type(GetParam().precision, [&]<class T>() { expect_restart_is_exact<T>(GetParam()); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HermiteOps, testing::ValuesIn(backend_cases()), case_name);

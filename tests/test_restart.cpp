@@ -78,6 +78,7 @@ TEST_P(Restart, CheckpointHoldsTheStateInTheRunsPrecision) {
   auto sim = Simulation::create(restart_config(GetParam(), "leapfrog"));
   sim->advance(2);
   const Checkpoint ck = sim->checkpoint();
+  // float state for fp32, double for fp64 and mixed
   EXPECT_EQ(ck.state.index(), GetParam().precision == Precision::fp32 ? 0u : 1u);
   EXPECT_EQ(ck.step, 2);
   EXPECT_EQ((SolverChoice{ck.config.device, ck.config.gravity}), solver_choice_of_backend(GetParam().backend));

@@ -11,6 +11,9 @@ namespace nbody {
 [[nodiscard]] std::vector<std::string> device_names();  // auto, cpu, cuda
 // --gravity: the force algorithm. "reference" is the float64 direct-sum oracle (CPU only).
 [[nodiscard]] std::vector<std::string> gravity_names();  // direct, reference
+// Whether an algorithm computes jerks (da/dt, for hermite4), known before any solver is made so
+// that a configuration asking hermite4 of one that does not is refused at validation.
+[[nodiscard]] bool gravity_computes_jerk(std::string_view gravity);
 // --backend: the older single spelling of both (auto, cpu, cuda, cpu-reference).
 [[nodiscard]] std::vector<std::string> backend_names();
 

@@ -15,6 +15,7 @@ namespace nbody {
 
 std::vector<std::string> device_names() { return {"auto", "cpu", "cuda"}; }
 std::vector<std::string> gravity_names() { return {"direct", "reference"}; }
+bool gravity_computes_jerk(std::string_view gravity) { return gravity == "direct" || gravity == "reference"; }
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "cpu-reference"}; }
 
 std::vector<std::string> softening_law_names() { return {"plummer", "spline"}; }

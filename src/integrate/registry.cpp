@@ -1,6 +1,7 @@
 #include <string>
 
 #include "core/strings.hpp"
+#include "gravity/names.hpp"
 #include "integrate/integrator.hpp"
 #include "nbody/error.hpp"
 
@@ -82,6 +83,11 @@ template std::unique_ptr<Integrator<double>> make_integrator<double>(std::string
 
 void check_integrator_options(const RunConfig& cfg) {
   (void)make_integrator<double>(cfg.integrator, integrator_options(cfg));
+  for (const auto& i : integrators()) {
+    if (i.name == cfg.integrator && i.needs_jerk && !gravity_computes_jerk(cfg.gravity)) {
+      throw_input_error("integrator: " + i.name + " needs jerks, which --gravity " + cfg.gravity + " does not compute");
+    }
+  }
 }
 
 }  // namespace nbody

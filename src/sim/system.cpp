@@ -28,9 +28,27 @@ System<T>::System(SolverRequest request) {
   }
   request.other_bytes = store_bytes;
   if (!where.on_device()) require_memory(where, store_bytes, "n: " + std::to_string(request.n) + " bodies");
-  solver_ = make_solver<T>(request, context_);  // checks its memory and the store's on a device
+  attach(make_solver<T>(request, context_), request.n);  // the solver checks its memory and the store's on a device
+}
+
+template <class T>
+System<T>::System(std::unique_ptr<ForceSolver<T>> solver, std::size_t n, std::shared_ptr<DeviceContext> device)
+    : context_(std::move(device)) {
+  if (n == 0) throw_input_error("n: a simulation needs at least one body");
+  if (solver->location().on_device() && !context_) {
+    throw_runtime_error("System: a solver on " + solver->location().text() + " needs its device context");
+  }
+  choice_ = {solver->location().on_device() ? "cuda" : "cpu", solver->name()};
+  require_memory(solver->location(), ParticleStore<T>::core_bytes(n) + 3 * n * sizeof(T),
+                 "n: " + std::to_string(n) + " bodies");
+  attach(std::move(solver), n);
+}
+
+template <class T>
+void System<T>::attach(std::unique_ptr<ForceSolver<T>> solver, std::size_t n) {
+  solver_ = std::move(solver);
   const StreamHandle stream = context_ ? context_->stream() : nullptr;
-  store_ = std::make_unique<ParticleStore<T>>(request.n, where, stream);
+  store_ = std::make_unique<ParticleStore<T>>(n, solver_->location(), stream);
 #if NBODY_HAVE_CUDA
   if (context_) ops_ = make_device_ops<T>(context_->ordinal(), stream);
 #endif

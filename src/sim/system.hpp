@@ -25,6 +25,9 @@ class System {
   // computes. Throws an input error for an unknown or unavailable choice, or a request that
   // does not fit in memory (checked before anything is allocated).
   explicit System(SolverRequest request);
+  // Any solver (one the registry does not know, e.g. a new algorithm under test) for n bodies
+  // in its location; `device` is its CUDA device's context when it computes on one.
+  System(std::unique_ptr<ForceSolver<T>> solver, std::size_t n, std::shared_ptr<DeviceContext> device = nullptr);
   ~System();
   System(const System&) = delete;
   System& operator=(const System&) = delete;
@@ -77,6 +80,8 @@ class System {
   [[nodiscard]] double measure_seconds(const std::function<void()>& work) { return ops_->measure_seconds(work); }
 
  private:
+  void attach(std::unique_ptr<ForceSolver<T>> solver, std::size_t n);
+
   SolverChoice choice_;
   std::shared_ptr<DeviceContext> context_;
   std::unique_ptr<ForceSolver<T>> solver_;
