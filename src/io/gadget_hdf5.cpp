@@ -226,9 +226,7 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
   {
     Handle units = w.group(file.get(), "Units");
     // The run's unit system in cgs (all 1 for henon units, or with neither units nor a configuration).
-    const UnitSystemCgs u = meta.units     ? *meta.units
-                            : meta.config ? unit_system_cgs(*meta.config)
-                                          : UnitSystemCgs{};
+    const UnitSystemCgs u = snapshot_units(meta);
     w.attribute(units.get(), "UnitLength_in_cm", u.UnitLength_in_cm);
     w.attribute(units.get(), "UnitMass_in_g", u.UnitMass_in_g);
     w.attribute(units.get(), "UnitVelocity_in_cm_per_s", u.UnitVelocity_in_cm_per_s);
