@@ -239,6 +239,11 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
       const std::string key(spec.key);
       std::visit([&](auto member) { w.attribute(params.get(), key.c_str(), (*meta.config).*member); }, spec.field);
     }
+    // Where GADGET-4 itself records its unit system, and readers of its snapshots look for it.
+    const UnitSystemCgs u = snapshot_units(meta);
+    w.attribute(params.get(), "UnitLength_in_cm", u.UnitLength_in_cm);
+    w.attribute(params.get(), "UnitMass_in_g", u.UnitMass_in_g);
+    w.attribute(params.get(), "UnitVelocity_in_cm_per_s", u.UnitVelocity_in_cm_per_s);
     w.close(params, "/Parameters");
   }
   w.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "the file");
