@@ -1,5 +1,9 @@
 // nbody convert IN OUT: a particle file from one format to another (HDF5, Tipsy, CSV).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -36,6 +40,15 @@ int execute(const ConvertOptions& opts) {
   }
   if (fs::exists(opts.out, ec) && fs::equivalent(opts.in, opts.out, ec)) {
     throw_input_error("convert: IN and OUT are the same file");
+  }
+  // OUT's directory must exist and take new files (the temporary file written beside OUT).
+  const fs::path dir = fs::path(opts.out).parent_path().empty() ? fs::path(".") : fs::path(opts.out).parent_path();
+  if (!fs::is_directory(dir, ec)) {
+    throw_input_error("convert: cannot write '" + opts.out + "': no directory '" + dir.string() + "'");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw_input_error("convert: cannot write '" + opts.out + "': directory '" + dir.string() +
+                      "' is not writable (" + std::strerror(errno) + ")");
   }
   const ParticleFileData data = read_particle_file(opts.in);
   SnapshotMeta meta;

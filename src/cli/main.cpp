@@ -1,6 +1,7 @@
 // The nbody program: subcommands run, check (and more), one error line and a clear exit status.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <new>
 #include <string>
@@ -12,6 +13,9 @@
 
 int main(int argc, char** argv) {
   using namespace nbody;
+  // A file size limit (ulimit -f) would kill the program with SIGXFSZ in the middle of a write,
+  // leaving its temporary file behind; ignored, the write fails with EFBIG and is reported.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"nbody: direct-summation gravitational N-body simulation on GPUs and CPUs", "nbody"};
   app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")");
   app.require_subcommand(1);

@@ -2,6 +2,10 @@
 // two parameters; --backend, their older single spelling, is an alias of both.
 #include "gravity/parameters.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <string>
+
 #include "config/schema.hpp"
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"
@@ -24,11 +28,27 @@ std::string backend_of(const RunConfig& cfg) {
   return cfg.device;
 }
 
+// Every pair term carries 1/(r^2 + eps^2)^(3/2) <= 1/eps^3 (the spline law's kernel is of the
+// same size): once eps^3 leaves the normal numbers of the precision the pair terms are computed
+// in, every term underflows (or eps^2 overflows) and gravity silently vanishes. eps^3 <= 2^126
+// in float32 (fp32 and mixed), 2^1020 in float64.
+void check_softening(const RunConfig& cfg) {
+  const bool float_terms = cfg.precision == "fp32" || cfg.precision == "mixed";
+  const double limit = std::ldexp(1.0, float_terms ? 42 : 340);
+  if (std::isfinite(cfg.softening) && cfg.softening <= limit) return;
+  char text[96];
+  std::snprintf(text, sizeof text, "softening: %g is too large for %s pair terms (at most %.4g = 2^%d", cfg.softening,
+                float_terms ? "float32" : "float64", limit, float_terms ? 42 : 340);
+  throw_input_error(std::string(text) +
+                    ": beyond it 1/eps^3 underflows and every pair term, and so gravity, would be zero)");
+}
+
 void check_gravity(const RunConfig& cfg) {
   if (cfg.gravity == "reference" && cfg.device == "cuda") {
     throw_input_error("--gravity reference, --device cuda: the reference is the float64 oracle on the CPU; use "
                       "--device cpu (or auto) with it, or --gravity direct on cuda");
   }
+  check_softening(cfg);
 }
 
 }  // namespace

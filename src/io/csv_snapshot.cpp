@@ -1,6 +1,8 @@
 #include "io/csv_snapshot.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <optional>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -10,10 +12,33 @@
 
 namespace nbody {
 
+namespace {
+
+constexpr std::string_view kTimeKey = "time";
+const char* const kUnitKeys[] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s", "UnitTime_in_s"};
+
+double* unit_field(UnitSystemCgs& u, int k) {
+  double* fields[] = {&u.UnitLength_in_cm, &u.UnitMass_in_g, &u.UnitVelocity_in_cm_per_s, &u.UnitTime_in_s};
+  return fields[k];
+}
+
+}  // namespace
+
 template <class T>
-std::string csv_snapshot_text(const Particles<T>& p) {
+std::string csv_snapshot_text(const Particles<T>& p, const CsvMeta* meta) {
   constexpr int digits = sizeof(T) == 4 ? 9 : 17;
   std::string out = "id,m,x,y,z,vx,vy,vz\n";
+  if (meta != nullptr) {
+    UnitSystemCgs u = meta->units;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", meta->time);
+    out += "# " + std::string(kTimeKey) + " = " + text;
+    for (int k = 0; k < 4; ++k) {
+      std::snprintf(text, sizeof text, "%.17g", *unit_field(u, k));
+      out += std::string(", ") + kUnitKeys[k] + " = " + text;
+    }
+    out += "\n";
+  }
   out.reserve(out.size() + p.size() * (8 * (digits + 8)));
   char row[512];
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -27,8 +52,8 @@ std::string csv_snapshot_text(const Particles<T>& p) {
 }
 
 template <class T>
-void write_csv_snapshot(const std::filesystem::path& path, const Particles<T>& p) {
-  write_file_atomic(path, csv_snapshot_text(p));
+void write_csv_snapshot(const std::filesystem::path& path, const Particles<T>& p, const CsvMeta* meta) {
+  write_file_atomic(path, csv_snapshot_text(p, meta));
 }
 
 namespace {
@@ -43,6 +68,56 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The metadata comment "# time = T, UnitLength_in_cm = L, ..." into `info`; false for another
+// comment. Every value must be a finite number (the units > 0).
+bool read_meta_comment(std::string_view text, ParticleFileInfo& info, const std::filesystem::path& path,
+                       std::size_t line) {
+  text.remove_prefix(1);  // '#'
+  text = trim(text);
+  if (text.substr(0, kTimeKey.size()) != kTimeKey) return false;
+  std::optional<double> time;
+  UnitSystemCgs u;
+  int units_seen = 0;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      throw_file_error(path, line_name(line) + ": expected 'key = value' in the metadata comment, got '" +
+                                 std::string(item.substr(0, 60)) + "'");
+    }
+    const std::string_view key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size() || value.empty() || !std::isfinite(v)) {
+      throw_file_error(path, line_name(line) + ": " + std::string(key) + " is not a finite number ('" +
+                                 std::string(value) + "')");
+    }
+    if (key == kTimeKey) {
+      time = v;
+      continue;
+    }
+    for (int k = 0; k < 4; ++k) {
+      if (key != kUnitKeys[k]) continue;
+      if (!(v > 0)) {
+        throw_file_error(path, line_name(line) + ": " + std::string(key) + " must be > 0 ('" + std::string(value) +
+                                   "')");
+      }
+      *unit_field(u, k) = v;
+      ++units_seen;
+    }
+  }
+  if (time) info.time = *time;
+  if (units_seen == 4) {
+    u.physical = u.UnitLength_in_cm != 1 || u.UnitMass_in_g != 1 || u.UnitVelocity_in_cm_per_s != 1;
+    info.units = u;
+  } else if (units_seen != 0) {
+    throw_file_error(path, line_name(line) + ": the metadata comment gives some of the four units, not all");
+  }
+  return true;
+}
+
 }  // namespace
 
 ParticleFileData read_csv_particles(const std::filesystem::path& path) {
@@ -53,7 +128,7 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path) {
   std::vector<std::size_t> line_of;
   std::string raw;
   std::size_t line = 0;
-  bool header = false;
+  bool header = false, meta_read = false;
   static const char* const kNames[] = {"id", "m", "x", "y", "z", "vx", "vy", "vz"};
   while (std::getline(in, raw)) {
     ++line;
@@ -65,6 +140,10 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path) {
                                    std::string(text.substr(0, 60)) + "'");
       }
       header = true;
+      continue;
+    }
+    if (text.front() == '#') {
+      if (!meta_read && read_meta_comment(text, data.info, path, line)) meta_read = true;
       continue;
     }
     std::string_view fields[8];
@@ -118,9 +197,9 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path) {
   return data;
 }
 
-template std::string csv_snapshot_text<float>(const Particles<float>&);
-template std::string csv_snapshot_text<double>(const Particles<double>&);
-template void write_csv_snapshot<float>(const std::filesystem::path&, const Particles<float>&);
-template void write_csv_snapshot<double>(const std::filesystem::path&, const Particles<double>&);
+template std::string csv_snapshot_text<float>(const Particles<float>&, const CsvMeta*);
+template std::string csv_snapshot_text<double>(const Particles<double>&, const CsvMeta*);
+template void write_csv_snapshot<float>(const std::filesystem::path&, const Particles<float>&, const CsvMeta*);
+template void write_csv_snapshot<double>(const std::filesystem::path&, const Particles<double>&, const CsvMeta*);
 
 }  // namespace nbody

@@ -5,9 +5,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -15,6 +21,7 @@
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
+#include "particles/memory.hpp"
 
 namespace nbody {
 namespace {
@@ -22,7 +29,8 @@ namespace {
 constexpr int kTypes = 6;       // GADGET particle types 0..5
 constexpr int kDarkMatter = 1;  // our bodies are collisionless: PartType1
 
-// Owns an HDF5 identifier and closes it with the matching function.
+// Owns an HDF5 identifier and closes it with the matching function. A writer closes each one
+// with close() and checks the status; the destructor closes what an error left open.
 class Handle {
  public:
   Handle() = default;
@@ -35,11 +43,16 @@ class Handle {
   }
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
-  ~Handle() {
-    if (id_ >= 0 && close_ != nullptr) close_(id_);
-  }
+  ~Handle() { (void)close(); }
   [[nodiscard]] hid_t get() const noexcept { return id_; }
   [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
+  // Closes now; the identifier is given up whatever the outcome (HDF5 must not be asked to close
+  // it twice). Negative when the close failed (for a file: its last writes did not reach disk).
+  herr_t close() noexcept {
+    if (id_ < 0 || close_ == nullptr) return 0;
+    const hid_t id = std::exchange(id_, H5I_INVALID_HID);
+    return close_(id);
+  }
 
  private:
   hid_t id_ = H5I_INVALID_HID;
@@ -47,8 +60,13 @@ class Handle {
 };
 
 // HDF5 prints its error stack on stderr by default; we report one line of our own instead.
+// Also keeps the library from closing, at exit, identifiers whose close failed: after a failed
+// H5Fclose (a full disk) HDF5 1.10 keeps the identifier of a file it has already freed, and
+// closing it again in its atexit handler crashes the process. Every identifier is closed here
+// explicitly, so nothing is left for the handler to do.
 void silence_hdf5() {
   static const bool once = [] {
+    (void)H5dont_atexit();  // effective before the library's first use, which this is
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     return true;
   }();
@@ -61,12 +79,28 @@ class Writer {
  public:
   explicit Writer(std::string target) : target_(std::move(target)) {}
 
-  void check(herr_t status, const char* what) const {
-    if (status < 0) throw_runtime_error("cannot write '" + target_ + "': HDF5 failed to write " + what);
+  [[noreturn]] void fail(const std::string& what) const {
+    // The cause of a failed write (a full disk, a file size limit) is in errno.
+    const int err = errno;
+    std::string why;
+    if (err == ENOSPC || err == EFBIG || err == EDQUOT || err == EIO || err == EROFS) {
+      why = std::string(": ") + std::strerror(err);
+    }
+    throw_runtime_error("cannot write '" + target_ + "': HDF5 failed to " + what + why);
   }
-  Handle check(hid_t id, herr_t (*close)(hid_t), const char* what) const {
-    if (id < 0) throw_runtime_error("cannot write '" + target_ + "': HDF5 failed to create " + what);
+  void check(herr_t status, const std::string& what) const {
+    if (status < 0) fail("write " + what);
+    errno = 0;
+  }
+  Handle check(hid_t id, herr_t (*close)(hid_t), const std::string& what) const {
+    if (id < 0) fail("create " + what);
+    errno = 0;
     return Handle(id, close);
+  }
+  // Closes `h` now: a failed close is a failed write (HDF5 writes metadata when closing).
+  void close(Handle& h, const std::string& what) const {
+    if (h.close() < 0) fail("close " + what);
+    errno = 0;
   }
 
   // An object creation property list that records no modification times, so the file's bytes
@@ -78,15 +112,19 @@ class Writer {
   }
 
   Handle group(hid_t parent, const char* name) const {
-    const Handle gcpl = untimed(H5P_GROUP_CREATE);
-    return check(H5Gcreate2(parent, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose, name);
+    Handle gcpl = untimed(H5P_GROUP_CREATE);
+    Handle g = check(H5Gcreate2(parent, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose, name);
+    close(gcpl, "a property list");
+    return g;
   }
 
   void attribute(hid_t obj, const char* name, hid_t mem_type, hid_t file_type, const void* data, hsize_t count) const {
-    const Handle space = count == 0 ? check(H5Screate(H5S_SCALAR), H5Sclose, name)
-                                    : check(H5Screate_simple(1, &count, nullptr), H5Sclose, name);
-    const Handle attr = check(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
+    Handle space = count == 0 ? check(H5Screate(H5S_SCALAR), H5Sclose, name)
+                              : check(H5Screate_simple(1, &count, nullptr), H5Sclose, name);
+    Handle attr = check(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, name);
     check(H5Awrite(attr.get(), mem_type, data), name);
+    close(attr, name);
+    close(space, name);
   }
   void attribute(hid_t obj, const char* name, double v) const {
     attribute(obj, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &v, 0);
@@ -99,21 +137,25 @@ class Writer {
   }
   // Fixed-length, NUL-terminated (what GADGET writes; h5py reads it as bytes, yt expects that).
   void attribute(hid_t obj, const char* name, const std::string& text) const {
-    const Handle type = check(H5Tcopy(H5T_C_S1), H5Tclose, name);
+    Handle type = check(H5Tcopy(H5T_C_S1), H5Tclose, name);
     check(H5Tset_size(type.get(), text.size() + 1), name);
     check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), name);
     attribute(obj, name, type.get(), type.get(), text.c_str(), 0);
+    close(type, name);
   }
 
   template <class T>
   void dataset(hid_t parent, const char* name, const std::vector<T>& data, hsize_t rows, hsize_t cols, hid_t mem_type,
                hid_t file_type) const {
     const hsize_t dims[2] = {rows, cols};
-    const Handle space = check(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), H5Sclose, name);
-    const Handle dcpl = untimed(H5P_DATASET_CREATE);
-    const Handle set =
+    Handle space = check(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), H5Sclose, name);
+    Handle dcpl = untimed(H5P_DATASET_CREATE);
+    Handle set =
         check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose, name);
     if (rows > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), name);
+    close(set, name);
+    close(dcpl, "a property list");
+    close(space, name);
   }
 
  private:
@@ -148,11 +190,12 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
                 const SnapshotMeta& meta) {
   silence_hdf5();
   const Writer w(target);
-  const Handle fcpl = w.untimed(H5P_FILE_CREATE);
-  const Handle file = w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "the file");
+  Handle fcpl = w.untimed(H5P_FILE_CREATE);
+  Handle file = w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "the file");
+  w.close(fcpl, "a property list");
   const auto n = static_cast<std::uint64_t>(p.size());
   {
-    const Handle header = w.group(file.get(), "Header");
+    Handle header = w.group(file.get(), "Header");
     std::array<std::uint64_t, kTypes> count{};
     count[kDarkMatter] = n;
     std::array<std::uint32_t, kTypes> high{};
@@ -169,37 +212,52 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
     w.attribute(header.get(), "Flag_DoublePrecision", std::int32_t{meta.precision == Precision::fp64 ? 1 : 0});
     w.attribute(header.get(), "Code", std::string("nbody"));
     w.attribute(header.get(), "Code_Version", std::string(kVersion) + " (" + kGitRevision + ")");
+    w.close(header, "/Header");
   }
   {
-    const Handle part = w.group(file.get(), "PartType1");
+    Handle part = w.group(file.get(), "PartType1");
     if (meta.precision == Precision::fp32) {
       write_particle_type<float>(w, part.get(), p);
     } else {
       write_particle_type<double>(w, part.get(), p);
     }
+    w.close(part, "/PartType1");
   }
   {
-    const Handle units = w.group(file.get(), "Units");
+    Handle units = w.group(file.get(), "Units");
     // The run's unit system in cgs (all 1 for henon units, or with neither units nor a configuration).
-    const UnitSystemCgs u = meta.units     ? *meta.units
-                            : meta.config ? unit_system_cgs(*meta.config)
-                                          : UnitSystemCgs{};
+    const UnitSystemCgs u = snapshot_units(meta);
     w.attribute(units.get(), "UnitLength_in_cm", u.UnitLength_in_cm);
     w.attribute(units.get(), "UnitMass_in_g", u.UnitMass_in_g);
     w.attribute(units.get(), "UnitVelocity_in_cm_per_s", u.UnitVelocity_in_cm_per_s);
     w.attribute(units.get(), "UnitTime_in_s", u.UnitTime_in_s);
+    w.close(units, "/Units");
   }
   if (meta.config != nullptr) {
-    const Handle params = w.group(file.get(), "Parameters");
+    Handle params = w.group(file.get(), "Parameters");
     for (const auto& spec : run_params()) {
       const std::string key(spec.key);
       std::visit([&](auto member) { w.attribute(params.get(), key.c_str(), (*meta.config).*member); }, spec.field);
     }
+    // Where GADGET-4 itself records its unit system, and readers of its snapshots look for it.
+    const UnitSystemCgs u = snapshot_units(meta);
+    w.attribute(params.get(), "UnitLength_in_cm", u.UnitLength_in_cm);
+    w.attribute(params.get(), "UnitMass_in_g", u.UnitMass_in_g);
+    w.attribute(params.get(), "UnitVelocity_in_cm_per_s", u.UnitVelocity_in_cm_per_s);
+    w.close(params, "/Parameters");
   }
   w.check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "the file");
+  // Every object of the file is closed: this close releases it (and writes what is left).
+  w.close(file, "the file");
 }
 
 // ---- reading -------------------------------------------------------------------------
+
+std::string number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 class Reader {
  public:
@@ -228,14 +286,15 @@ class Reader {
     if (H5Aread(attr.get(), mem_type, out) < 0) fail("cannot read attribute " + where + "/" + name);
   }
 
-  // A dataset of `rows` x `cols` values converted to `mem_type`; its stored element size in
-  // *stored_bytes when asked.
-  template <class V>
-  std::vector<V> dataset(hid_t group, const std::string& where, const char* name, hsize_t rows, hsize_t cols,
-                         hid_t mem_type, std::size_t* stored_bytes = nullptr) const {
+  // Opens dataset `name` of `group` and checks, before anything is read, that it is `rows` x
+  // `cols` as the header says and that the file really holds that many values: a header may
+  // declare more bodies than were ever written (chunked datasets allocate nothing until written)
+  // or than memory can address. Its stored element size in *stored_bytes when asked.
+  Handle probe(hid_t group, const std::string& where, const char* name, hsize_t rows, hsize_t cols,
+               std::size_t* stored_bytes = nullptr) const {
     const std::string full = where + "/" + name;
     if (H5Lexists(group, name, H5P_DEFAULT) <= 0) fail("missing dataset " + full);
-    const Handle set(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
+    Handle set(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
     if (!set.valid()) fail("cannot open dataset " + full + " (corrupt file?)");
     const Handle space(H5Dget_space(set.get()), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -248,19 +307,48 @@ class Reader {
       fail("dataset " + full + " is " + std::to_string(dims[0]) + " x " + std::to_string(got_cols) + ", expected " +
            std::to_string(rows) + " x " + std::to_string(cols) + " (from /Header/NumPart_ThisFile)");
     }
-    if (stored_bytes != nullptr) {
-      const Handle type(H5Dget_type(set.get()), H5Tclose);
-      *stored_bytes = H5Tget_size(type.get());
+    const Handle type(H5Dget_type(set.get()), H5Tclose);
+    const std::size_t element = type.valid() ? H5Tget_size(type.get()) : 0;
+    if (element == 0) fail("dataset " + full + " has an unreadable type (corrupt file?)");
+    if (stored_bytes != nullptr) *stored_bytes = element;
+    // Values converted to at most 8 bytes each must fit in one array in memory.
+    const hsize_t max_values = std::numeric_limits<std::ptrdiff_t>::max() / 8;
+    if (rows > max_values / cols) {
+      fail("dataset " + full + " declares " + std::to_string(rows) + " rows, more than can be held in memory");
     }
+    if (rows == 0) return set;
+    const hsize_t declared = rows * cols * element;
+    const hsize_t stored = H5Dget_storage_size(set.get());
+    const Handle dcpl(H5Dget_create_plist(set.get()), H5Pclose);
+    const int filters = dcpl.valid() ? H5Pget_nfilters(dcpl.get()) : 0;
+    if (stored == 0) {
+      fail("dataset " + full + " declares " + std::to_string(rows) + " rows but holds no data (never written)");
+    }
+    // Uncompressed data takes its whole size on disk; compressed data less, but not more than the file.
+    if ((filters == 0 && stored < declared) || stored > file_size_) {
+      fail("dataset " + full + " declares " + std::to_string(rows) + " rows (" + std::to_string(declared) +
+           " bytes) but the file holds " + std::to_string(std::min<hsize_t>(stored, file_size_)) +
+           " bytes of it (truncated or never written)");
+    }
+    return set;
+  }
+
+  // The values of a probed dataset converted to `mem_type`.
+  template <class V>
+  std::vector<V> read(const Handle& set, const std::string& where, const char* name, hsize_t rows, hsize_t cols,
+                      hid_t mem_type) const {
     std::vector<V> out(rows * cols);
     if (rows > 0 && H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0) {
-      fail("cannot read dataset " + full + " (truncated or corrupt file?)");
+      fail("cannot read dataset " + where + "/" + name + " (truncated or corrupt file?)");
     }
     return out;
   }
 
+  void set_file_size(std::uintmax_t size) noexcept { file_size_ = size; }
+
  private:
   std::filesystem::path path_;
+  std::uintmax_t file_size_ = std::numeric_limits<std::uintmax_t>::max();
 };
 
 }  // namespace
@@ -272,7 +360,7 @@ void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double
 
 ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
   silence_hdf5();
-  const Reader r(path);
+  Reader r(path);
   {
     std::ifstream in(path, std::ios::binary);
     char head[8] = {};
@@ -281,6 +369,9 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
       r.fail("not an HDF5 file (wrong signature in the first 8 bytes)");
     }
   }
+  std::error_code ec;
+  const auto file_size = std::filesystem::file_size(path, ec);
+  if (!ec) r.set_file_size(file_size);
   const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.valid()) r.fail("cannot open as HDF5: truncated or corrupt file");
   const Handle header = r.open_group(file.get(), "Header");
@@ -291,31 +382,68 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
   r.attribute(header.get(), "/Header", "NumPart_ThisFile", H5T_NATIVE_UINT64, count.data(), kTypes);
   r.attribute(header.get(), "/Header", "MassTable", H5T_NATIVE_DOUBLE, mass_table.data(), kTypes);
   r.attribute(header.get(), "/Header", "Time", H5T_NATIVE_DOUBLE, &data.info.time, 1);
+  if (!std::isfinite(data.info.time)) r.fail("/Header/Time is not a finite number (" + number(data.info.time) + ")");
   if (H5Aexists(header.get(), "NumFilesPerSnapshot") > 0) {
     r.attribute(header.get(), "/Header", "NumFilesPerSnapshot", H5T_NATIVE_INT32, &files, 1);
   }
   if (files != 1) r.fail("a snapshot split over " + std::to_string(files) + " files is not supported");
+  for (int type = 0; type < kTypes; ++type) {
+    const double m = mass_table[std::size_t(type)];
+    if (!std::isfinite(m) || m < 0) {
+      r.fail("/Header/MassTable[" + std::to_string(type) + "] is not a finite number >= 0 (" + number(m) + ")");
+    }
+  }
 
-  auto& p = data.particles;
+  // Every dataset checked against what the file holds, and the whole read against memory,
+  // before anything large is allocated.
+  struct TypeSets {
+    Handle group, pos, vel, ids, mass;
+  };
+  std::array<TypeSets, kTypes> sets;
   std::size_t widest = 0;
+  std::uint64_t total = 0, largest = 0;
   for (int type = 0; type < kTypes; ++type) {
     const hsize_t n = count[std::size_t(type)];
     if (n == 0) continue;
     const std::string name = "PartType" + std::to_string(type);
     const std::string where = "/" + name;
-    const Handle group = r.open_group(file.get(), name);
+    TypeSets& t = sets[std::size_t(type)];
+    t.group = r.open_group(file.get(), name);
     std::size_t bytes = 0;
-    const auto pos = r.dataset<double>(group.get(), where, "Coordinates", n, 3, H5T_NATIVE_DOUBLE, &bytes);
+    t.pos = r.probe(t.group.get(), where, "Coordinates", n, 3, &bytes);
     widest = std::max(widest, bytes);
-    const auto vel = r.dataset<double>(group.get(), where, "Velocities", n, 3, H5T_NATIVE_DOUBLE);
-    const auto ids = r.dataset<std::uint64_t>(group.get(), where, "ParticleIDs", n, 1, H5T_NATIVE_UINT64);
-    std::vector<double> mass;
-    if (H5Lexists(group.get(), "Masses", H5P_DEFAULT) > 0) {
-      mass = r.dataset<double>(group.get(), where, "Masses", n, 1, H5T_NATIVE_DOUBLE);
-    } else if (mass_table[std::size_t(type)] > 0) {
-      mass.assign(n, mass_table[std::size_t(type)]);
-    } else {
+    t.vel = r.probe(t.group.get(), where, "Velocities", n, 3);
+    t.ids = r.probe(t.group.get(), where, "ParticleIDs", n, 1);
+    if (H5Lexists(t.group.get(), "Masses", H5P_DEFAULT) > 0) {
+      t.mass = r.probe(t.group.get(), where, "Masses", n, 1);
+    } else if (!(mass_table[std::size_t(type)] > 0)) {
       r.fail(where + " has no Masses and /Header/MassTable gives it none");
+    }
+    total += n;  // each n is below 2^60 (probe): no overflow
+    largest = std::max<std::uint64_t>(largest, n);
+  }
+  // The particles (8 values of 8 bytes per body) and one type's datasets read beside them.
+  const std::uint64_t values = total + largest;
+  const std::size_t need = values > SIZE_MAX / 64 ? SIZE_MAX : std::size_t(values) * 64;
+  require_memory(Location::host(), need,
+                 path.string() + ": " + std::to_string(total) + " bodies");
+
+  auto& p = data.particles;
+  for (auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) v->reserve(total);
+  p.id.reserve(total);
+  for (int type = 0; type < kTypes; ++type) {
+    const hsize_t n = count[std::size_t(type)];
+    if (n == 0) continue;
+    const std::string where = "/PartType" + std::to_string(type);
+    TypeSets& t = sets[std::size_t(type)];
+    const auto pos = r.read<double>(t.pos, where, "Coordinates", n, 3, H5T_NATIVE_DOUBLE);
+    const auto vel = r.read<double>(t.vel, where, "Velocities", n, 3, H5T_NATIVE_DOUBLE);
+    const auto ids = r.read<std::uint64_t>(t.ids, where, "ParticleIDs", n, 1, H5T_NATIVE_UINT64);
+    std::vector<double> mass;
+    if (t.mass.valid()) {
+      mass = r.read<double>(t.mass, where, "Masses", n, 1, H5T_NATIVE_DOUBLE);
+    } else {
+      mass.assign(n, mass_table[std::size_t(type)]);
     }
     for (hsize_t i = 0; i < n; ++i) {
       p.x.push_back(pos[3 * i]);
@@ -332,10 +460,17 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
   if (H5Lexists(file.get(), "Units", H5P_DEFAULT) > 0) {
     const Handle units = r.open_group(file.get(), "Units");
     UnitSystemCgs u;
-    r.attribute(units.get(), "/Units", "UnitLength_in_cm", H5T_NATIVE_DOUBLE, &u.UnitLength_in_cm, 1);
-    r.attribute(units.get(), "/Units", "UnitMass_in_g", H5T_NATIVE_DOUBLE, &u.UnitMass_in_g, 1);
-    r.attribute(units.get(), "/Units", "UnitVelocity_in_cm_per_s", H5T_NATIVE_DOUBLE, &u.UnitVelocity_in_cm_per_s, 1);
-    r.attribute(units.get(), "/Units", "UnitTime_in_s", H5T_NATIVE_DOUBLE, &u.UnitTime_in_s, 1);
+    const std::pair<const char*, double*> fields[] = {
+        {"UnitLength_in_cm", &u.UnitLength_in_cm},
+        {"UnitMass_in_g", &u.UnitMass_in_g},
+        {"UnitVelocity_in_cm_per_s", &u.UnitVelocity_in_cm_per_s},
+        {"UnitTime_in_s", &u.UnitTime_in_s}};
+    for (const auto& [name, value] : fields) {
+      r.attribute(units.get(), "/Units", name, H5T_NATIVE_DOUBLE, value, 1);
+      if (!std::isfinite(*value) || !(*value > 0)) {
+        r.fail("/Units/" + std::string(name) + " is not a finite number > 0 (" + number(*value) + ")");
+      }
+    }
     u.physical = u.UnitLength_in_cm != 1 || u.UnitMass_in_g != 1 || u.UnitVelocity_in_cm_per_s != 1;
     data.info.units = u;
   }

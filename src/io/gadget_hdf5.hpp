@@ -7,7 +7,9 @@
 //   /PartType1   Coordinates (N x 3), Velocities (N x 3), Masses (N) in the run's precision;
 //                ParticleIDs (N, uint64)
 //   /Units       UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s, UnitTime_in_s
-//   /Parameters  every parameter of the resolved run configuration, one attribute each
+//   /Parameters  every parameter of the resolved run configuration, one attribute each, and the
+//                units where GADGET-4 records them (UnitLength_in_cm, UnitMass_in_g,
+//                UnitVelocity_in_cm_per_s)
 // Only compiled when NBODY_HAVE_HDF5; the declarations are here either way.
 #include <filesystem>
 

@@ -64,6 +64,12 @@ std::optional<ParticleFormat> format_from_extension(const fs::path& path) {
   return std::nullopt;
 }
 
+UnitSystemCgs snapshot_units(const SnapshotMeta& meta) {
+  if (meta.units) return *meta.units;
+  if (meta.config != nullptr) return unit_system_cgs(*meta.config);
+  return {};
+}
+
 void throw_file_error(const fs::path& path, const std::string& what) { throw_input_error(path.string() + ": " + what); }
 
 namespace {
@@ -123,13 +129,15 @@ ParticleFileData read_particle_file(const fs::path& path) {
 void write_particle_file(const fs::path& path, ParticleFormat format, const Particles<double>& p,
                          const SnapshotMeta& meta) {
   switch (format) {
-    case ParticleFormat::csv:
+    case ParticleFormat::csv: {
+      const CsvMeta csv{meta.time, snapshot_units(meta)};
       if (meta.precision == Precision::fp32) {
-        write_csv_snapshot(path, p.as<float>());
+        write_csv_snapshot(path, p.as<float>(), &csv);
       } else {
-        write_csv_snapshot(path, p);
+        write_csv_snapshot(path, p, &csv);
       }
       return;
+    }
     case ParticleFormat::tipsy:
       write_tipsy(path, p, meta);
       return;

@@ -37,9 +37,9 @@ inline constexpr std::string_view kIcFilePrefix = "file:";
 // What a file holds besides the particles.
 struct ParticleFileInfo {
   ParticleFormat format = ParticleFormat::csv;
-  double time = 0;                     // simulation time in the header (0 for CSV)
+  double time = 0;                     // simulation time in the header (CSV: its metadata comment; else 0)
   std::optional<Precision> precision;  // as stored (none for CSV: decimal text)
-  std::optional<UnitSystemCgs> units;  // HDF5 /Units when the file has them (none for Tipsy, CSV)
+  std::optional<UnitSystemCgs> units;  // HDF5 /Units or the CSV metadata comment when given (none for Tipsy)
 };
 
 struct ParticleFileData {
@@ -62,6 +62,9 @@ struct SnapshotMeta {
   // unit system, else all 1.
   std::optional<UnitSystemCgs> units;
 };
+
+// The unit system a snapshot records: meta.units, else the configuration's, else all 1.
+[[nodiscard]] UnitSystemCgs snapshot_units(const SnapshotMeta& meta);
 
 // Writes atomically (a temporary file, flushed, renamed). Tipsy stores float32 whatever the
 // precision. A runtime error naming the file when it cannot be written.

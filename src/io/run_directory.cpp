@@ -1,5 +1,6 @@
 #include "io/run_directory.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -114,12 +115,34 @@ void flush_to_disk(std::FILE* f, const fs::path& p) {
 void RunDirectory::check_usable(const fs::path& path, bool overwrite) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) return;
+  if (!fs::exists(status)) {
+    // It will be created: its nearest existing ancestor must be a directory that takes entries.
+    fs::path parent = fs::absolute(path, ec).parent_path();
+    while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path()) parent = parent.parent_path();
+    if (!fs::is_directory(parent, ec)) {
+      throw_input_error("out: cannot create directory '" + path.string() + "': '" + parent.string() +
+                        "' is not a directory");
+    }
+    if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+      throw_input_error("out: cannot create directory '" + path.string() + "': '" + parent.string() +
+                        "' is not writable (" + std::strerror(errno) + ")");
+    }
+    return;
+  }
   if (!fs::is_directory(status)) throw_input_error("out: '" + path.string() + "' exists and is not a directory");
   if (!overwrite && !fs::is_empty(path, ec)) {
     throw_input_error("out: directory '" + path.string() +
                       "' is not empty (choose another, or pass --overwrite to reuse it)");
   }
+  // Writable, tried for real (permission bits say nothing to root, nor of a read-only mount):
+  // a file created and removed before anything is drawn or computed.
+  const fs::path probe = path / (".nbody-write-test." + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw_input_error("out: directory '" + path.string() + "' is not writable (" + std::strerror(errno) + ")");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved) : path_(std::move(path)), cfg_(resolved) {

@@ -1,12 +1,15 @@
 #include "io/tipsy.hpp"
 
 #include <bit>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <optional>
 
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
+#include "particles/memory.hpp"
 
 namespace nbody {
 namespace {
@@ -145,9 +148,24 @@ ParticleFileData read_tipsy(const std::filesystem::path& path, std::uintmax_t si
   if (size < kTipsyHeaderBytes) {
     throw_file_error(path, "truncated: " + std::to_string(size) + " bytes, shorter than the 32-byte Tipsy header");
   }
-  const std::string bytes = read_all(path, size);
+  // The header first: the counts it declares must match the file's size (choose_order) and,
+  // with the file's bytes, fit in memory before the whole file is read.
+  std::string bytes(kTipsyHeaderBytes, '\0');
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in.read(bytes.data(), kTipsyHeaderBytes)) throw_file_error(path, "read error");
+  }
   const ByteOrder order = choose_order(bytes.data(), size, path);
   const Header h = Header::decode(bytes.data(), order);
+  if (!std::isfinite(h.time)) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%g", h.time);
+    throw_file_error(path, std::string("header time is not a finite number (") + text + ")");
+  }
+  const std::size_t particle_bytes = 7 * sizeof(double) + sizeof(std::uint64_t);
+  require_memory(Location::host(), std::size_t(size) + std::size_t(h.nbodies) * particle_bytes,
+                 path.string() + ": " + std::to_string(h.nbodies) + " bodies");
+  bytes = read_all(path, size);
   ParticleFileData data;
   data.info.time = h.time;
   data.info.precision = Precision::fp32;

@@ -42,11 +42,11 @@ class OnDevice {
   int previous_ = 0;
   bool changed_ = false;
 };
-#endif
-
+#else
 [[noreturn]] void no_device() {
   throw_runtime_error("device memory requested, but this build of nbody has no CUDA support");
 }
+#endif
 
 }  // namespace
 
@@ -115,7 +115,7 @@ void zero_bytes(void* dst, Location at, std::size_t bytes, StreamHandle stream) 
 }
 
 std::size_t available_bytes(Location at) {
-  if (!at.on_device()) return host_physical_memory();
+  if (!at.on_device()) return host_available_memory();
 #if NBODY_HAVE_CUDA
   OnDevice on(at.device);
   std::size_t free_b = 0, total_b = 0;
@@ -137,7 +137,7 @@ void require_memory(Location at, std::size_t bytes, const std::string& what) {
                         format_bytes(double(have)) + " free");
     }
     throw_input_error(what + " need " + format_bytes(double(bytes)) + " of host memory, but this machine has " +
-                      format_bytes(double(have)));
+                      format_bytes(double(have)) + " available");
   }
 }
 

@@ -60,7 +60,8 @@ void copy_bytes(void* dst, Location dst_at, const void* src, Location src_at, st
 // Sets `bytes` to zero (ordered on `stream` for device memory).
 void zero_bytes(void* dst, Location at, std::size_t bytes, StreamHandle stream = nullptr);
 
-// Free bytes in a location: the device's free memory, or the host's physical memory.
+// Free bytes in a location: the device's free memory, or the host memory available to this
+// process (host_available_memory: MemAvailable within cgroup and ulimit -v limits).
 [[nodiscard]] std::size_t available_bytes(Location at);
 // Throws an input error naming `what` ("n: 190000000 bodies") when `bytes` more do not fit in
 // the location (a margin is left on the device for the CUDA context).

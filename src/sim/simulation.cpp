@@ -1,11 +1,15 @@
 #include "nbody/simulation.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "core/host_memory.hpp"
 #include "core/units.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
+#include "particles/memory.hpp"
 #include "sim/system.hpp"
 
 namespace nbody {
@@ -105,6 +109,64 @@ GravityParams gravity_of(const RunConfig& cfg) {
   return {effective_gravitational_constant(cfg), cfg.softening, parse_softening_law(cfg.softening_law)};
 }
 
+// ---- the memory plan ------------------------------------------------------------------
+// A run's peak memory is checked, as a sum, before anything is allocated. Per body:
+constexpr std::size_t kFloat64Bodies = 7 * sizeof(double) + sizeof(std::uint64_t);  // Particles<double>
+
+// What the integrator keeps beside the store in the solver's memory (hermite4: HermiteState's
+// jerk, own times, predicted state, force-pass results, active indices and next steps) and on
+// the host (block levels, last times, the active list and its steps).
+template <class T>
+std::size_t integrator_solver_bytes(const RunConfig& cfg) {
+  return cfg.integrator == "hermite4" ? 15 * sizeof(T) + 2 * sizeof(double) + sizeof(std::int32_t) : 0;
+}
+std::size_t integrator_host_bytes(const RunConfig& cfg) {
+  return cfg.integrator == "hermite4" ? 2 * sizeof(std::int32_t) + 2 * sizeof(double) : 0;
+}
+
+// Where the particles come from, for the plan: drawn here (the float64 set and the generator's
+// scratch are still to be allocated), or already in memory (a file read, a checkpoint).
+enum class Source { drawn, in_memory };
+
+// Host bytes per body at the run's peak: while the initial conditions are uploaded (the float64
+// set, the generator's scratch or the copy in the run's precision, and the store where it is on
+// the host), and while the run writes its outputs (the store, the integrator's host state, the
+// run loop's float64 copy of the particles, the next one being downloaded beside it, and the
+// largest writer's scratch: snapshot rows or text, a checkpoint's state and encoding, the
+// Lagrangian radii's sort).
+template <class T>
+std::size_t host_bytes_per_body(const RunConfig& cfg, Source source, bool store_on_host, bool upload_copy) {
+  const std::size_t state = ParticleStore<T>::core_bytes(1);
+  const std::size_t solver = state + 3 * sizeof(T) + integrator_solver_bytes<T>(cfg);
+  const std::size_t store = store_on_host ? solver : 0;
+  // galaxy-collision draws its two galaxies whole before joining them.
+  const std::size_t scratch = source == Source::drawn && cfg.ic == "galaxy-collision" ? kFloat64Bodies : 0;
+  const std::size_t build = store + (source == Source::drawn ? kFloat64Bodies : 0) +
+                            std::max(scratch, upload_copy ? state : std::size_t{0});
+  std::size_t run = store + integrator_host_bytes(cfg);
+  if (!cfg.out.empty()) {
+    std::size_t writer = 2 * sizeof(double);  // Lagrangian radii: (distance, mass)
+    if (cfg.snapshot_format == "csv") writer = std::max<std::size_t>(writer, 8 * 25);  // up to 25 characters a value
+    writer = std::max<std::size_t>(writer, 4 * 9);                                     // Tipsy rows, HDF5 columns
+    writer = std::max(writer, 3 * (state + integrator_solver_bytes<T>(cfg)));          // checkpoint state, its bytes
+    run += kFloat64Bodies + std::max(kFloat64Bodies + state, writer);
+  }
+  return std::max(build, run);
+}
+
+// Refuses, before anything is allocated, a run whose peak does not fit in the host memory
+// available to it; the solver checks the device's (SolverRequest::other_bytes).
+template <class T>
+void require_plan_memory(const RunConfig& cfg, std::size_t n, Source source, bool upload_copy) {
+  const SolverChoice choice = resolve_choice(solver_choice(cfg));
+  const bool store_on_host = choice.device != "cuda";
+  const std::size_t per_body = host_bytes_per_body<T>(cfg, source, store_on_host, upload_copy);
+  const std::size_t bytes = n > SIZE_MAX / per_body ? SIZE_MAX : n * per_body;
+  require_memory(Location::host(), bytes,
+                 "n: " + std::to_string(n) + " bodies (" + cfg.precision + " on " + choice.device +
+                     (cfg.out.empty() ? "" : ", with outputs") + ")");
+}
+
 // The solver and store of a configuration for n bodies.
 template <class T>
 std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) {
@@ -113,25 +175,27 @@ std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) 
   r.precision = parse_precision(cfg.precision);
   r.n = n;
   r.gravity = gravity_of(cfg);
+  r.other_bytes = n * integrator_solver_bytes<T>(cfg);
   return std::make_unique<System<T>>(r);
 }
 
-// The system is made first: it checks that n fits in its memory before the initial
-// conditions are drawn. `initial` supplies them once it has.
+// The whole plan is checked first, then the system is made: it checks that n fits in its
+// memory before the initial conditions are drawn. `initial` supplies them once it has.
 template <class T, class Initial>
-std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Initial&& initial) {
+std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Source source, Initial&& initial) {
+  require_plan_memory<T>(cfg, n, source, !std::is_same_v<T, double>);
   auto system = make_system_for<T>(cfg, n);
   return std::make_unique<SimulationImpl<T>>(cfg, std::move(system), initial());
 }
 
 template <class Initial>
-std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Initial&& initial) {
+std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Source source, Initial&& initial) {
   validate(cfg);
   if (n == 0) throw_input_error("n: a simulation needs at least one body");
   switch (parse_precision(cfg.precision)) {
-    case Precision::fp32: return build<float>(cfg, n, initial);
-    case Precision::fp64: return build<double>(cfg, n, initial);
-    case Precision::mixed: return build<double>(cfg, n, initial);
+    case Precision::fp32: return build<float>(cfg, n, source, initial);
+    case Precision::fp64: return build<double>(cfg, n, source, initial);
+    case Precision::mixed: return build<double>(cfg, n, source, initial);
   }
   throw_runtime_error("unknown precision");
 }
@@ -143,6 +207,7 @@ std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
     throw_input_error("checkpoint: the state is stored in the other precision than precision = " + ck.config.precision);
   }
   if (state->size() == 0) throw_input_error("checkpoint: the state holds no particles");
+  require_plan_memory<T>(ck.config, state->size(), Source::in_memory, false);
   auto system = make_system_for<T>(ck.config, state->size());
   auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(system), *state);
   sim->resume_from(ck);
@@ -152,7 +217,7 @@ std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
 }  // namespace
 
 std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg, const Particles<double>& initial) {
-  return build_any(cfg, initial.size(), [&]() -> const Particles<double>& { return initial; });
+  return build_any(cfg, initial.size(), Source::in_memory, [&]() -> const Particles<double>& { return initial; });
 }
 
 std::unique_ptr<Simulation> Simulation::create_from_checkpoint(const Checkpoint& ck) {
@@ -176,9 +241,7 @@ std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
     return create(with_n, data.particles);
   }
   const auto n = static_cast<std::size_t>(cfg.n);
-  return build_any(cfg, n, [&] {
-    // float64 state plus its copy in the run's precision while uploading.
-    require_host_memory(n * (2 * 7 * sizeof(double) + 16), n);
+  return build_any(cfg, n, Source::drawn, [&] {
     return make_initial_conditions({cfg.ic, cfg.n, static_cast<std::uint64_t>(cfg.seed), cfg});
   });
 }

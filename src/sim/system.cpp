@@ -17,8 +17,10 @@ System<T>::System(SolverRequest request) {
   request.choice = resolve_choice(request.choice);
   choice_ = request.choice;
   if (request.n == 0) throw_input_error("n: a simulation needs at least one body");
-  // The store's core fields and the accelerations, in the solver's memory.
-  const std::size_t store_bytes = ParticleStore<T>::core_bytes(request.n) + 3 * request.n * sizeof(T);
+  // The store's core fields and the accelerations, in the solver's memory, and what the caller
+  // keeps there beside them (request.other_bytes: an integrator's state).
+  const std::size_t store_bytes =
+      ParticleStore<T>::core_bytes(request.n) + 3 * request.n * sizeof(T) + request.other_bytes;
   Location where = Location::host();
   if (choice_.device == "cuda") {
 #if NBODY_HAVE_CUDA
@@ -47,7 +49,10 @@ System<T>::System(std::unique_ptr<ForceSolver<T>> solver, std::size_t n, std::sh
 template <class T>
 void System<T>::attach(std::unique_ptr<ForceSolver<T>> solver, std::size_t n) {
   solver_ = std::move(solver);
-  const StreamHandle stream = context_ ? context_->stream() : nullptr;
+  StreamHandle stream = nullptr;
+#if NBODY_HAVE_CUDA
+  if (context_) stream = context_->stream();
+#endif
   store_ = std::make_unique<ParticleStore<T>>(n, solver_->location(), stream);
 #if NBODY_HAVE_CUDA
   if (context_) ops_ = make_device_ops<T>(context_->ordinal(), stream);

@@ -23,7 +23,8 @@ class System {
  public:
   // The solver of `request` (device "auto" resolved) and a store of request.n bodies where it
   // computes. Throws an input error for an unknown or unavailable choice, or a request that
-  // does not fit in memory (checked before anything is allocated).
+  // does not fit in memory (checked before anything is allocated). request.other_bytes: what the
+  // caller keeps beside the store in the solver's memory (an integrator's state), checked with it.
   explicit System(SolverRequest request);
   // Any solver (one the registry does not know, e.g. a new algorithm under test) for n bodies
   // in its location; `device` is its CUDA device's context when it computes on one.

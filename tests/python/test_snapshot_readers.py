@@ -92,6 +92,12 @@ def main():
             "UnitMass_in_g": abs(float(units["UnitMass_in_g"]) / 1.98841e33 - 1) < 1e-5,
             "UnitVelocity_in_cm_per_s": float(units["UnitVelocity_in_cm_per_s"]) == 1e5,
             "Parameters units": f["Parameters"].attrs["units"] == b"galactic",
+            # GADGET-4 records its units in /Parameters too, where its readers look for them.
+            "Parameters UnitLength_in_cm": float(f["Parameters"].attrs["UnitLength_in_cm"])
+            == float(units["UnitLength_in_cm"]),
+            "Parameters UnitMass_in_g": float(f["Parameters"].attrs["UnitMass_in_g"]) == float(units["UnitMass_in_g"]),
+            "Parameters UnitVelocity_in_cm_per_s": float(f["Parameters"].attrs["UnitVelocity_in_cm_per_s"])
+            == float(units["UnitVelocity_in_cm_per_s"]),
         }
         failures += [f"h5py galactic: {k}" for k, ok in checks.items() if not ok]
         unit_base = {k: float(v) for k, v in units.items()}
@@ -103,6 +109,25 @@ def main():
         "velocity unit": abs(float(ds.velocity_unit.to("km/s").d) - 1) < 1e-9,
     }
     failures += [f"yt galactic: {k}" for k, ok in checks.items() if not ok]
+
+    # The same snapshot as CSV keeps the time and the units in its comment line, which numpy's
+    # CSV readers skip; converted back to HDF5 the units are those of the run.
+    csv = os.path.join(work, "galactic.csv")
+    back = os.path.join(work, "galactic_back.hdf5")
+    subprocess.run([nbody, "convert", snap, csv], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([nbody, "convert", csv, back], check=True, stdout=subprocess.DEVNULL)
+    rows = np.genfromtxt(csv, delimiter=",", names=True)
+    with open(csv) as text:
+        meta = text.readlines()[1]
+    with h5py.File(snap, "r") as f:
+        want = {k: float(v) for k, v in f["Units"].attrs.items()}
+    with h5py.File(back, "r") as f:
+        checks = {
+            "rows": len(rows) == 300,
+            "comment": meta.startswith("# time = ") and "UnitLength_in_cm = " in meta,
+            "units kept": all(float(f["Units"].attrs[k]) == v for k, v in want.items()),
+        }
+    failures += [f"csv galactic: {k}" for k, ok in checks.items() if not ok]
 
     for f in failures:
         print("FAIL:", f)
