@@ -180,7 +180,9 @@ void check_integrator_state(const Checkpoint& ck, std::size_t n, std::size_t val
   }
 }
 
-void check_checkpoint(const Checkpoint& ck, const std::string& source) {
+}  // namespace
+
+void validate_checkpoint(const Checkpoint& ck, const std::string& source) {
   const auto bad = [&](const std::string& why) { throw_input_error(source + ": checkpoint " + why); };
   if (ck.step < 0) bad("step " + std::to_string(ck.step) + " is negative");
   if (!std::isfinite(ck.time)) bad("time is not finite");
@@ -199,8 +201,6 @@ void check_checkpoint(const Checkpoint& ck, const std::string& source) {
       },
       ck.state);
 }
-
-}  // namespace
 
 std::string encode_checkpoint(const Checkpoint& ck) {
   Encoder e;
@@ -305,7 +305,6 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
     // Unknown sections are skipped (written by a later version that added them).
   }
   if (!(have[0] && have[1] && have[2] && have[3])) throw_input_error(source + ": checkpoint lacks a required section");
-  check_checkpoint(ck, source);
   return ck;
 }
 
@@ -318,7 +317,9 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   if (!in) throw_input_error(path.string() + ": cannot open checkpoint");
   std::stringstream ss;
   ss << in.rdbuf();
-  return decode_checkpoint(ss.str(), path.string());
+  Checkpoint ck = decode_checkpoint(ss.str(), path.string());
+  validate_checkpoint(ck, path.string());
+  return ck;
 }
 
 }  // namespace nbody

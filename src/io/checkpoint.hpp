@@ -31,13 +31,18 @@ inline constexpr std::uint32_t kCheckpointVersion = 2;
 
 [[nodiscard]] std::string encode_checkpoint(const Checkpoint& ck);
 // `source` names the bytes in errors (a file name). A wrong magic, version, byte order or
-// checksum, a truncated file, a malformed section or a state that cannot be a run's (a NaN or
-// Inf position, velocity or time, a mass <= 0, a duplicate id, integrator state of the wrong
-// size or with Hermite levels outside [0, 40]) is an input error naming `source`.
+// checksum, a truncated file or a malformed section is an input error. The codec is exact for any
+// values; read_checkpoint also validates what it decodes.
 [[nodiscard]] Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source);
+// A state that cannot be a run's is an input error naming `source`: a NaN or Inf position,
+// velocity or time, a mass <= 0 or NaN, a duplicate id, a negative step or count, integrator state
+// of another integrator than the configuration's or of the wrong size, Hermite block levels
+// outside [0, 40].
+void validate_checkpoint(const Checkpoint& ck, const std::string& source);
 
 // Atomic: the previous file at `path`, if any, stays whole until the new one is complete.
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& ck);
+// decode_checkpoint and validate_checkpoint of the file's bytes.
 [[nodiscard]] Checkpoint read_checkpoint(const std::filesystem::path& path);
 
 }  // namespace nbody
