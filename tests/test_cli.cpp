@@ -271,7 +271,13 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"config_wrong_section", "run --config " + kData + "/wrong_section.toml",
                              "wrong_section.toml: [gravity] dt: belongs in [integrator]"},
                     BadInput{"config_not_applicable", "run --config " + kData + "/not_applicable.toml",
-                             "[model] king_w0: applies to --ic king only"}),
+                             "[model] king_w0: applies to --ic king only"},
+                    BadInput{"resume_empty", "run --resume ''", "--resume: the directory is empty"},
+                    BadInput{"config_empty", "run --config ''", "--config: the path is empty"},
+                    BadInput{"from_empty", "run --from ''", "--from: the path is empty"},
+                    BadInput{"from_missing", "run --from " + kData + "/no_such_run", "no_such_run"},
+                    BadInput{"steps_and_t_end", "run --steps 5 --t-end 1", "--t-end"},
+                    BadInput{"t_end_before_start", "run --t-end 1 --start-time 2", "--t-end"}),
     [](const testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 TEST(Cli, CudaBackendWithoutDeviceIsAnInputError) {
@@ -282,7 +288,47 @@ TEST(Cli, CudaBackendWithoutDeviceIsAnInputError) {
   EXPECT_EQ(r.status, 2);
   ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("backend"), std::string::npos) << r.err;
+  // The option, plainly, and what to do; cudaGetDeviceCount's words only as the detail.
+  EXPECT_NE(r.err.find("cuda (--device or --backend)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use --device cpu"), std::string::npos) << r.err;
+#if NBODY_HAVE_CUDA
+  EXPECT_NE(r.err.find("needs a usable NVIDIA GPU, and none was found ("), std::string::npos) << r.err;
+#endif
   EXPECT_FALSE(fs::exists(dir));
+}
+
+// `nbody` alone and `nbody help` list the subcommands, one line each (exit 2: nothing was asked;
+// exit 0: the list was); `nbody help run` is run --help.
+TEST(Cli, SubcommandsAreListed) {
+  const auto none = run_nbody("");
+  EXPECT_EQ(none.status, 2);
+  const auto help = run_nbody("help");
+  EXPECT_EQ(help.status, 0) << help.err;
+  for (const auto* r : {&none.err, &help.out}) {
+    EXPECT_EQ(r->find("A subcommand is required"), std::string::npos) << *r;
+    for (const char* sub : {"\n  run  ", "\n  check  ", "\n  bench  ", "\n  convert  ", "\n  help  "}) {
+      EXPECT_NE(r->find(sub), std::string::npos) << sub << " in " << *r;
+    }
+  }
+  const auto run_help = run_nbody("help run");
+  EXPECT_EQ(run_help.status, 0);
+  EXPECT_NE(run_help.out.find("--resume"), std::string::npos);
+  EXPECT_EQ(run_nbody("help nosuch").status, 2);
+}
+
+// check draws its own cube: its --help says nothing of --ic.
+TEST(Cli, CheckHelpDescribesOnlyItsOwnOptions) {
+  const auto h = run_nbody("check --help");
+  EXPECT_EQ(h.status, 0);
+  EXPECT_EQ(h.out.find("--ic"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find("-n,--n"), std::string::npos) << h.out;
+}
+
+// A run without --out says so, and how to keep its results.
+TEST(Cli, ARunWithoutOutSaysNothingIsWritten) {
+  const auto r = run_nbody("run -n 16 --steps 1 --backend cpu");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("no --out: nothing will be written (give --out DIR"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -349,14 +350,15 @@ TEST_F(CliResumeRefusal, NoCheckpointIsRefused) {
     ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
     EXPECT_NE(r.err.find("resume:"), std::string::npos) << r.err;
   }
-  const std::string no_ck = temp_dir("refusal_nock");
-  fs::copy(dir_, no_ck + "/run");
-  for (const auto& e : fs::directory_iterator(no_ck + "/run")) {
-    if (e.path().extension() == ".ckpt") fs::remove(e.path());
+  // A run directory whose checkpoints all fail to read back is refused (they may be recoverable).
+  const std::string bad_ck = temp_dir("refusal_badck");
+  fs::copy(dir_, bad_ck + "/run");
+  for (const auto& e : fs::directory_iterator(bad_ck + "/run")) {
+    if (e.path().extension() == ".ckpt") write_file_atomic(e.path(), "NBODYCKP damaged");
   }
-  const auto r = run_nbody("run --resume " + no_ck + "/run");
+  const auto r = run_nbody("run --resume " + bad_ck + "/run");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("no checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no usable checkpoint"), std::string::npos) << r.err;
 }
 
 TEST_F(CliResumeRefusal, ADamagedLatestCheckpointFallsBackToThePreviousOne) {
@@ -439,6 +441,183 @@ TEST(CliSchedule, WallClockCheckpoints) {
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".ckpt";
   EXPECT_EQ(files, 2);
+}
+
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (const char c : line) {
+    if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// ---- one process per run directory -----------------------------------------------------
+
+// A second run into a running run's --out, --overwrite of it and --resume of it are refused with
+// exit 2 naming the holder, and leave the running run's files alone; once it has stopped, it
+// resumes.
+TEST(CliLock, ARunningRunsDirectoryIsRefusedToOtherProcesses) {
+  one_thread_children();
+  const fs::path base = temp_dir("lock");
+  const fs::path dir = base / "run";
+  const Child c = start_nbody(kRun + "--snapshot-format csv --steps 100000000 --out " + dir.string(), base.string());
+  ASSERT_TRUE(wait_until_running(dir, c)) << read_text(c.err_file);
+  const std::string config = read_text(dir / "config.toml");
+  for (const std::string& args : {kRun + "--steps 10 --snapshot-format csv --out " + dir.string(),
+                                  kRun + "--steps 10 --snapshot-format csv --overwrite --out " + dir.string(),
+                                  "run --resume " + dir.string()}) {
+    const auto r = run_nbody(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
+    ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("in use by another nbody process (pid " + std::to_string(c.pid) + " on host "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(read_text(dir / "config.toml"), config);
+  ::kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_child(c, 30), 0) << read_text(c.err_file);
+  expect_valid_run_files(dir, "lock");
+  const std::int64_t stopped = RunDirectory::latest_checkpoint(dir).checkpoint.step;
+  const auto resumed = run_nbody("run --resume " + dir.string() + " --steps " + std::to_string(stopped + 5));
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+}
+
+// ---- checkpoints belong to their run ----------------------------------------------------
+
+TEST(CliRunId, ACheckpointOfAnotherRunIsRefusedBeforeAnythingIsTouched) {
+  one_thread_children();
+  const fs::path base = temp_dir("run_id");
+  const std::string args = kRun + "--snapshot-format csv --checkpoint-every 10 --steps 20";
+  ASSERT_EQ(run_nbody(args + " --out " + (base / "a").string()).status, 0);
+  ASSERT_EQ(run_nbody(args + " --seed 2 --out " + (base / "b").string()).status, 0);
+  const std::string id = read_text(base / "a" / "run_id");
+  ASSERT_EQ(id.size(), 17u) << id;
+  EXPECT_EQ(read_checkpoint(base / "a" / "checkpoint_0000000020.ckpt").run_id + "\n", id);
+  EXPECT_NE(read_text(base / "b" / "run_id"), id);
+  // b's checkpoint, copied into a as its newest
+  fs::copy_file(base / "b" / "checkpoint_0000000020.ckpt", base / "a" / "checkpoint_0000000030.ckpt");
+  std::map<std::string, std::string> before;
+  for (const auto& e : fs::directory_iterator(base / "a")) before[e.path().filename().string()] = read_text(e.path());
+  const auto r = run_nbody("run --resume " + (base / "a").string() + " --steps 40");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("checkpoint_0000000030.ckpt belongs to another run"), std::string::npos) << r.err;
+  std::map<std::string, std::string> after;
+  for (const auto& e : fs::directory_iterator(base / "a")) after[e.path().filename().string()] = read_text(e.path());
+  EXPECT_TRUE(before == after) << "the run directory was touched";
+}
+
+// ---- a run killed before its first checkpoint ---------------------------------------------
+
+TEST(CliRestart, ARunWithoutACheckpointStartsAgainFromStepZero) {
+  one_thread_children();
+  const fs::path base = temp_dir("no_checkpoint");
+  const fs::path dir = base / "run";
+  const std::string args = kRun + "--snapshot-format csv --snapshot-every 10";
+  reference_run(args + " --steps 30", dir, base / "straight");
+  // Killed long before its first (wall-clock) checkpoint.
+  const Child c = start_nbody(args + " --steps 100000000 --out " + dir.string(), base.string());
+  ASSERT_TRUE(wait_until_running(dir, c)) << read_text(c.err_file);
+  ::kill(c.pid, SIGKILL);
+  wait_child(c, 30);
+  ASSERT_FALSE(RunDirectory::has_checkpoint_files(dir));
+  const auto r = run_nbody("run --resume " + dir.string() + " --steps 30");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("no checkpoint in " + dir.string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("starting it again from step 0"), std::string::npos) << r.out;
+  EXPECT_NE(read_text(dir / "run.log").find("starting it again from step 0"), std::string::npos);
+  expect_same_logs(base / "straight", dir);
+  expect_same_file(base / "straight" / "snapshot_003.csv", dir / "snapshot_003.csv");
+  expect_same_file(base / "straight" / "checkpoint_0000000030.ckpt", dir / "checkpoint_0000000030.ckpt");
+}
+
+TEST(CliDefaults, AWallClockCheckpointEveryHalfHour) {
+  const fs::path dir = fs::path(temp_dir("default_cadence")) / "run";
+  const auto r = run_nbody("run -n 16 --steps 1 --backend cpu --snapshot-format csv --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_text(dir / "config.toml").find("checkpoint_every_s = 1800.0\n"), std::string::npos);
+  const auto help = run_nbody("run --help");
+  EXPECT_NE(help.out.find("(default: 1800)"), std::string::npos) << help.out;
+}
+
+// ---- continuing with changed physics; the run's length in simulation time ------------------
+
+TEST(CliFrom, ANewRunContinuesFromACheckpointWithChangedPhysics) {
+  one_thread_children();
+  const fs::path base = temp_dir("from");
+  ASSERT_EQ(run_nbody(kRun + "--snapshot-format csv --steps 20 --out " + (base / "a").string()).status, 0);
+  const std::string a_id = read_text(base / "a" / "run_id");
+  // --resume refuses the change and names the way to make it.
+  const auto refused = run_nbody("run --resume " + (base / "a").string() + " --integrator hermite4 --steps 30");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("nbody run --from"), std::string::npos) << refused.err;
+
+  const fs::path b = base / "b";
+  const auto r = run_nbody("run --from " + (base / "a").string() + " --integrator hermite4 --dt 0.0025 --steps 8 " +
+                           "--out " + b.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("continued from"), std::string::npos) << r.out;
+  const std::string model = read_text(b / "model.toml");
+  EXPECT_NE(model.find("[continued_from]"), std::string::npos) << model;
+  EXPECT_NE(model.find("checkpoint_0000000020.ckpt\""), std::string::npos) << model;
+  EXPECT_NE(model.find("step = 20\n"), std::string::npos) << model;
+  EXPECT_NE(model.find("run_id = \"" + a_id.substr(0, 16) + "\""), std::string::npos) << model;
+  // Its step 0 is the checkpoint's state at the checkpoint's time: t = 20 * 0.005 = 0.1.
+  const auto diag = lines(read_text(b / "diagnostics.csv"));
+  ASSERT_GE(diag.size(), 3u);
+  const auto first = csv_fields(diag[1]), a_last = csv_fields(lines(read_text(base / "a" / "diagnostics.csv")).back());
+  EXPECT_EQ(first[0], "0");
+  EXPECT_EQ(first[1], a_last[1]);  // the time
+  for (int i : {2, 3, 4}) EXPECT_EQ(first[i], a_last[i]) << "the same state: kinetic, potential, total energy";
+  const std::string cfg = read_text(b / "config.toml");
+  EXPECT_NE(cfg.find("integrator = \"hermite4\""), std::string::npos);
+  EXPECT_NE(cfg.find("start_time = 0.1\n"), std::string::npos) << cfg;
+  // The new run resumes as any other.
+  EXPECT_EQ(run_nbody("run --resume " + b.string() + " --steps 12").status, 0);
+  // Its model is the checkpoint's.
+  const auto model_change = run_nbody("run --from " + (base / "a").string() + " --ic king --out " + (base / "c").string());
+  EXPECT_EQ(model_change.status, 2);
+  EXPECT_NE(model_change.err.find("--ic"), std::string::npos) << model_change.err;
+  EXPECT_FALSE(fs::exists(base / "c"));
+  EXPECT_EQ(run_nbody("run --from '' --out " + (base / "d").string()).status, 2);
+}
+
+TEST(CliTEnd, RunsToASimulationTime) {
+  one_thread_children();
+  const fs::path dir = fs::path(temp_dir("t_end")) / "run";
+  const auto r = run_nbody(kRun + "--snapshot-format csv --t-end 0.1 --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_text(dir / "config.toml").find("steps = 20\n"), std::string::npos);  // 0.1 / 0.005
+  EXPECT_EQ(lines(read_text(dir / "diagnostics.csv")).back().rfind("20,", 0), 0u);
+  // Longer on resume, in simulation time.
+  const auto more = run_nbody("run --resume " + dir.string() + " --t-end 0.15");
+  ASSERT_EQ(more.status, 0) << more.err;
+  EXPECT_EQ(lines(read_text(dir / "diagnostics.csv")).back().rfind("30,", 0), 0u);
+  const auto both = run_nbody(kRun + "--steps 5 --t-end 1");
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("--t-end"), std::string::npos) << both.err;
+}
+
+// --ic file: the run goes on from the file's time.
+TEST(CliIcFile, StartsAtTheFilesTime) {
+  one_thread_children();
+  const fs::path base = temp_dir("ic_time");
+  ASSERT_EQ(run_nbody(kRun + "--snapshot-format tipsy --steps 10 --out " + (base / "a").string()).status, 0);
+  const auto r = run_nbody(kBase + "--dt 0.005 --steps 4 --ic file:" + (base / "a" / "snapshot_001.tipsy").string() +
+                           " --snapshot-format csv --out " + (base / "b").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("start time t = 0.05"), std::string::npos) << r.out;
+  const auto a_last = csv_fields(lines(read_text(base / "a" / "diagnostics.csv")).back());
+  const auto diag = lines(read_text(base / "b" / "diagnostics.csv"));
+  EXPECT_EQ(csv_fields(diag[1])[1], a_last[1]) << diag[1];
+  const auto last = csv_fields(diag.back());
+  EXPECT_EQ(last[0], "4");
+  EXPECT_NEAR(std::stod(last[1]), 0.07, 1e-12);
 }
 
 }  // namespace

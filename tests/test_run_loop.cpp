@@ -5,13 +5,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "io/checkpoint.hpp"
+#include "nbody/error.hpp"
 #include "nbody/run.hpp"
+#include "nbody/simulation.hpp"
 #include "support.hpp"
 
 namespace nbody::test {
@@ -277,6 +282,127 @@ TEST(RunLoop, StopWithoutADirectoryReturnsAndWritesNothing) {
   ASSERT_FALSE(log.info_lines.empty());
   EXPECT_EQ(log.info_lines.back(), "stopped at step 0 of 1000 (t = 0) by the test's stop");
   EXPECT_TRUE(log.detail_lines.empty());
+}
+
+
+// ---- heartbeat -------------------------------------------------------------------------
+
+class Heartbeats final : public Logger {
+ public:
+  void info(std::string_view /*line*/) override {}
+  void heartbeat(std::string_view line) override { lines.emplace_back(line); }
+  std::vector<std::string> lines;
+};
+
+TEST(RunLoop, HeartbeatLinesGoToTheLoggerAndRunLog) {
+  const fs::path base = temp_dir("run_loop_heartbeat");
+  RunConfig cfg = small_run(40);
+  cfg.diag_every = 10;
+  cfg.out = (base / "run").string();
+  Heartbeats log;
+  RunHooks hooks;
+  hooks.logger = &log;
+  hooks.heartbeat_seconds = 1e-9;  // after every chunk
+  (void)run_simulation(cfg, hooks);
+  ASSERT_FALSE(log.lines.empty());
+  EXPECT_EQ(log.lines.back().rfind("step 40 of 40 (t = 0.2): ", 0), 0u) << log.lines.back();
+  EXPECT_NE(log.lines.back().find("steps/s, ETA "), std::string::npos) << log.lines.back();
+  EXPECT_NE(read_text((base / "run" / "run.log").string()).find(log.lines.back()), std::string::npos);
+}
+
+TEST(RunLoop, ARunWithoutADirectorySaysNothingWillBeWritten) {
+  CapturedLines log;
+  RunHooks hooks;
+  hooks.logger = &log;
+  (void)run_simulation(small_run(2), hooks);
+  ASSERT_FALSE(log.info_lines.empty());
+  EXPECT_EQ(log.info_lines.front().rfind("no --out: nothing will be written", 0), 0u) << log.info_lines.front();
+}
+
+// ---- checkpoints: the empty sections, and states no run can have -----------------------------
+
+Checkpoint checkpoint_after(RunConfig cfg, std::int64_t steps) {
+  auto sim = Simulation::create(cfg);
+  sim->advance(steps);
+  Checkpoint ck = sim->checkpoint();
+  ck.run_id = "0123456789abcdef";
+  return ck;
+}
+
+// Euler, leapfrog and yoshida4 keep no integrator state: the empty INTG bytes go through the
+// codec (the path that once gave memcpy a null pointer: build with -fsanitize=undefined to see it).
+TEST(CheckpointCodec, EmptyIntegratorStateRoundTrips) {
+  for (const char* integrator : {"euler", "leapfrog", "yoshida4"}) {
+    RunConfig cfg = small_run(2);
+    cfg.integrator = integrator;
+    const Checkpoint ck = checkpoint_after(cfg, 2);
+    ASSERT_TRUE(ck.integrator.bytes.empty());
+    const Checkpoint back = decode_checkpoint(encode_checkpoint(ck), "mem");
+    EXPECT_EQ(back.integrator, ck.integrator);
+    EXPECT_EQ(back.run_id, ck.run_id);
+    EXPECT_EQ(back.step, 2);
+  }
+  Checkpoint none = checkpoint_after(small_run(1), 1);
+  none.run_id.clear();  // no RUNI section
+  EXPECT_EQ(decode_checkpoint(encode_checkpoint(none), "mem").run_id, "");
+}
+
+// Written and read back as a file.
+void expect_refused(const Checkpoint& ck, const std::string& names) {
+  const fs::path file = fs::path(temp_dir("ck_refused")) / "ck.ckpt";
+  write_checkpoint(file, ck);
+  try {
+    (void)read_checkpoint(file);
+    ADD_FAILURE() << "accepted; expected a refusal naming " << names;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_status(), 2);
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": checkpoint", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+  }
+}
+
+TEST(CheckpointCodec, StatesNoRunCanHaveAreRefused) {
+  const Checkpoint good = checkpoint_after(small_run(2), 2);
+  validate_checkpoint(good, "ck.ckpt");
+  const auto with = [&](auto change) {
+    Checkpoint ck = good;
+    change(std::get<Particles<double>>(ck.state), ck);
+    return ck;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_refused(with([&](Particles<double>& p, Checkpoint&) { p.x[3] = nan; }), "particle 3: x is not finite");
+  expect_refused(with([&](Particles<double>& p, Checkpoint&) { p.vz[0] = INFINITY; }), "vz is not finite");
+  expect_refused(with([&](Particles<double>& p, Checkpoint&) { p.m[5] = 0; }), "particle 5: mass");
+  expect_refused(with([&](Particles<double>& p, Checkpoint&) { p.m[5] = nan; }), "particle 5: mass");
+  expect_refused(with([&](Particles<double>& p, Checkpoint&) { p.id[7] = p.id[2]; }), "duplicate id");
+  expect_refused(with([&](Particles<double>&, Checkpoint& ck) { ck.time = nan; }), "time is not finite");
+  expect_refused(with([&](Particles<double>&, Checkpoint& ck) { ck.step = -1; }), "negative");
+  expect_refused(with([&](Particles<double>&, Checkpoint& ck) { ck.integrator.bytes = {1, 2, 3}; }),
+                 "3 bytes, euler keeps none");
+  expect_refused(with([&](Particles<double>&, Checkpoint& ck) { ck.integrator.tag = "leapfrog"; }),
+                 "the configuration's integrator is 'euler'");
+}
+
+TEST(CheckpointCodec, HermiteLevelsOutsideTheirRangeAndWrongSizesAreRefused) {
+  RunConfig cfg = small_run(2);
+  cfg.integrator = "hermite4";
+  cfg.dt_mode = "block";
+  cfg.dt = 0.01;
+  const Checkpoint good = checkpoint_after(cfg, 2);
+  ASSERT_FALSE(good.integrator.bytes.empty());
+  validate_checkpoint(good, "ck.ckpt");
+  for (const std::int32_t level : {-1, 41, 1 << 30}) {
+    Checkpoint ck = good;
+    std::memcpy(ck.integrator.bytes.data() + sizeof(std::uint64_t) + 4 * sizeof level, &level, sizeof level);
+    expect_refused(ck, "block level " + std::to_string(level) + " of particle 4 is outside [0, 40]");
+  }
+  Checkpoint short_state = good;
+  short_state.integrator.bytes.pop_back();
+  expect_refused(short_state, "hermite4 state of");
+  Checkpoint nan_time = good;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::memcpy(nan_time.integrator.bytes.data() + nan_time.integrator.bytes.size() - sizeof nan, &nan, sizeof nan);
+  expect_refused(nan_time, "hermite4 time of particle 127 is not finite");
 }
 
 }  // namespace

@@ -44,6 +44,9 @@ struct Checkpoint {
   std::variant<Particles<float>, Particles<double>> state;
   TaggedBlob integrator;  // tag = the integrator's name; bytes empty for euler and leapfrog
   RunProgress progress;
+  // The run it belongs to (the run directory's run id; see src/io/run_directory.hpp). Empty in
+  // checkpoints of earlier releases, and from Simulation::checkpoint().
+  std::string run_id;
 };
 
 }  // namespace nbody

@@ -21,6 +21,9 @@ namespace nbody {
 // [run]: how long the run lasts.
 struct RunSection {
   std::int64_t steps = 1000;
+  double t_end = 0;         // run until this simulation time (steps derived from it); 0: off
+  double start_time = 0;    // simulation time at step 0 (0 with --ic file: the file's time)
+  std::string from;         // a new run continued from this checkpoint file (its state and time)
 
   bool operator==(const RunSection&) const = default;
 };
@@ -79,7 +82,7 @@ struct OutputSection {
   double snapshot_every_t = 0;  // in simulation time units; 0: off
   std::string snapshot_format = default_snapshot_format();
   std::int64_t checkpoint_every = 0;
-  double checkpoint_every_s = 0;  // wall-clock seconds; 0: off
+  double checkpoint_every_s = 0;  // wall-clock seconds; 0: off (the nbody program's default: 1800)
 
   bool operator==(const OutputSection&) const = default;
 };

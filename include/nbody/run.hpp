@@ -23,6 +23,11 @@
 
 namespace nbody {
 
+// The `nbody run` default of checkpoint_every_s: a checkpoint every 30 minutes of wall time, so
+// that a run killed by a scheduler (or a crash) loses at most that much. RunConfig{} keeps 0
+// (none) for programs that choose their own.
+inline constexpr double kDefaultCheckpointEverySeconds = 1800;
+
 // Where a run's messages go. A run with a directory also records every line in its run.log.
 class Logger {
  public:
@@ -32,6 +37,9 @@ class Logger {
   // A line for the record only (each checkpoint, a checkpoint skipped on resume); ignored unless
   // overridden.
   virtual void detail(std::string_view /*line*/) {}
+  // A progress line every RunHooks::heartbeat_seconds of wall time (step, time, rate, ETA), for
+  // logs that no progress bar reaches; run.log always has it. Ignored unless overridden.
+  virtual void heartbeat(std::string_view /*line*/) {}
 };
 
 // Asked between chunks of steps whether the run should stop there. A run that stops writes a
@@ -129,6 +137,8 @@ struct RunHooks {
   // conditions and wall-clock checkpoints are noticed soon; Simulation::advance is not
   // interruptible.
   double chunk_seconds = 0.25;
+  // A heartbeat line (Logger::heartbeat and run.log) every this many seconds of wall time; 0: none.
+  double heartbeat_seconds = 60;
 };
 
 struct RunResult {
@@ -153,8 +163,12 @@ enum class ExistingRunFiles {
 };
 
 // A new run: validates cfg (G resolved from the unit system unless given), creates the
-// simulation and, with cfg.out, the run directory, then runs to cfg.steps or a stop. Nothing is
-// written before everything that can reject the input has run.
+// simulation and, with cfg.out, the run directory, then runs to cfg.steps (or cfg.t_end) or a
+// stop. Nothing is written before everything that can reject the input has run. The run
+// directory is locked for the run's life: another process using it is refused (an input error
+// naming it). With cfg.from the initial state is that checkpoint's (a file, or a run directory's
+// newest): its particles at its time, as step 0 of a new run with cfg's physics; cfg's model
+// parameters must be the checkpoint's, and model.toml records the source ([continued_from]).
 RunResult run_simulation(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles existing = ExistingRunFiles::refuse);
 
 // The newest checkpoint of a run directory that reads back whole (an input error when there is
@@ -164,7 +178,12 @@ struct ResumePoint {
   std::filesystem::path file;
   Checkpoint checkpoint;             // checkpoint.config is the configuration stored with it
   std::vector<std::string> skipped;  // newer checkpoints that did not read back, and why
+  // The directory has its config.toml but no checkpoint (the run ended before its first one):
+  // checkpoint.config is config.toml's, and resume_run starts the run again from step 0.
+  bool from_start = false;
 };
+// An input error also when another process holds the directory, or when the newest checkpoint
+// belongs to another run (its run id is not the directory's).
 [[nodiscard]] ResumePoint find_resume_point(const std::filesystem::path& dir);
 
 // Continues a run from `point` with `cfg`: the stored configuration, or one that differs from it
@@ -172,6 +191,11 @@ struct ResumePoint {
 // an input error names the first other parameter that differs). Drops what the directory holds
 // beyond the checkpoint, then continues every file as the uninterrupted run would have written it.
 RunResult resume_run(ResumePoint point, const RunConfig& cfg, const RunHooks& hooks);
+
+// The configuration stored in the checkpoint a --from run starts from (`from`: a checkpoint file,
+// or a run directory: its newest checkpoint), with `out` cleared and `from` set: the base that the
+// new run's flags change.
+[[nodiscard]] RunConfig continuation_config(const std::filesystem::path& from);
 
 // "1.23 s", "4 min 05 s", "2 h 03 min"
 [[nodiscard]] std::string format_duration(double seconds);

@@ -11,6 +11,37 @@
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
 
+namespace {
+
+// One line for each subcommand (the first sentence of its description for one not named here).
+std::string summary_of(const CLI::App& sub) {
+  const std::string name = sub.get_name();
+  if (name == "run") return "run a simulation, --resume DIR one that stopped, --from DIR one with new physics";
+  if (name == "check") return "check a backend against the float64 reference (the source documents' program)";
+  if (name == "bench") return "benchmark the force kernels, each verified against the float64 reference first";
+  if (name == "convert") return "convert a particle file between HDF5 (GADGET-4), Tipsy and CSV";
+  std::string line = sub.get_description();
+  const auto end = line.find(". ");
+  if (end != std::string::npos) line = line.substr(0, end);
+  return line;
+}
+
+// The subcommands, one line each.
+std::string subcommand_list(const CLI::App& app) {
+  std::string text = app.get_description() + "\n\nUsage: nbody SUBCOMMAND [OPTIONS]\n\nSubcommands:\n";
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string line = summary_of(*sub);
+    char name[32];
+    std::snprintf(name, sizeof name, "  %-9s ", sub->get_name().c_str());
+    text += name + line + "\n";
+  }
+  text += "  help      this list (nbody help SUBCOMMAND: that subcommand's options)\n\n"
+          "nbody SUBCOMMAND --help lists a subcommand's options; nbody --version the version.\n";
+  return text;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace nbody;
   // A file size limit (ulimit -f) would kill the program with SIGXFSZ in the middle of a write,
@@ -28,6 +59,27 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   commands.push_back(cli::add_bench_command(app, command_line));
   commands.push_back(cli::add_convert_command(app));
+
+  // `nbody` alone: the list, and exit 2 (it asks for nothing); `nbody help`: the list, exit 0;
+  // `nbody help SUBCOMMAND`: that subcommand's --help.
+  if (argc == 1) {
+    std::fprintf(stderr, "%s", subcommand_list(app).c_str());
+    return 2;
+  }
+  if (std::string(argv[1]) == "help") {
+    if (argc == 2) {
+      std::printf("%s", subcommand_list(app).c_str());
+      return 0;
+    }
+    for (const auto& c : commands) {
+      if (c.app->get_name() == argv[2]) {
+        std::printf("%s", c.app->help().c_str());
+        return 0;
+      }
+    }
+    std::fprintf(stderr, "nbody: error: help: unknown subcommand '%s'\n%s", argv[2], subcommand_list(app).c_str());
+    return 2;
+  }
 
   try {
     app.parse(argc, argv);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "nbody/error.hpp"
+
 namespace nbody::cli {
 namespace {
 
@@ -20,7 +22,7 @@ bool overrides(const ParamSpec& flag, const GivenParam& g) {
 void ParamOptions::add_to(CLI::App& cmd, const RunConfig& defaults, const std::vector<std::string>& keys,
                           bool with_config) {
   if (with_config) {
-    cmd.add_option("--config", config_path_, "TOML file of parameters (flags given here override it)");
+    config_ = cmd.add_option("--config", config_path_, "TOML file of parameters (flags given here override it)");
   }
   for (const auto& section : run_sections()) {
     for (const auto& spec : section.params) {
@@ -52,6 +54,9 @@ void ParamOptions::add_to(CLI::App& cmd, const RunConfig& defaults, const std::v
 
 RunConfig ParamOptions::resolve(RunConfig cfg) const {
   std::vector<GivenParam> given;
+  if (config_ != nullptr && config_->count() > 0 && config_path_.empty()) {
+    throw_input_error("--config: the path is empty");
+  }
   if (!config_path_.empty()) apply_toml_file(cfg, config_path_, &given);
   // Aliases first, so that a parameter given beside its alias is what the run gets and
   // check_given can name the two.
@@ -70,6 +75,15 @@ RunConfig ParamOptions::resolve(RunConfig cfg) const {
   }
   check_given(cfg, given);
   return cfg;
+}
+
+bool ParamOptions::given(const std::string& key) const {
+  const auto it = options_.find(key);
+  return it != options_.end() && it->second->count() > 0;
+}
+
+std::string ParamOptions::given_text(const std::string& key) const {
+  return given(key) ? raw_.at(key) : std::string();
 }
 
 }  // namespace nbody::cli

@@ -18,13 +18,19 @@ class ParamOptions {
   // --config when with_config is true.
   void add_to(CLI::App& cmd, const RunConfig& defaults, const std::vector<std::string>& keys = {},
               bool with_config = true);
-  // `base`, then the TOML file, then the flags that were given.
+  // `base`, then the TOML file, then the flags that were given. An input error for an empty
+  // --config path.
   [[nodiscard]] RunConfig resolve(RunConfig base) const;
+  // Whether the flag of parameter `key` was given on the command line.
+  [[nodiscard]] bool given(const std::string& key) const;
+  // Its text as given (empty when it was not).
+  [[nodiscard]] std::string given_text(const std::string& key) const;
 
  private:
   std::map<std::string, std::string> raw_;
   std::map<std::string, CLI::Option*> options_;
   std::string config_path_;
+  CLI::Option* config_ = nullptr;
 };
 
 }  // namespace nbody::cli

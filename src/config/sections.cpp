@@ -19,6 +19,19 @@ ParamSection run_parameters() {
       {
           {.key = "steps", .kind = ParamKind::integer, .help = "number of steps", .min = 0, .max = kIntMax,
            .field = &RunConfig::steps, .may_change_on_resume = true},
+          {.key = "t_end", .kind = ParamKind::real, .unit = "time",
+           .help = "run until this simulation time: steps = ceil((t_end - start_time) / dt); a --steps flag beside "
+                   "it is refused, and --steps on a resume replaces it (0: off, --steps counts)",
+           .min = 0, .max = kRealMax, .field = &RunConfig::t_end, .may_change_on_resume = true},
+          {.key = "start_time", .kind = ParamKind::real, .unit = "time",
+           .help = "simulation time at step 0 (0 with --ic file:PATH: the file's time; with --from: the "
+                   "checkpoint's)",
+           .min = -kRealMax, .max = kRealMax, .field = &RunConfig::start_time},
+          {.key = "from", .kind = ParamKind::text,
+           .help = "a new run continued from a checkpoint: its particles and time as the initial conditions "
+                   "(a run directory: its latest checkpoint; or a .ckpt file), with the physics and output "
+                   "given here; the model parameters are the checkpoint's (see README, Continuing a run)",
+           .field = &RunConfig::from},
       },
   };
 }

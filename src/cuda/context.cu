@@ -38,7 +38,10 @@ std::shared_ptr<DeviceContext> DeviceContext::open(int ordinal) {
   cuda::DeviceInfo info;
   std::string why;
   if (!cuda::query_device(ordinal, &info, &why)) {
-    throw_input_error("device: cuda (--device or --backend) needs a usable CUDA device, but " + why);
+    // cudaGetDeviceCount's own words ("CUDA driver version is insufficient for CUDA runtime
+    // version") are what a machine without a GPU says; they are kept as the detail.
+    throw_input_error("device: cuda (--device or --backend) needs a usable NVIDIA GPU, and none was found (" + why +
+                      "); use --device cpu");
   }
   return std::make_shared<CudaContext>(info);
 }

@@ -73,7 +73,7 @@ std::unique_ptr<ForceSolver<T>> make_solver(const SolverRequest& r, const std::s
     (void)device;
     std::string why;
     (void)cuda_device_available(&why);
-    throw_input_error("device: cuda is not available: " + why);
+    throw_input_error("device: cuda (--device or --backend) is not available: " + why + "; use --device cpu");
 #endif
   }
   throw_input_error("device: unknown device '" + r.choice.device + "' (choose auto, cpu or cuda)");

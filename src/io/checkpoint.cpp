@@ -1,9 +1,11 @@
 #include "io/checkpoint.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/fnv1a.hpp"
 #include "io/atomic_file.hpp"
@@ -28,7 +30,8 @@ class Encoder {
   }
   template <class V>
   void put_array(const std::vector<V>& v) {
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(V));
+    // An empty vector's data() may be null, which append (like memcpy) must not be given.
+    if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(V));
   }
   void put_bytes(std::string_view b) { out_.append(b); }
   // A section: tag, then its size, then what `body` writes.
@@ -80,7 +83,8 @@ class Decoder {
   void get_array(std::vector<V>& v, std::size_t n) {
     if (n > (bytes_.size() - at_) / sizeof(V)) fail("malformed " + what_ + " (ends too early)");
     v.resize(n);
-    std::memcpy(v.data(), take(n * sizeof(V)).data(), n * sizeof(V));
+    // memcpy must not be given the null data() of an empty vector, even for 0 bytes.
+    if (n > 0) std::memcpy(v.data(), take(n * sizeof(V)).data(), n * sizeof(V));
   }
   [[nodiscard]] bool done() const { return at_ == bytes_.size(); }
 
@@ -99,7 +103,104 @@ Particles<T> get_particles(Decoder& d, std::uint64_t n) {
   return p;
 }
 
+// ---- validation: a checkpoint with a good checksum may still hold a state no run can have ----
+
+constexpr int kHermiteMaxLevel = 40;  // hermite4's kMaxLevel: the shortest step is dt / 2^40
+
+template <class T>
+void check_particles(const Particles<T>& p, const std::string& source) {
+  const auto bad = [&](const std::string& why) { throw_input_error(source + ": checkpoint state: " + why); };
+  const char* names[] = {"x", "y", "z", "vx", "vy", "vz"};
+  const std::vector<T>* fields[] = {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz};
+  for (std::size_t f = 0; f < 6; ++f) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!std::isfinite((*fields[f])[i])) bad("particle " + std::to_string(i) + ": " + names[f] + " is not finite");
+    }
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!(std::isfinite(p.m[i]) && p.m[i] > 0)) bad("particle " + std::to_string(i) + ": mass must be finite and > 0");
+  }
+  std::unordered_map<std::uint64_t, std::size_t> seen;
+  seen.reserve(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (const auto [it, fresh] = seen.emplace(p.id[i], i); !fresh) {
+      bad("duplicate id " + std::to_string(p.id[i]) + " (particles " + std::to_string(it->second) + " and " +
+          std::to_string(i) + ")");
+    }
+  }
+}
+
+// The integrator's bytes against the layouts the integrators write: none for euler, leapfrog and
+// yoshida4; for hermite4 (once started) u64 n, n i32 levels, u64 n, a and jerk (6 n values of the
+// state's type) and n f64 times.
+void check_integrator_state(const Checkpoint& ck, std::size_t n, std::size_t value_bytes, const std::string& source) {
+  const auto bad = [&](const std::string& why) { throw_input_error(source + ": checkpoint integrator state: " + why); };
+  const std::string& tag = ck.integrator.tag;
+  const auto& b = ck.integrator.bytes;
+  if (tag != ck.config.integrator) bad("of '" + tag + "', the configuration's integrator is '" + ck.config.integrator + "'");
+  if (tag != "hermite4") {
+    if (!b.empty()) bad(std::to_string(b.size()) + " bytes, " + tag + " keeps none");
+    return;
+  }
+  if (b.empty()) return;  // checkpointed before the first step
+  const std::size_t expect = 2 * sizeof(std::uint64_t) + n * sizeof(std::int32_t) + n * (6 * value_bytes + sizeof(double));
+  std::uint64_t n1 = 0, n2 = 0;
+  if (b.size() >= sizeof n1) std::memcpy(&n1, b.data(), sizeof n1);
+  const std::size_t second = sizeof n1 + n * sizeof(std::int32_t);
+  if (b.size() >= second + sizeof n2) std::memcpy(&n2, b.data() + second, sizeof n2);
+  if (b.size() != expect || n1 != n || n2 != n) {
+    bad("hermite4 state of " + std::to_string(b.size()) + " bytes, " + std::to_string(expect) + " expected for " +
+        std::to_string(n) + " particles");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int32_t level = 0;
+    std::memcpy(&level, b.data() + sizeof n1 + i * sizeof level, sizeof level);
+    if (level < 0 || level > kHermiteMaxLevel) {
+      bad("hermite4 block level " + std::to_string(level) + " of particle " + std::to_string(i) + " is outside [0, " +
+          std::to_string(kHermiteMaxLevel) + "]");
+    }
+  }
+  const std::uint8_t* values = b.data() + second + sizeof n2;
+  for (std::size_t i = 0; i < 6 * n; ++i) {
+    double v = 0;
+    if (value_bytes == sizeof(float)) {
+      float f = 0;
+      std::memcpy(&f, values + i * sizeof f, sizeof f);
+      v = f;
+    } else {
+      std::memcpy(&v, values + i * sizeof v, sizeof v);
+    }
+    if (!std::isfinite(v)) bad("hermite4 acceleration or jerk of particle " + std::to_string(i % n) + " is not finite");
+  }
+  const std::uint8_t* times = values + 6 * n * value_bytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    double t = 0;
+    std::memcpy(&t, times + i * sizeof t, sizeof t);
+    if (!std::isfinite(t)) bad("hermite4 time of particle " + std::to_string(i) + " is not finite");
+  }
+}
+
 }  // namespace
+
+void validate_checkpoint(const Checkpoint& ck, const std::string& source) {
+  const auto bad = [&](const std::string& why) { throw_input_error(source + ": checkpoint " + why); };
+  if (ck.step < 0) bad("step " + std::to_string(ck.step) + " is negative");
+  if (!std::isfinite(ck.time)) bad("time is not finite");
+  const RunProgress& pr = ck.progress;
+  if (pr.diagnostics_rows < 0 || pr.snapshots < 0) bad("progress counts are negative");
+  const Diagnostics& d0 = pr.initial;
+  for (const double v : {d0.time, d0.kinetic, d0.potential, d0.total}) {
+    if (!std::isfinite(v)) bad("step-0 diagnostics are not finite");
+  }
+  std::visit(
+      [&](const auto& p) {
+        if (p.size() == 0) bad("state holds no particles");
+        check_particles(p, source);
+        using T = typename std::decay_t<decltype(p.m)>::value_type;
+        check_integrator_state(ck, p.size(), sizeof(T), source);
+      },
+      ck.state);
+}
 
 std::string encode_checkpoint(const Checkpoint& ck) {
   Encoder e;
@@ -130,6 +231,7 @@ std::string encode_checkpoint(const Checkpoint& ck) {
     e.put(ck.progress.diagnostics_rows);
     e.put(ck.progress.snapshots);
   });
+  if (!ck.run_id.empty()) e.section("RUNI", [&] { e.put_bytes(ck.run_id); });
   e.put(fnv1a64(e.text()));
   return std::move(e.text());
 }
@@ -197,6 +299,8 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
       ck.progress.diagnostics_rows = s.get<std::int64_t>();
       ck.progress.snapshots = s.get<std::int64_t>();
       have[3] = true;
+    } else if (tag == "RUNI") {
+      ck.run_id = std::string(s.take(size));
     }
     // Unknown sections are skipped (written by a later version that added them).
   }
@@ -213,7 +317,9 @@ Checkpoint read_checkpoint(const std::filesystem::path& path) {
   if (!in) throw_input_error(path.string() + ": cannot open checkpoint");
   std::stringstream ss;
   ss << in.rdbuf();
-  return decode_checkpoint(ss.str(), path.string());
+  Checkpoint ck = decode_checkpoint(ss.str(), path.string());
+  validate_checkpoint(ck, path.string());
+  return ck;
 }
 
 }  // namespace nbody

@@ -13,6 +13,7 @@
 //     PROG  RunProgress: the step-0 diagnostics (i64 step, f64 time, kinetic, potential, total,
 //           momentum[3], angular momentum[3], centre of mass[3], virial ratio), the step-0
 //           Lagrangian radii (7 f64), i64 diagnostics rows, i64 snapshots
+//     RUNI  the run id (text; written when the checkpoint has one; earlier releases skip it)
 //   u64 FNV-1a 64 of every byte before it
 //
 // Readers skip sections they do not know, so a section can be added without a new version;
@@ -30,11 +31,18 @@ inline constexpr std::uint32_t kCheckpointVersion = 2;
 
 [[nodiscard]] std::string encode_checkpoint(const Checkpoint& ck);
 // `source` names the bytes in errors (a file name). A wrong magic, version, byte order or
-// checksum, a truncated file or a malformed section is an input error.
+// checksum, a truncated file or a malformed section is an input error. The codec is exact for any
+// values; read_checkpoint also validates what it decodes.
 [[nodiscard]] Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source);
+// A state that cannot be a run's is an input error naming `source`: a NaN or Inf position,
+// velocity or time, a mass <= 0 or NaN, a duplicate id, a negative step or count, integrator state
+// of another integrator than the configuration's or of the wrong size, Hermite block levels
+// outside [0, 40].
+void validate_checkpoint(const Checkpoint& ck, const std::string& source);
 
 // Atomic: the previous file at `path`, if any, stays whole until the new one is complete.
 void write_checkpoint(const std::filesystem::path& path, const Checkpoint& ck);
+// decode_checkpoint and validate_checkpoint of the file's bytes.
 [[nodiscard]] Checkpoint read_checkpoint(const std::filesystem::path& path);
 
 }  // namespace nbody

@@ -29,7 +29,9 @@ ParamSection output_parameters() {
            .help = "write a restart checkpoint every K steps (0: only at the end and when stopped)", .min = 0,
            .max = kIntMax, .field = &RunConfig::checkpoint_every, .may_change_on_resume = true},
           {.key = "checkpoint_every_s", .kind = K::real, .unit = "s",
-           .help = "also write a checkpoint every S seconds of wall-clock time (0: off)", .min = 0, .max = kRealMax,
+           .help = "also write a checkpoint every S seconds of wall-clock time, so that a run killed by a scheduler "
+                   "loses at most that much (0: off)",
+           .min = 0, .max = kRealMax,
            .field = &RunConfig::checkpoint_every_s, .may_change_on_resume = true},
       },
   };

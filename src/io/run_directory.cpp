@@ -1,6 +1,7 @@
 #include "io/run_directory.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/fnv1a.hpp"
 #include "ic/ic.hpp"
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
@@ -30,6 +32,7 @@ constexpr const char* kDiagnostics = "diagnostics.csv";
 constexpr const char* kLagrangian = "lagrangian_radii.csv";
 constexpr const char* kLog = "run.log";
 constexpr const char* kStop = "stop";
+constexpr const char* kRunId = "run_id";
 constexpr std::size_t kCheckpointsKept = 2;
 
 // The number in "<prefix><digits><suffix>", or nullopt when `name` is not of that form.
@@ -110,7 +113,80 @@ void flush_to_disk(std::FILE* f, const fs::path& p) {
   }
 }
 
+// What the lock file of a held lock says about its holder.
+std::string holder_of(const fs::path& lock_file) {
+  std::ifstream in(lock_file);
+  std::string line;
+  std::getline(in, line);
+  return line.empty() ? std::string("holder unknown") : line;
+}
+
+[[noreturn]] void refuse_in_use(const fs::path& dir, const std::string& what) {
+  throw_input_error(what + ": run directory '" + dir.string() + "' is in use by another nbody process (" +
+                    holder_of(dir / RunDirectoryLock::kFileName) +
+                    "); wait for it to end or stop it (create the file 'stop' in it)");
+}
+
 }  // namespace
+
+RunDirectoryLock::RunDirectoryLock(const fs::path& dir, const std::string& what) {
+  const fs::path file = dir / kFileName;
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw_input_error(what + ": cannot create the lock file '" + file.string() + "': " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) refuse_in_use(dir, what);
+    throw_runtime_error("cannot lock '" + file.string() + "': " + std::strerror(err));
+  }
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
+  const std::string holder = "pid " + std::to_string(::getpid()) + " on host " + host + "\n";
+  // Best effort: the lock is what counts; the text only names the holder in a refusal.
+  if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, holder.data(), holder.size(), 0);
+}
+
+RunDirectoryLock::~RunDirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+void RunDirectoryLock::check_free(const fs::path& dir, const std::string& what) {
+  const int fd = ::open((dir / kFileName).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // no lock file: no run has written here since locks exist
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  if (held) refuse_in_use(dir, what);
+}
+
+std::string RunDirectory::run_id_of(const RunConfig& cfg, const Particles<double>& initial) {
+  // What may change on resume is left out (set to the defaults), so that every part of one run
+  // has the same id.
+  RunConfig fixed = cfg;
+  const RunConfig defaults{};
+  for (const auto& spec : run_params()) {
+    if (spec.may_change_on_resume) std::visit([&](auto field) { fixed.*field = defaults.*field; }, spec.field);
+  }
+  Fnv1a64 h;
+  h.update(config_to_lines(fixed));
+  const auto add = [&](const auto& v) {
+    if (!v.empty()) h.update({reinterpret_cast<const char*>(v.data()), v.size() * sizeof v[0]});
+  };
+  for (const auto* v : {&initial.x, &initial.y, &initial.z, &initial.vx, &initial.vy, &initial.vz, &initial.m}) add(*v);
+  add(initial.id);
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h.value()));
+  return text;
+}
+
+std::string RunDirectory::stored_run_id(const fs::path& path) {
+  std::ifstream in(path / kRunId);
+  std::string id;
+  in >> id;
+  return id;
+}
+
+bool RunDirectory::has_checkpoint_files(const fs::path& path) { return !checkpoints_in(path).empty(); }
 
 void RunDirectory::check_usable(const fs::path& path, bool overwrite) {
   std::error_code ec;
@@ -145,10 +221,21 @@ void RunDirectory::check_usable(const fs::path& path, bool overwrite) {
   ::unlink(probe.c_str());
 }
 
-RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved) : path_(std::move(path)), cfg_(resolved) {
+RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved, const NewRun& how)
+    : path_(std::move(path)), run_id_(how.run_id), cfg_(resolved) {
   std::error_code ec;
   fs::create_directories(path_, ec);
   if (ec) throw_input_error("out: cannot create directory '" + path_.string() + "': " + ec.message());
+  lock_ = std::make_unique<RunDirectoryLock>(path_, "out");
+  // Checked again under the lock: another run may have filled it since check_usable.
+  if (!how.replace_existing) {
+    for (const auto& entry : fs::directory_iterator(path_, ec)) {
+      if (entry.path().filename() != RunDirectoryLock::kFileName) {
+        throw_input_error("out: directory '" + path_.string() +
+                          "' is not empty (choose another, or pass --overwrite to reuse it)");
+      }
+    }
+  }
   // A reused directory (--overwrite) starts over: the files of an earlier run would otherwise
   // mix with this one's (an old checkpoint would be taken for this run's latest).
   for (const auto& entry : fs::directory_iterator(path_, ec)) {
@@ -158,15 +245,19 @@ RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved) : path_(std
       remove_file(entry.path());
     }
   }
+  write_file_atomic(path_ / kRunId, run_id_ + "\n");
   write_file_atomic(path_ / kConfig, to_toml(resolved));
-  write_file_atomic(path_ / kModel, ic_metadata_toml(resolved));
+  write_file_atomic(path_ / kModel, ic_metadata_toml(resolved) + how.model_extra);
   write_file_atomic(path_ / kDiagnostics, diagnostics_csv_header() + "\n");
   write_file_atomic(path_ / kLagrangian, lagrangian_csv_header() + "\n");
   open_appending();
 }
 
-RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved, const RunProgress& progress)
+RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved, const RunProgress& progress,
+                           const std::string& run_id)
     : path_(std::move(path)), cfg_(resolved) {
+  lock_ = std::make_unique<RunDirectoryLock>(path_, "resume");
+  run_id_ = stored_run_id(path_);
   // diagnostics.csv and lagrangian_radii.csv: the header and the rows the checkpoint had seen,
   // no more (read before anything is removed, so a refusal leaves the directory as it was).
   const fs::path diag = path_ / kDiagnostics, radii = path_ / kLagrangian;
@@ -180,6 +271,10 @@ RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved, const RunPr
     if ((snap && *snap >= progress.snapshots) || is_temporary_file(entry.path()) || name == kStop) {
       remove_file(entry.path());
     }
+  }
+  if (run_id_.empty()) {  // a directory of an earlier release: its checkpoints from now on carry an id
+    run_id_ = run_id;
+    write_file_atomic(path_ / kRunId, run_id_ + "\n");
   }
   write_file_atomic(diag, kept);
   write_file_atomic(radii, kept_radii);
@@ -208,14 +303,25 @@ RunDirectory::Found RunDirectory::latest_checkpoint(const fs::path& path) {
   if (!fs::exists(path / kConfig) || !fs::exists(path / kDiagnostics)) {
     throw_input_error("resume: '" + path.string() + "' is not a run directory (no config.toml or diagnostics.csv)");
   }
+  RunDirectoryLock::check_free(path, "resume");
+  const std::string id = stored_run_id(path);
   Found found;
   for (const auto& [step, file] : checkpoints_in(path)) {
     try {
       found.checkpoint = read_checkpoint(file);
       found.file = file;
+      // A checkpoint copied from another run would replace this run's files with that run's.
+      if (found.checkpoint.run_id != id) {
+        throw_input_error("resume: " + file.string() + " belongs to another run (run id " +
+                          (found.checkpoint.run_id.empty() ? std::string("none") : found.checkpoint.run_id) +
+                          ", this directory's is " + (id.empty() ? std::string("none") : id) +
+                          "); remove it, or start a new run from it with: nbody run --from " + file.string() +
+                          " --out NEW_DIR");
+      }
       // Newer ones that did not read back are superseded by what this run writes next.
       return found;
     } catch (const Error& e) {
+      if (found.file == file) throw;  // it reads back, but is not this run's
       found.skipped.push_back(e.what());
     }
   }

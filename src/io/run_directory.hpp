@@ -8,6 +8,11 @@
 //   snapshot_NNN.<ext>       snapshots (.hdf5, .tipsy or .csv, from snapshot_format)
 //   checkpoint_SSSSSSSSSS.ckpt  restart checkpoints at step S: the latest two are kept
 //   stop                     created by the user: the run checkpoints and exits between steps
+//   run_id                   the run's id (16 hex digits): every checkpoint carries it, and a
+//                            checkpoint of another run is refused (directories of earlier releases
+//                            have none; their checkpoints neither)
+//   .nbody.lock              held (flock) by the process writing the directory, with its pid and
+//                            host: a second run, --overwrite or --resume of it is refused
 // Snapshots, checkpoints, config.toml and model.toml are replaced atomically. diagnostics.csv,
 // lagrangian_radii.csv and run.log grow by whole lines (one write each), so a killed run leaves
 // whole lines; a resumed run rewrites diagnostics.csv and lagrangian_radii.csv with exactly the
@@ -15,6 +20,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,19 +32,58 @@
 
 namespace nbody {
 
+// An exclusive lock on a run directory (flock on DIR/.nbody.lock, held until destroyed; the
+// kernel releases it when the process dies). The file holds "pid P on host H" of the holder.
+class RunDirectoryLock {
+ public:
+  // Creates the lock file if needed and takes the lock; an input error naming the holder when
+  // another process has it (`what` starts the message: "out", "resume").
+  RunDirectoryLock(const std::filesystem::path& dir, const std::string& what);
+  ~RunDirectoryLock();
+  RunDirectoryLock(const RunDirectoryLock&) = delete;
+  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
+
+  // Without creating or writing anything: an input error naming the holder when a process holds
+  // the lock of `dir` (nothing when there is no lock file).
+  static void check_free(const std::filesystem::path& dir, const std::string& what);
+  static constexpr const char* kFileName = ".nbody.lock";
+
+ private:
+  int fd_ = -1;
+};
+
 class RunDirectory {
  public:
+  // How a new run starts its directory.
+  struct NewRun {
+    std::string run_id;            // see run_id_of
+    bool replace_existing = false;  // --overwrite: the files of an earlier run are removed
+    std::string model_extra;        // TOML appended to model.toml (where the initial state came from)
+  };
+
   // Checks that `path` can hold a new run without writing anything: an input error when it is
   // a file, or a directory that already holds files (unless overwrite).
   static void check_usable(const std::filesystem::path& path, bool overwrite);
 
-  // A new run: creates the directory (removing the files of an earlier run in it), writes
-  // config.toml and model.toml, starts diagnostics.csv, lagrangian_radii.csv and run.log.
-  RunDirectory(std::filesystem::path path, const RunConfig& resolved);
-  // A run continued from a checkpoint with `progress`: removes what was written after it
-  // (rows of diagnostics.csv and lagrangian_radii.csv, snapshots, newer checkpoints, temporary
-  // files of a killed run, a stop file), rewrites config.toml, and appends from there.
-  RunDirectory(std::filesystem::path path, const RunConfig& resolved, const RunProgress& progress);
+  // A new run: creates the directory and takes its lock (an input error when another process
+  // holds it, or when the directory holds files and !replace_existing), removes the files of an
+  // earlier run in it, writes run_id, config.toml and model.toml, starts diagnostics.csv,
+  // lagrangian_radii.csv and run.log.
+  RunDirectory(std::filesystem::path path, const RunConfig& resolved, const NewRun& how);
+  // A run continued from a checkpoint with `progress`: takes the lock, removes what was written
+  // after it (rows of diagnostics.csv and lagrangian_radii.csv, snapshots, newer checkpoints,
+  // temporary files of a killed run, a stop file), rewrites config.toml (and run_id when the
+  // directory had none), and appends from there.
+  RunDirectory(std::filesystem::path path, const RunConfig& resolved, const RunProgress& progress,
+               const std::string& run_id);
+
+  // The id of a run: 16 hex digits of FNV-1a 64 over the parameters a resumed run may not change
+  // (the run directory's path among them) and the initial state. Deterministic, so that a run and
+  // the same run interrupted and resumed write the same checkpoints, byte for byte; two
+  // directories share an id only when they hold the same run.
+  [[nodiscard]] static std::string run_id_of(const RunConfig& cfg, const Particles<double>& initial);
+  // The run_id file of `path`; empty when there is none (a directory of an earlier release).
+  [[nodiscard]] static std::string stored_run_id(const std::filesystem::path& path);
   ~RunDirectory();
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
@@ -49,8 +94,11 @@ class RunDirectory {
     std::vector<std::string> skipped;  // newer checkpoints that could not be read, and why
   };
   // The checkpoint with the highest step that reads back whole. An input error when `path` is
-  // not a run directory or holds no usable checkpoint.
+  // not a run directory or holds no usable checkpoint, when another process holds its lock, or
+  // when that checkpoint belongs to another run (its run id is not the directory's).
   [[nodiscard]] static Found latest_checkpoint(const std::filesystem::path& path);
+  // Whether `path` holds any file named like a checkpoint (readable or not).
+  [[nodiscard]] static bool has_checkpoint_files(const std::filesystem::path& path);
 
   // One line in run.log with a timestamp.
   void log(std::string_view line);
@@ -71,6 +119,7 @@ class RunDirectory {
   void clear_stop();
 
   [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] const std::string& run_id() const noexcept { return run_id_; }
   [[nodiscard]] int snapshots_written() const noexcept { return snapshots_; }
   [[nodiscard]] std::int64_t diagnostics_rows() const noexcept { return diag_rows_; }
 
@@ -78,6 +127,8 @@ class RunDirectory {
   void open_appending();
 
   std::filesystem::path path_;
+  std::unique_ptr<RunDirectoryLock> lock_;  // taken before anything is read, written or removed
+  std::string run_id_;
   RunConfig cfg_;
   std::FILE* diag_ = nullptr;
   std::FILE* radii_ = nullptr;

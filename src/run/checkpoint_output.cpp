@@ -23,6 +23,7 @@ bool CheckpointOutput::due(RunState& state) {
 void CheckpointOutput::write(RunState& state) {
   Checkpoint ck = state.simulation().checkpoint();
   ck.config = state.config();
+  ck.run_id = dir_.run_id();
   ck.progress.initial = state.initial_diagnostics();
   for (const Output* o : recorded_) o->record_progress(ck.progress);
   const auto file = dir_.write_checkpoint(ck);

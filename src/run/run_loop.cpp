@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ class RunLog final : public Logger {
     if (caller_ != nullptr) caller_->detail(line);
     if (dir_ != nullptr) dir_->log(line);
   }
+  void heartbeat(std::string_view line) override {
+    if (caller_ != nullptr) caller_->heartbeat(line);
+    if (dir_ != nullptr) dir_->log(line);
+  }
 
  private:
   Logger* caller_;
@@ -72,10 +77,19 @@ std::int64_t chunk_length(std::int64_t to_next_event, double seconds, double sec
   return std::clamp<std::int64_t>(static_cast<std::int64_t>(budget), 1, to_next_event);
 }
 
+// "step S of N (t = T): R steps/s, ETA D"
+std::string heartbeat_line(std::int64_t step, std::int64_t last, double time, double steps_per_s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "step %lld of %lld (t = %.6g): %.4g steps/s, ETA %s", static_cast<long long>(step),
+                static_cast<long long>(last), time, steps_per_s,
+                steps_per_s > 0 ? format_duration(double(last - step) / steps_per_s).c_str() : "unknown");
+  return buf;
+}
+
 }  // namespace
 
 RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, const RunProgress* resumed,
-                   const RunHooks& hooks) {
+                   const RunHooks& hooks, const std::vector<std::string>& notes) {
   RunLog log(hooks.logger, dir);
   const OutputSchedule schedule(cfg);
   std::optional<DiagnosticsOutput> diagnostics;
@@ -92,6 +106,7 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   std::vector<StopCondition*> stop_conditions = hooks.stop_conditions;
   if (dir != nullptr) stop_conditions.push_back(&stop_file.emplace(*dir));
 
+  for (const auto& line : notes) log.info(line);
   for (const auto& line : announcement(sim, cfg, resumed != nullptr ? dir->path().string() : std::string())) {
     log.info(line);
   }
@@ -111,6 +126,8 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   double seconds_per_step = 0;
   StopCondition* stopped_by = nullptr;
   const auto wall_start = Clock::now();
+  auto last_heartbeat = wall_start;
+  const std::int64_t heartbeat_from = sim.step_count();
   while (sim.step_count() < cfg.steps) {
     if ((stopped_by = stop_requested(stop_conditions, result.stopped_by))) break;
     const std::int64_t s = sim.step_count();
@@ -128,6 +145,13 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
     ++result.chunks;
     seconds_per_step = seconds / double(chunk);
     if (hooks.progress != nullptr) hooks.progress->advanced(sim.step_count(), chunk, seconds);
+    if (hooks.heartbeat_seconds > 0 &&
+        std::chrono::duration<double>(Clock::now() - last_heartbeat).count() >= hooks.heartbeat_seconds) {
+      last_heartbeat = Clock::now();
+      const double wall = std::chrono::duration<double>(last_heartbeat - wall_start).count();
+      const double rate = wall > 0 ? double(sim.step_count() - heartbeat_from) / wall : 0;
+      log.heartbeat(heartbeat_line(sim.step_count(), cfg.steps, sim.time(), rate));
+    }
     write_due(outputs, state);
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();

@@ -40,6 +40,7 @@ class SimulationImpl final : public Simulation {
       system_->upload(initial.template as<T>());
     }
     integrator_->prepare(*system_);
+    time_ = cfg_.start_time;
   }
 
   const RunConfig& config() const override { return cfg_; }
@@ -54,8 +55,9 @@ class SimulationImpl final : public Simulation {
     if (count <= 0) return;
     integrator_->steps(*system_, cfg_.dt, count);
     step_ += count;
-    // From the step count, not by summing dt, so that time carries no accumulated rounding.
-    time_ = double(step_) * cfg_.dt;
+    // From the step count, not by summing dt, so that time carries no accumulated rounding
+    // (0 + x is x: a run starting at 0 keeps the bits it always had).
+    time_ = cfg_.start_time + double(step_) * cfg_.dt;
   }
 
   Diagnostics diagnostics() override {
@@ -238,6 +240,7 @@ std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
     }
     RunConfig with_n = cfg;
     with_n.n = static_cast<std::int64_t>(data.particles.size());
+    if (with_n.start_time == 0) with_n.start_time = data.info.time;  // the run goes on from the file's time
     return create(with_n, data.particles);
   }
   const auto n = static_cast<std::size_t>(cfg.n);
