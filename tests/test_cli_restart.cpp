@@ -3,6 +3,7 @@
 // requests a resume must refuse.
 #include <signal.h>
 
+#include <fstream>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -485,6 +486,17 @@ TEST(CliLock, ARunningRunsDirectoryIsRefusedToOtherProcesses) {
   const std::int64_t stopped = RunDirectory::latest_checkpoint(dir).checkpoint.step;
   const auto resumed = run_nbody("run --resume " + dir.string() + " --steps " + std::to_string(stopped + 5));
   EXPECT_EQ(resumed.status, 0) << resumed.err;
+}
+
+// The lock file a run that failed before writing anything leaves behind (not held by anyone)
+// does not make its directory "not empty".
+TEST(CliLock, ADirectoryWithOnlyAStaleLockFileIsUsable) {
+  const fs::path dir = fs::path(temp_dir("stale_lock")) / "run";
+  fs::create_directories(dir);
+  std::ofstream(dir / RunDirectoryLock::kFileName) << "pid 1 host elsewhere\n";
+  const auto r = run_nbody(kRun + "--steps 2 --snapshot-format csv --out " + dir.string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "config.toml"));
 }
 
 // ---- checkpoints belong to their run ----------------------------------------------------

@@ -206,9 +206,14 @@ void RunDirectory::check_usable(const fs::path& path, bool overwrite) {
     return;
   }
   if (!fs::is_directory(status)) throw_input_error("out: '" + path.string() + "' exists and is not a directory");
-  if (!overwrite && !fs::is_empty(path, ec)) {
-    throw_input_error("out: directory '" + path.string() +
-                      "' is not empty (choose another, or pass --overwrite to reuse it)");
+  if (!overwrite) {
+    // A lock file alone is what a run that failed before writing anything leaves: not a run.
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      if (entry.path().filename() != RunDirectoryLock::kFileName) {
+        throw_input_error("out: directory '" + path.string() +
+                          "' is not empty (choose another, or pass --overwrite to reuse it)");
+      }
+    }
   }
   // Writable, tried for real (permission bits say nothing to root, nor of a read-only mount):
   // a file created and removed before anything is drawn or computed.
