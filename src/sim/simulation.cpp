@@ -181,12 +181,23 @@ std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) 
   return std::make_unique<System<T>>(r);
 }
 
-// The whole plan is checked first, then the system is made: it checks that n fits in its
-// memory before the initial conditions are drawn. `initial` supplies them once it has.
+// The system and the host plan are checked before the initial conditions are drawn. On the
+// host the plan (which includes the store) comes first, before anything is allocated. On a GPU
+// the device's own check comes first (the system refuses before it allocates; the device is
+// usually the tighter memory, and a request that fits neither is told about the GPU), then the
+// host plan, before anything is allocated on the host. `initial` supplies the bodies after both.
+template <class T>
+std::unique_ptr<System<T>> make_checked_system(const RunConfig& cfg, std::size_t n, Source source, bool upload_copy) {
+  const bool on_device = resolve_choice(solver_choice(cfg)).device == "cuda";
+  if (!on_device) require_plan_memory<T>(cfg, n, source, upload_copy);
+  auto system = make_system_for<T>(cfg, n);
+  if (on_device) require_plan_memory<T>(cfg, n, source, upload_copy);
+  return system;
+}
+
 template <class T, class Initial>
 std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Source source, Initial&& initial) {
-  require_plan_memory<T>(cfg, n, source, !std::is_same_v<T, double>);
-  auto system = make_system_for<T>(cfg, n);
+  auto system = make_checked_system<T>(cfg, n, source, !std::is_same_v<T, double>);
   return std::make_unique<SimulationImpl<T>>(cfg, std::move(system), initial());
 }
 
@@ -209,8 +220,7 @@ std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
     throw_input_error("checkpoint: the state is stored in the other precision than precision = " + ck.config.precision);
   }
   if (state->size() == 0) throw_input_error("checkpoint: the state holds no particles");
-  require_plan_memory<T>(ck.config, state->size(), Source::in_memory, false);
-  auto system = make_system_for<T>(ck.config, state->size());
+  auto system = make_checked_system<T>(ck.config, state->size(), Source::in_memory, false);
   auto sim = std::make_unique<SimulationImpl<T>>(ck.config, std::move(system), *state);
   sim->resume_from(ck);
   return sim;
