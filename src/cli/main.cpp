@@ -7,11 +7,13 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace nbody;
+  use_yielding_wait_policy(argv);  // before any parallel region; see core/parallel.hpp
   CLI::App app{"nbody: direct-summation gravitational N-body simulation on GPUs and CPUs", "nbody"};
   app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")");
   app.require_subcommand(1);
