@@ -58,7 +58,9 @@ int execute_resume(const RunOptions& opts) {
 
 int execute(const RunOptions& opts) {
   if (!opts.resume.empty()) return execute_resume(opts);
-  const RunConfig cfg = opts.params.resolve(RunConfig{});
+  RunConfig cfg = opts.params.resolve(RunConfig{});
+  // dt and softening the model's own where not given (a resumed run keeps its stored values).
+  apply_model_defaults(cfg, opts.params.given_keys());
   const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
   return run_with_the_program_hooks(!cfg.out.empty(),
                                     [&](const RunHooks& hooks) { return run_simulation(cfg, hooks, existing); });

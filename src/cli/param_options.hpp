@@ -20,11 +20,14 @@ class ParamOptions {
               bool with_config = true);
   // `base`, then the TOML file, then the flags that were given.
   [[nodiscard]] RunConfig resolve(RunConfig base) const;
+  // The keys the last resolve() was given (flags and the TOML file; an alias's keys included).
+  [[nodiscard]] const std::vector<std::string>& given_keys() const { return given_keys_; }
 
  private:
   std::map<std::string, std::string> raw_;
   std::map<std::string, CLI::Option*> options_;
   std::string config_path_;
+  mutable std::vector<std::string> given_keys_;
 };
 
 }  // namespace nbody::cli
