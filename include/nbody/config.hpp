@@ -147,7 +147,7 @@ struct ParamSection {
 
 // The model's own defaults for what a new run did not give (`given`: the keys given by a flag or
 // a TOML file): dt, 1/100 of the model's dynamical time in the run's units (0.01 in Henon units;
-// 1e-4 yr for solar-system), and softening, 1/100 of the model's length unit (0 for
+// 2e-5 yr for solar-system), and softening, 1/100 of the model's length unit (0 for
 // solar-system). A run from a file (--ic file:PATH) keeps the values of RunConfig.
 void apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given);
 // A warning line when cfg.softening is large against the model's scales (empty when not).
