@@ -26,9 +26,7 @@ ParamSection integrator_parameters() {
       {
           {.key = "integrator", .kind = K::text, .help = "time integrator", .choices = &integrator_names,
            .field = &RunConfig::integrator},
-          {.key = "dt", .kind = K::real, .unit = "time", .help = "time step (when not given: the model's, 1/100 of its dynamical time sqrt(L^3/GM) in the run's "
-                   "units, 0.01 in Henon units; 2e-5 yr for solar-system)",
-           .min = 0, .max = kRealMax,
+          {.key = "dt", .kind = K::real, .unit = "time", .help = "time step", .min = 0, .max = kRealMax,
            .min_exclusive = true, .field = &RunConfig::dt},
           {.key = "dt_mode", .kind = K::text,
            .help = "time steps: fixed (one step of dt), auto (shared substeps from the integrator's criterion, none "
