@@ -70,7 +70,8 @@ std::optional<Scales> native_scales(const RunConfig& cfg) {
 
 // In the model's native units. The Solar System: Mercury's orbit (0.24 yr) in 12,000 steps (10.5
 // minutes each), which keeps its longitude within ~4 arcseconds a decade with leapfrog (1e-4 yr:
-// 100"; tests/test_dynamics.cpp), and no softening (point masses). Every other model: 1/100 of its unit time and length.
+// 100"; tests/test_dynamics.cpp), and no softening (point masses). Every other model: 1/100 of
+// its unit of time and of length.
 constexpr double kSolarSystemDt = 2e-5;            // yr
 constexpr double kSolarSystemSmallestScale = 0.3;  // au: Mercury's perihelion distance (0.307 au)
 
