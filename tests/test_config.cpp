@@ -115,7 +115,7 @@ TEST(ConfigSections, MayChangeOnResumeIsAnAttribute) {
   }
   std::sort(may.begin(), may.end());
   EXPECT_EQ(may, (std::vector<std::string>{"checkpoint_every", "checkpoint_every_s", "diag_every", "snapshot_every",
-                                           "snapshot_every_t", "steps", "t_end"}));
+                                           "snapshot_every_t", "steps", "t_end", "threads"}));
 }
 
 TEST(ConfigSections, BackendIsAnAliasOfDeviceAndGravityNeverWritten) {

@@ -18,12 +18,13 @@ namespace nbody {
 [[nodiscard]] std::vector<std::string> snapshot_format_names();
 [[nodiscard]] std::string default_snapshot_format();
 
-// [run]: how long the run lasts.
+// [run]: how long the run lasts, and on how many CPU threads.
 struct RunSection {
   std::int64_t steps = 1000;
   double t_end = 0;         // run until this simulation time (steps derived from it); 0: off
   double start_time = 0;    // simulation time at step 0 (0 with --ic file: the file's time)
   std::string from;         // a new run continued from this checkpoint file (its state and time)
+  std::int64_t threads = 0;  // OpenMP threads of the CPU work; 0: OMP_NUM_THREADS when set, else every core
 
   bool operator==(const RunSection&) const = default;
 };
@@ -146,6 +147,14 @@ struct ParamSection {
   // Checks that hold between parameters (beyond each value's range); throws an input error.
   void (*check)(const RunConfig&) = nullptr;
 };
+
+// The model's own defaults for what a new run did not give (`given`: the keys given by a flag or
+// a TOML file): dt, 1/100 of the model's dynamical time in the run's units (0.01 in Henon units;
+// 2e-5 yr for solar-system), and softening, 1/100 of the model's length unit (0 for
+// solar-system). A run from a file (--ic file:PATH) keeps the values of RunConfig.
+void apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given);
+// A warning line when cfg.softening is large against the model's scales (empty when not).
+[[nodiscard]] std::string softening_warning(const RunConfig& cfg);
 
 // The sections in the order they are documented and written.
 [[nodiscard]] const std::vector<ParamSection>& run_sections();

@@ -90,9 +90,12 @@ int execute(const RunOptions& opts) {
     throw_input_error("--from: the path is empty");
   }
   // --from: the checkpoint's configuration is the base the flags change.
-  const RunConfig base =
-      opts.params.given("from") ? continuation_config(opts.params.given_text("from")) : program_defaults();
-  const RunConfig cfg = resolve_length(opts.params, opts.params.resolve(base));
+  const bool from = opts.params.given("from");
+  RunConfig cfg = opts.params.resolve(from ? continuation_config(opts.params.given_text("from")) : program_defaults());
+  // dt and softening the model's own where not given (a continued or resumed run keeps the
+  // values it stored); before --t-end is turned into steps, which needs dt.
+  if (!from) apply_model_defaults(cfg, opts.params.given_keys());
+  cfg = resolve_length(opts.params, cfg);
   const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
   return run_with_the_program_hooks(!cfg.out.empty(),
                                     [&](const RunHooks& hooks) { return run_simulation(cfg, hooks, existing); });

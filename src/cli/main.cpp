@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
 
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   // A file size limit (ulimit -f) would kill the program with SIGXFSZ in the middle of a write,
   // leaving its temporary file behind; ignored, the write fails with EFBIG and is reported.
   std::signal(SIGXFSZ, SIG_IGN);
+  use_yielding_wait_policy(argv);  // before any parallel region; see core/parallel.hpp
   CLI::App app{"nbody: direct-summation gravitational N-body simulation on GPUs and CPUs", "nbody"};
   app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")");
   app.require_subcommand(1);

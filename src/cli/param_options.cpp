@@ -74,6 +74,11 @@ RunConfig ParamOptions::resolve(RunConfig cfg) const {
     }
   }
   check_given(cfg, given);
+  given_keys_.clear();
+  for (const auto& g : given) {
+    given_keys_.emplace_back(g.spec->key);
+    for (const auto key : g.spec->writes) given_keys_.emplace_back(key);
+  }
   return cfg;
 }
 

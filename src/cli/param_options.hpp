@@ -25,12 +25,15 @@ class ParamOptions {
   [[nodiscard]] bool given(const std::string& key) const;
   // Its text as given (empty when it was not).
   [[nodiscard]] std::string given_text(const std::string& key) const;
+  // The keys the last resolve() was given (flags and the TOML file; an alias's keys included).
+  [[nodiscard]] const std::vector<std::string>& given_keys() const { return given_keys_; }
 
  private:
   std::map<std::string, std::string> raw_;
   std::map<std::string, CLI::Option*> options_;
   std::string config_path_;
   CLI::Option* config_ = nullptr;
+  mutable std::vector<std::string> given_keys_;
 };
 
 }  // namespace nbody::cli

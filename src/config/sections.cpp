@@ -11,7 +11,8 @@
 namespace nbody {
 namespace {
 
-// [run]: how long. (It moves beside the run loop once that is a library of its own.)
+// [run]: how long, and on how many CPU threads. (It moves beside the run loop once that is a
+// library of its own.)
 ParamSection run_parameters() {
   return {
       "run",
@@ -32,6 +33,10 @@ ParamSection run_parameters() {
                    "(a run directory: its latest checkpoint; or a .ckpt file), with the physics and output "
                    "given here; the model parameters are the checkpoint's (see README, Continuing a run)",
            .field = &RunConfig::from},
+          {.key = "threads", .kind = ParamKind::integer,
+           .help = "OpenMP threads of the CPU work (forces, diagnostics); 0: OMP_NUM_THREADS when set, else every "
+                   "core. On a machine shared with other work fewer threads can be much faster",
+           .min = 0, .max = 4096, .field = &RunConfig::threads, .may_change_on_resume = true},
       },
   };
 }

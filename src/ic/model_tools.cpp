@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::ic {
@@ -69,7 +70,7 @@ double pair_potential_energy(const Particles<double>& p, std::size_t max_bodies)
   // Each row is summed by one thread in a fixed order and the rows are added in index order, so
   // the result (and the initial conditions scaled by it) is the same for every thread count.
   std::vector<double> row_sum(static_cast<std::size_t>(rows), 0.0);
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, 64) if (parallel_pairs(rows, rows))
   for (std::int64_t k = 0; k < rows; ++k) {
     const std::size_t i = static_cast<std::size_t>(k) * stride;
     double s = 0;

@@ -2,7 +2,11 @@
 // parameters, which apply to that model only.
 #include "ic/parameters.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "config/schema.hpp"
 #include "core/units.hpp"
@@ -38,7 +42,71 @@ constexpr Applicability kCollision{&is_collision, "--ic galaxy-collision", &ic_i
 constexpr Applicability kCudaSample{&is_cuda_sample, "--ic shell and expand", &ic_in_use};
 constexpr Applicability kPhysical{&physical_units, "physical --units (galactic, solar)", &units_in_use};
 
+// A model's native units of length and time in the run's units: Henon (or the CUDA samples')
+// G = 1 units through the scales, the Solar System's au and year through cgs. None for a file or
+// physical units without the scales (which the model refuses when drawn).
+struct Scales {
+  double length = 1, time = 1;
+};
+std::optional<Scales> native_scales(const RunConfig& cfg) {
+  if (is_file_ic(cfg.ic)) return std::nullopt;
+  bool known_units = false;
+  for (const auto& name : unit_system_names()) known_units = known_units || name == cfg.units;
+  if (!known_units) return std::nullopt;
+  const UnitSystem& target = unit_system(cfg.units);
+  if (cfg.ic == "solar-system") {
+    if (!target.cgs.physical) return std::nullopt;
+    const UnitSystemCgs& from = unit_system("solar").cgs;
+    return Scales{from.UnitLength_in_cm / target.cgs.UnitLength_in_cm, from.UnitTime_in_s / target.cgs.UnitTime_in_s};
+  }
+  if (!target.cgs.physical) return Scales{};
+  if (!(cfg.mass_scale > 0) || !(cfg.length_scale > 0)) return std::nullopt;
+  // t = sqrt(L^3 / (G M)): the model's unit of time (its dynamical time sqrt(R^3 / GM) with R
+  // the virial radius for a Henon model).
+  const double G = cfg.gravitational_constant > 0 ? cfg.gravitational_constant : target.G;
+  return Scales{cfg.length_scale, std::sqrt(cfg.length_scale * cfg.length_scale * cfg.length_scale /
+                                            (G * cfg.mass_scale))};
+}
+
+// In the model's native units. The Solar System: Mercury's orbit (0.24 yr) in 12,000 steps (10.5
+// minutes each), which keeps its longitude within ~4 arcseconds a decade with leapfrog (1e-4 yr:
+// 100"; tests/test_dynamics.cpp), and no softening (point masses). Every other model: 1/100 of
+// its unit of time and of length.
+constexpr double kSolarSystemDt = 2e-5;            // yr
+constexpr double kSolarSystemSmallestScale = 0.3;  // au: Mercury's perihelion distance (0.307 au)
+
+bool given_key(const std::vector<std::string>& given, std::string_view key) {
+  return std::find(given.begin(), given.end(), key) != given.end();
+}
+
 }  // namespace
+
+void apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given) {
+  const auto scales = native_scales(cfg);
+  if (!scales) return;
+  const bool solar = cfg.ic == "solar-system";
+  if (!given_key(given, "dt")) cfg.dt = (solar ? kSolarSystemDt : 0.01) * scales->time;
+  if (!given_key(given, "softening")) cfg.softening = solar ? 0.0 : 0.01 * scales->length;
+}
+
+std::string softening_warning(const RunConfig& cfg) {
+  const auto scales = native_scales(cfg);
+  if (!scales || !(cfg.softening > 0)) return {};
+  const bool solar = cfg.ic == "solar-system";
+  // The Solar System is point masses: 1e-3 of Mercury's perihelion distance already bends its
+  // orbit. A stellar system's softening of 1/10 of the length unit (the virial radius) smooths
+  // its core away.
+  const double limit = (solar ? 1e-3 * kSolarSystemSmallestScale : 0.1) * scales->length;
+  if (cfg.softening <= limit) return {};
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "warning: softening %g is large for %s (above %g, %s): the forces are smoothed at the model's own "
+                "scales; give --softening%s",
+                cfg.softening, cfg.ic.c_str(), limit,
+                solar ? "1e-3 of Mercury's perihelion distance" : "1/10 of the model's length unit",
+                solar ? " 0 (point masses)" : " smaller (the default is 1/100 of the length unit)");
+  return buf;
+}
 
 ParamSection model_parameters() {
   using K = ParamKind;

@@ -16,7 +16,7 @@ struct HostExecutor {
 
   template <class F>
   void for_each(int n, const F& f) const {
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMinElements)
+#pragma omp parallel for simd schedule(static) if (parallel_elements(n))
     for (int i = 0; i < n; ++i) f(i);
   }
 
@@ -33,7 +33,7 @@ struct HostExecutor {
   template <class F>
   double max(int n, const F& f) const {
     double worst = 0;
-#pragma omp parallel for schedule(static) reduction(max : worst) if (n >= kParallelMinElements)
+#pragma omp parallel for schedule(static) reduction(max : worst) if (parallel_elements(n))
     for (int i = 0; i < n; ++i) worst = std::max(worst, f(i));
     return worst;
   }

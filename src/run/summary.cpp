@@ -1,5 +1,6 @@
 #include "run/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -37,6 +38,7 @@ std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cf
     lines.push_back(format("note: -G %.10g overrides the %s unit system's G = %.10g", cfg.gravitational_constant,
                            cfg.units.c_str(), units.G));
   }
+  if (const std::string w = softening_warning(cfg); !w.empty()) lines.push_back(w);
   return lines;
 }
 
@@ -55,14 +57,22 @@ std::vector<std::string> summary(const RunResult& result, const RadiiSummary* ra
   std::string done = "done: " + std::to_string(steps) + " steps in " + format_duration(result.wall_seconds) + " wall";
   if (result.stepping_seconds > 0 && steps > 0) {
     const double rate = double(result.interactions) / result.stepping_seconds / 1e9;
-    done += format(" (stepping %s: %.4g steps/s, %.4g billion interactions/s)",
-                   format_duration(result.stepping_seconds).c_str(), double(steps) / result.stepping_seconds, rate);
+    // Outputs: the time between the chunks of steps (diagnostics, snapshots, checkpoints).
+    done += format(" (stepping %s: %.4g steps/s, %.4g billion interactions/s; outputs %s)",
+                   format_duration(result.stepping_seconds).c_str(), double(steps) / result.stepping_seconds, rate,
+                   format_duration(std::max(0.0, result.wall_seconds - result.stepping_seconds)).c_str());
   }
   lines.push_back(done);
   const Diagnostics& d0 = result.initial;
   const Diagnostics& d = *result.final;
+  const double de = relative_energy_error(d, d0.total);
   lines.push_back(format("energy: E0 = %.10g, E = %.10g, |dE/E0| = %.3e; virial ratio 2K/|W| = %.4f", d0.total, d.total,
-                         relative_energy_error(d, d0.total), d.virial_ratio));
+                         de, d.virial_ratio));
+  if (!(de <= kEnergyErrorWarning)) {
+    lines.push_back(format("warning: |dE/E0| = %.3g is above %g: the time step is too long for this model (the "
+                           "results are not to be trusted); run again with a smaller --dt (e.g. a quarter)",
+                           de, kEnergyErrorWarning));
+  }
   lines.push_back(
       format("momenta: |P - P0| = %.3e, |L - L0|/|L0| = %.3e", momentum_drift(d, d0), angular_momentum_drift(d, d0)));
   if (radii != nullptr) lines.push_back(format("half-mass radius: %.6g -> %.6g", radii->initial[4], radii->final[4]));

@@ -23,7 +23,12 @@ namespace nbody::runloop {
 struct RadiiSummary {
   std::array<double, 7> initial{}, final{};
 };
-// The summary of a completed run (result.final set).
+// Above this final |dE/E0| the summary (and run.log) warns that the step is too long.
+inline constexpr double kEnergyErrorWarning = 1e-2;
+
+// The summary of a completed run (result.final set): "done: ... (stepping X ...; outputs Y)"
+// with Y the time spent between the chunks of steps (the outputs), the energy (a warning above
+// kEnergyErrorWarning), the momenta, the half-mass radius and the files.
 [[nodiscard]] std::vector<std::string> summary(const RunResult& result, const RadiiSummary* radii);
 
 }  // namespace nbody::runloop

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/host_memory.hpp"
+#include "core/parallel.hpp"
 #include "core/units.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
@@ -204,6 +205,7 @@ std::unique_ptr<Simulation> build(const RunConfig& cfg, std::size_t n, Source so
 template <class Initial>
 std::unique_ptr<Simulation> build_any(const RunConfig& cfg, std::size_t n, Source source, Initial&& initial) {
   validate(cfg);
+  set_thread_count(cfg.threads);  // before the solver, whose device name reports the count
   if (n == 0) throw_input_error("n: a simulation needs at least one body");
   switch (parse_precision(cfg.precision)) {
     case Precision::fp32: return build<float>(cfg, n, source, initial);
@@ -234,6 +236,7 @@ std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg, const Parti
 
 std::unique_ptr<Simulation> Simulation::create_from_checkpoint(const Checkpoint& ck) {
   validate(ck.config);
+  set_thread_count(ck.config.threads);
   if (parse_precision(ck.config.precision) == Precision::fp32) return build_from_checkpoint<float>(ck);
   return build_from_checkpoint<double>(ck);
 }

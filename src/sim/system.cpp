@@ -1,9 +1,7 @@
 #include "sim/system.hpp"
 
+#include "device/context.hpp"  // no CUDA types: CPU-only builds include it too
 #include "nbody/error.hpp"
-#if NBODY_HAVE_CUDA
-#include "device/context.hpp"
-#endif
 
 namespace nbody {
 

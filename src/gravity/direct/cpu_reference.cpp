@@ -40,7 +40,7 @@ template <class T, class Law>
 void accelerations_with(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, double G, const Law& law) {
   const auto count = static_cast<std::int64_t>(t.n);
   const auto n = static_cast<std::int64_t>(s.n);
-#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
   for (std::int64_t i = 0; i < count; ++i) {
     const double xi = t.x[i], yi = t.y[i], zi = t.z[i];
     const std::int64_t own = t.self < 0 ? -1 : t.self + i;
@@ -59,7 +59,7 @@ template <class T, class Law>
 double potential_energy_with(const SourceView<T>& s, double G, const Law& law) {
   const auto n = static_cast<std::int64_t>(s.n);
   std::vector<double> phi(s.n);
-#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
+#pragma omp parallel for schedule(static) if (parallel_pairs(n, n))
   for (std::int64_t i = 0; i < n; ++i) {
     const double xi = s.x[i], yi = s.y[i], zi = s.z[i];
     double p = 0;
@@ -79,7 +79,7 @@ void acc_jerk_with(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, 
                    const Pair& pair) {
   const auto count = static_cast<std::int64_t>(t.count);
   const auto n = static_cast<std::int64_t>(s.n);
-#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
   for (std::int64_t k = 0; k < count; ++k) {
     const std::int64_t i = t.index[k];
     const double xi = s.x.x[i], yi = s.x.y[i], zi = s.x.z[i];

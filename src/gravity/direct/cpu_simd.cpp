@@ -1,6 +1,7 @@
 // Compiled with -fno-math-errno (so sqrt vectorises) and FMA contraction; see src/CMakeLists.txt.
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.hpp"
@@ -22,7 +23,7 @@ void accelerations_impl(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
   const T* __restrict__ y = s.y;
   const T* __restrict__ z = s.z;
   const T* __restrict__ m = s.m;
-#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
   for (std::int64_t i = 0; i < count; ++i) {
     const T xi = t.x[i], yi = t.y[i], zi = t.z[i];
     T ax = 0, ay = 0, az = 0;
@@ -36,23 +37,35 @@ void accelerations_impl(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
   }
 }
 
+// Like the force pass: the inner loop sums in T over chunks (vectorised, short enough that a
+// float32 partial sum keeps its precision), the chunks in float64; the self term is left out by
+// splitting the source range at i rather than by a select in the loop.
 template <class T, class Pair>
 double potential_energy_impl(const SourceView<T>& s, const GravityParams& g, const Pair pair) {
+  constexpr std::int64_t kChunk = 1024;
   const auto n = static_cast<std::int64_t>(s.n);
   std::vector<double> phi(s.n);
-#pragma omp parallel for schedule(static) if (n >= kParallelMinPairsTargets)
+  const T* __restrict__ x = s.x;
+  const T* __restrict__ y = s.y;
+  const T* __restrict__ z = s.z;
+  const T* __restrict__ m = s.m;
+#pragma omp parallel for schedule(static) if (parallel_pairs(n, n))
   for (std::int64_t i = 0; i < n; ++i) {
-    const T xi = s.x[i], yi = s.y[i], zi = s.z[i];
+    const T xi = x[i], yi = y[i], zi = z[i];
     double p = 0;
-#pragma omp simd reduction(+ : p)
-    for (std::int64_t j = 0; j < n; ++j) {
-      const T term = pair.potential(s.x[j] - xi, s.y[j] - yi, s.z[j] - zi, s.m[j]);
-      p += (j == i) ? 0.0 : double(term);
+    for (const auto& [begin, end] : {std::pair{std::int64_t{0}, i}, std::pair{i + 1, n}}) {
+      for (std::int64_t c = begin; c < end; c += kChunk) {
+        const std::int64_t stop = std::min(end, c + kChunk);
+        T q = 0;
+#pragma omp simd reduction(+ : q)
+        for (std::int64_t j = c; j < stop; ++j) q += pair.potential(x[j] - xi, y[j] - yi, z[j] - zi, m[j]);
+        p += double(q);
+      }
     }
     phi[i] = p;
   }
   double w = 0;
-  for (std::int64_t i = 0; i < n; ++i) w += double(s.m[i]) * phi[i];
+  for (std::int64_t i = 0; i < n; ++i) w += double(m[i]) * phi[i];
   return 0.5 * g.G * w;
 }
 
@@ -69,9 +82,9 @@ void acc_jerk_impl(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, 
   const T* __restrict__ vy = s.v.y;
   const T* __restrict__ vz = s.v.z;
   const T* __restrict__ m = s.m;
-  // Few targets (a small block of the block time steps) against many sources: threads would
-  // idle below this many targets, so such passes run on one thread.
-#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+  // Few targets (a small block of the block time steps) against many sources: below the work
+  // threshold (targets x sources) such passes run on one thread.
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
   for (std::int64_t k = 0; k < count; ++k) {
     const std::int64_t i = t.index[k];
     const T xi = x[i], yi = y[i], zi = z[i], ui = vx[i], vi = vy[i], wi = vz[i];
@@ -116,7 +129,7 @@ void simd_accelerations_mixed(const TargetView<double>& t, const SourceView<doub
     const float* __restrict__ y = yf.data();
     const float* __restrict__ z = zf.data();
     const float* __restrict__ m = mf.data();
-#pragma omp parallel for schedule(static) if (count >= kParallelMinPairsTargets)
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
     for (std::int64_t i = 0; i < count; ++i) {
       const float xi = float(t.x[i]), yi = float(t.y[i]), zi = float(t.z[i]);
       double ax = 0, ay = 0, az = 0;
