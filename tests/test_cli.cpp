@@ -186,6 +186,17 @@ TEST(Cli, CheckOnTheCpuBackendPrintsPositionsCorrect) {
   EXPECT_NE(r.out.find("positions correct"), std::string::npos) << r.out;
 }
 
+// check takes the device and the algorithm as run does (--backend is their older spelling).
+TEST(Cli, CheckTakesDeviceAndGravity) {
+  const auto r = run_nbody("check --device cpu --gravity direct -n 512");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("backend: cpu ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("positions correct"), std::string::npos) << r.out;
+  const auto both = run_nbody("check --backend cpu --device cuda -n 64");
+  EXPECT_EQ(both.status, 2) << both.out << both.err;
+  EXPECT_NE(both.err.find("--device"), std::string::npos) << both.err;
+}
+
 struct BadInput {
   std::string name;
   std::string args;

@@ -15,7 +15,7 @@ Command add_check_command(CLI::App& parent) {
       "backend and compare its positions with cpu-reference in float64");
   auto params = std::make_shared<ParamOptions>();
   RunConfig defaults = documents_program();
-  params->add_to(*app, defaults, {"backend", "precision", "n"}, /*with_config=*/false);
+  params->add_to(*app, defaults, {"device", "gravity", "backend", "precision", "n"}, /*with_config=*/false);
   // check draws its own cube: the run's words about --ic file: do not apply here.
   app->get_option("--n")->description("number of bodies of the cube (default: " + std::to_string(defaults.n) + ")");
 
