@@ -61,13 +61,19 @@ TEST(Dynamics, PlummerStaysInEquilibriumOverTenCrossingTimes) {
   check_plummer_equilibrium("cpu", "fp32", 4096);
 }
 
-RunConfig solar_config(double dt) {
+// The Solar System in solar units, on the CPU in float64.
+RunConfig solar_system_fp64() {
   RunConfig cfg;
   cfg.ic = "solar-system";
   cfg.n = 10;
   cfg.units = "solar";
   cfg.device = "cpu";
   cfg.precision = "fp64";
+  return cfg;
+}
+
+RunConfig solar_config(double dt) {
+  RunConfig cfg = solar_system_fp64();
   cfg.integrator = "leapfrog";
   cfg.softening = 0;
   cfg.dt = dt;
@@ -198,12 +204,7 @@ double mean_longitude(const Particles<double>& p, std::size_t i, double G) {
 // (at 1e-4 yr: 100"). Bound 0.01 deg (36"). The old defaults (softening 0.01 au, dt 0.01 yr) put
 // Mercury 29 degrees off.
 TEST(Dynamics, SolarSystemDefaultsKeepMercuryOnItsMeanMotionOverTenYears) {
-  RunConfig cfg;
-  cfg.ic = "solar-system";
-  cfg.n = 10;
-  cfg.units = "solar";
-  cfg.device = "cpu";
-  cfg.precision = "fp64";
+  RunConfig cfg = solar_system_fp64();
   apply_model_defaults(cfg, {});
   EXPECT_EQ(cfg.softening, 0.0);
   EXPECT_EQ(cfg.dt, 2e-5);
