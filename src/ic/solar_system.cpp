@@ -6,9 +6,15 @@
 // Sources.
 // - State vectors: JPL Horizons, ephemeris DE441, geometric states at JD 2451545.0 TDB,
 //   CENTER='@0' (solar-system barycentre), REF_PLANE=FRAME (ICRF axes), OUT_UNITS=KM-S,
-//   VEC_TABLE=2, one request per body: targets 10 (Sun), 199, 299, 399 (Earth), 499, 599, 699,
-//   799, 899 (planet centres), and 301 (Moon) with CENTER='@399'. The digits below are those the
-//   Horizons API prints for these requests.
+//   VEC_TABLE=2, one request per body: targets 10 (Sun), 199, 299, 399 (Earth), 499 (planet
+//   centres), and 301 (Moon) with CENTER='@399'. The digits below are those the Horizons API
+//   prints for these requests.
+// - Jupiter, Saturn, Uranus and Neptune: the system barycentres (DE bodies 5-8), from JPL's DE440
+//   Chebyshev coefficients (the binary ephemeris linux_p1550p2650.440) evaluated at JD 2451545.0
+//   TDB, km and km/s, ICRF, barycentric. DE440 and DE441 agree there: the Sun's and Mercury's
+//   states from DE440 equal the Horizons (DE441) values above to 16 digits. The planet centres
+//   differ from the barycentres by up to 1.27 m/s (Saturn: Titan's reflex; Neptune: Triton's),
+//   which would turn the planets' longitudes by 28-435 arcseconds a century.
 // - Masses: GM of the Sun and of the planetary systems (planet + satellites, Horizons' perturber
 //   masses), km^3 s^-2, from NAIF's gm_de440.tpc (BODY10_GM, BODY1_GM .. BODY9_GM; BODY399_GM and
 //   BODY301_GM for the Earth-Moon split). Masses in Msun are GM / GM_sun.
@@ -19,9 +25,9 @@
 //
 // Recipe.
 // 1. The Earth and the Moon are one body: the Earth-Moon barycentre (EMB), r = r_E + GM_M /
-//    (GM_E + GM_M) r_Moon,geocentric (likewise v), with the Earth-Moon mass. The other planets are
-//    given their system masses at their centres' states (the system barycentres differ by at
-//    most a few hundred km and under 1 m/s).
+//    (GM_E + GM_M) r_Moon,geocentric (likewise v), with the Earth-Moon mass. Mercury, Venus and
+//    Mars (whose satellites weigh nothing here) are their centres with their system masses;
+//    Jupiter to Neptune are their system barycentres with their system masses.
 // 2. ICRF (equatorial) to the ecliptic of J2000.0: a rotation by the obliquity
 //    eps = 84381.448 arcsec about the x axis (the frame Horizons calls "Ecliptic of J2000.0").
 // 3. km -> au (1 au = 149597870.7 km), km/s -> au per Gaussian year (365.2568983 d).
@@ -29,7 +35,8 @@
 //    re-centred on their own barycentre (they omit asteroids and the like, so the ephemeris' SSB
 //    is off by ~1e-7 au).
 // Checks (tests): the EMB is 0.983 au from the Sun (early January, near perihelion), its orbit in
-// the model closes after one sidereal year.
+// the model closes after one sidereal year, and 150 days on every planet's heliocentric direction
+// is within 0.2 arcsecond of DE440's (Mercury's is its relativistic precession).
 //
 // n must be 10: other values are an input error (the model has exactly these ten bodies).
 #include <array>
@@ -54,7 +61,7 @@ struct HorizonsState {
   std::array<double, 3> v;   // km/s
 };
 
-// JD 2451545.0 TDB, DE441, CENTER='@0', ICRF.
+// JD 2451545.0 TDB, CENTER='@0', ICRF: DE441 (Horizons) for the Sun to Mars, DE440 for Jupiter to Neptune.
 constexpr double kGmEarth = 3.9860043550702266e+05;  // BODY399_GM
 constexpr double kGmMoon = 4.9028001184575496e+03;   // BODY301_GM
 constexpr std::array<double, 3> kEarthR = {-2.756674048281145e+07, 1.323613811535491e+08, 5.741865328625385e+07};
@@ -78,18 +85,20 @@ const std::array<HorizonsState, 9>& horizons_states() {
       {"Mars", 4.2828375815756102e+04,
        {2.069804338364610e+08, -1.864170112571357e+05, -5.667227497442207e+06},
        {1.171984975692608e+00, 2.390670819298843e+01, 1.093392065056128e+01}},
+      // Jupiter to Neptune: the system barycentres (planet and satellites), which carry the
+      // system masses; from DE440 (see the sources above).
       {"Jupiter", 1.2671276409999998e+08,
-       {5.974999178516835e+08, 4.089902697993661e+08, 1.607562616932818e+08},
-       {-7.900547720245487e+00, 1.017187257622670e+01, 4.552504127783227e+00}},
+       {5.974998767925479e+08, 4.089903139317586e+08, 1.607562819387202e+08},
+       {-7.900525116640774e+00, 1.017179630923791e+01, 4.552467787262923e+00}},
       {"Saturn", 3.7940584841799997e+07,
-       {9.573176521103407e+08, 9.233194350574769e+08, 3.401627932740891e+08},
-       {-7.421900386838120e+00, 6.098450820882325e+00, 2.837547973276323e+00}},
+       {9.573174174143426e+08, 9.233196218969914e+08, 3.401628003886153e+08},
+       {-7.422709426014507e+00, 6.097474815228996e+00, 2.837682288255575e+00}},
       {"Uranus", 5.7945563999999985e+06,
-       {2.157907112723417e+09, -1.871307099571182e+09, -8.501069259961469e+08},
-       {4.646584677611653e+00, 4.251110198227456e+00, 1.796121552064855e+00}},
+       {2.157907312953845e+09, -1.871306838939559e+09, -8.501068000312823e+08},
+       {4.646336807878125e+00, 4.251152675974153e+00, 1.796172785811120e+00}},
       {"Neptune", 6.8365271005803989e+06,
-       {2.513978816984908e+09, -3.438170168305322e+09, -1.469851595078865e+09},
-       {4.474587918382480e+00, 2.876584787253288e+00, 1.065773120376900e+00}},
+       {2.513978721723720e+09, -3.438170140316855e+09, -1.469851523010959e+09},
+       {4.475214621751308e+00, 2.877104855637858e+00, 1.066200548145842e+00}},
   }};
   return s;
 }
