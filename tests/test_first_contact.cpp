@@ -1,9 +1,13 @@
 // What a first run meets: the OpenMP work threshold and --threads, the model's own dt and
 // softening, the warnings about a too long step or a too large softening, where the time went.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/parallel.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/config.hpp"
 #include "support.hpp"
 
@@ -110,6 +114,49 @@ TEST(FirstContact, SolarSystemSofteningDefaultsToZeroAndLargeOnesAreWarnedAbout)
   EXPECT_FALSE(has(small.out, "warning")) << small.out;
   const auto cluster = run_nbody("run -n 64 --steps 2 --softening 0.5 --device cpu");
   EXPECT_TRUE(has(cluster.out, "warning: softening 0.5 is large for plummer")) << cluster.out;
+}
+
+// A run from a snapshot takes the softening of the run that wrote it (HDF5 /Parameters, the CSV
+// metadata comment, Tipsy's eps) unless --softening is given, and says so; a file that records
+// none gets the default with a warning (it used to get the default without a word).
+TEST(FirstContact, RunFromASnapshotKeepsItsSoftening) {
+  const std::string dir = temp_dir("snapshot_softening");
+  std::vector<std::string> formats = {"csv", "tipsy"};
+  if (hdf5_available()) formats.push_back("hdf5");
+  for (const std::string& format : formats) {
+    SCOPED_TRACE(format);
+    const std::string run = dir + "/" + format;
+    const auto first = run_nbody("run -n 64 --device cpu --steps 2 --softening 0.0625 --snapshot-every 2 "
+                                 "--snapshot-format " + format + " --out " + run);
+    ASSERT_EQ(first.status, 0) << first.err;
+    std::string snapshot;
+    for (const auto& entry : std::filesystem::directory_iterator(run)) {
+      if (entry.path().filename().string().starts_with("snapshot_")) snapshot = entry.path().string();
+    }
+    ASSERT_FALSE(snapshot.empty());
+    EXPECT_EQ(read_particle_file_info(snapshot).softening, 0.0625);
+    const auto next = run_nbody("run --ic file:" + snapshot + " --device cpu --steps 1 --out " + run + "/next");
+    ASSERT_EQ(next.status, 0) << next.err;
+    EXPECT_TRUE(has(next.out, "softening 0.0625: as recorded in")) << next.out;
+    EXPECT_TRUE(has(read_text(run + "/next/config.toml"), "\nsoftening = 0.0625\n"));
+    const auto given = run_nbody("run --ic file:" + snapshot + " --device cpu --steps 1 --softening 0.125 --out " +
+                                 run + "/given");
+    ASSERT_EQ(given.status, 0) << given.err;
+    EXPECT_FALSE(has(given.out, "as recorded")) << given.out;
+    EXPECT_TRUE(has(read_text(run + "/given/config.toml"), "\nsoftening = 0.125\n"));
+  }
+  // A file without a softening: a CSV of bodies written by hand.
+  std::ofstream(dir + "/bodies.csv") << "id,m,x,y,z,vx,vy,vz\n0,0.5,1,0,0,0,0.5,0\n1,0.5,-1,0,0,0,-0.5,0\n";
+  EXPECT_FALSE(read_particle_file_info(dir + "/bodies.csv").softening.has_value());
+  const auto plain = run_nbody("run --ic file:" + dir + "/bodies.csv --device cpu --steps 1");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_TRUE(has(plain.out, "warning: " + dir + "/bodies.csv records no softening: the default 0.01 is used"))
+      << plain.out;
+  // A negative softening in the metadata comment is refused like any bad value.
+  std::ofstream(dir + "/bad.csv") << "id,m,x,y,z,vx,vy,vz\n# time = 0, softening = -1\n0,1,0,0,0,0,0,0\n";
+  const auto bad = run_nbody("run --ic file:" + dir + "/bad.csv --device cpu --steps 1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_TRUE(has(bad.err, "softening must be >= 0")) << bad.err;
 }
 
 }  // namespace

@@ -131,6 +131,9 @@ struct ParamSpec {
   void (*assign)(RunConfig&, std::string_view value) = nullptr;
   std::string (*value_of)(const RunConfig&) = nullptr;  // the alias's spelling of the current values
   std::vector<std::string_view> writes = {};            // the keys an alias sets
+  // The default as --help states it where the model chooses it (apply_model_defaults); empty:
+  // the value of the defaults.
+  std::string_view default_text = {};
 
   [[nodiscard]] std::string flag() const;  // "--snapshot-every"
   [[nodiscard]] bool is_alias() const { return assign != nullptr; }
@@ -151,8 +154,10 @@ struct ParamSection {
 // The model's own defaults for what a new run did not give (`given`: the keys given by a flag or
 // a TOML file): dt, 1/100 of the model's dynamical time in the run's units (0.01 in Henon units;
 // 2e-5 yr for solar-system), and softening, 1/100 of the model's length unit (0 for
-// solar-system). A run from a file (--ic file:PATH) keeps the values of RunConfig.
-void apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given);
+// solar-system). A run from a file (--ic file:PATH) takes the softening the file records (see
+// read_particle_file_info) and keeps RunConfig's dt. Returns lines for the user: where a value
+// came from, or a warning that a file records no softening and the default is used.
+std::vector<std::string> apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given);
 // A warning line when cfg.softening is large against the model's scales (empty when not).
 [[nodiscard]] std::string softening_warning(const RunConfig& cfg);
 

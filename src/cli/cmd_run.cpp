@@ -94,7 +94,9 @@ int execute(const RunOptions& opts) {
   RunConfig cfg = opts.params.resolve(from ? continuation_config(opts.params.given_text("from")) : program_defaults());
   // dt and softening the model's own where not given (a continued or resumed run keeps the
   // values it stored); before --t-end is turned into steps, which needs dt.
-  if (!from) apply_model_defaults(cfg, opts.params.given_keys());
+  if (!from) {
+    for (const std::string& note : apply_model_defaults(cfg, opts.params.given_keys())) std::printf("%s\n", note.c_str());
+  }
   cfg = resolve_length(opts.params, cfg);
   const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
   return run_with_the_program_hooks(!cfg.out.empty(),

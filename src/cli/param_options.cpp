@@ -39,7 +39,7 @@ void ParamOptions::add_to(CLI::App& cmd, const RunConfig& defaults, const std::v
         help += " {" + list + "}";
       }
       if (spec.applicability.applies != nullptr) help += " (" + std::string(spec.applicability.only) + " only)";
-      const std::string def = param_value_text(defaults, spec);
+      const std::string def = spec.default_text.empty() ? param_value_text(defaults, spec) : std::string(spec.default_text);
       help += " (default: " + (def.empty() ? std::string("none") : def) + ")";
       // Values are kept as text and checked by the schema, so a bad value gets the schema's
       // message (which names the flag) rather than CLI11's.

@@ -65,7 +65,9 @@ ParamSection gravity_parameters() {
            .min = 0, .max = kRealMax, .field = &RunConfig::gravitational_constant},
           {.key = "softening", .kind = K::real, .unit = "length",
            .help = "Plummer softening length eps (the documents' eps^2 = 1e-9 is eps = 3.1623e-5)", .min = 0,
-           .max = kRealMax, .field = &RunConfig::softening},
+           .max = kRealMax, .field = &RunConfig::softening,
+           .default_text = "the model's: 1/100 of its length unit (0.01 in Henon units), 0 for solar-system; with "
+                           "--ic file:PATH the file's, else 0.01"},
           {.key = "softening_law", .kind = K::text,
            .help = "softening law: plummer, or spline (GADGET's cubic spline: Newtonian beyond 2.8 eps, the same "
                    "central potential -Gm/eps as plummer)",

@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "ic/ic.hpp"
 #include "io/particle_file.hpp"
+#include "nbody/error.hpp"
 
 namespace nbody {
 namespace {
@@ -81,12 +82,36 @@ bool given_key(const std::vector<std::string>& given, std::string_view key) {
 
 }  // namespace
 
-void apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given) {
+std::vector<std::string> apply_model_defaults(RunConfig& cfg, const std::vector<std::string>& given) {
+  std::vector<std::string> notes;
+  if (is_file_ic(cfg.ic)) {
+    if (given_key(given, "softening")) return notes;
+    const std::string path = cfg.ic.substr(kIcFilePrefix.size());
+    ParticleFileInfo info;
+    try {
+      info = read_particle_file_info(path);
+    } catch (const Error& e) {
+      throw Error(e.kind(), "ic: " + std::string(e.what()));
+    }
+    char buf[512];
+    if (info.softening) {
+      cfg.softening = *info.softening;
+      std::snprintf(buf, sizeof buf, "softening %.17g: as recorded in %s (give --softening to change it)",
+                    cfg.softening, path.c_str());
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    "warning: %s records no softening: the default %g is used (give --softening to choose)",
+                    path.c_str(), cfg.softening);
+    }
+    notes.emplace_back(buf);
+    return notes;
+  }
   const auto scales = native_scales(cfg);
-  if (!scales) return;
+  if (!scales) return notes;
   const bool solar = cfg.ic == "solar-system";
   if (!given_key(given, "dt")) cfg.dt = (solar ? kSolarSystemDt : 0.01) * scales->time;
   if (!given_key(given, "softening")) cfg.softening = solar ? 0.0 : 0.01 * scales->length;
+  return notes;
 }
 
 std::string softening_warning(const RunConfig& cfg) {

@@ -27,7 +27,9 @@ ParamSection integrator_parameters() {
           {.key = "integrator", .kind = K::text, .help = "time integrator", .choices = &integrator_names,
            .field = &RunConfig::integrator},
           {.key = "dt", .kind = K::real, .unit = "time", .help = "time step", .min = 0, .max = kRealMax,
-           .min_exclusive = true, .field = &RunConfig::dt},
+           .min_exclusive = true, .field = &RunConfig::dt,
+           .default_text = "the model's: 1/100 of its unit of time (0.01 in Henon units), 2e-5 yr for solar-system; "
+                           "0.01 with --ic file:PATH"}, 
           {.key = "dt_mode", .kind = K::text,
            .help = "time steps: fixed (one step of dt), auto (shared substeps from the integrator's criterion, none "
                    "longer than dt; leapfrog, hermite4), block (individual power-of-two fractions of dt; hermite4). "

@@ -15,6 +15,7 @@ namespace nbody {
 namespace {
 
 constexpr std::string_view kTimeKey = "time";
+constexpr std::string_view kSofteningKey = "softening";
 const char* const kUnitKeys[] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s", "UnitTime_in_s"};
 
 double* unit_field(UnitSystemCgs& u, int k) {
@@ -36,6 +37,10 @@ std::string csv_snapshot_text(const Particles<T>& p, const CsvMeta* meta) {
     for (int k = 0; k < 4; ++k) {
       std::snprintf(text, sizeof text, "%.17g", *unit_field(u, k));
       out += std::string(", ") + kUnitKeys[k] + " = " + text;
+    }
+    if (meta->softening) {
+      std::snprintf(text, sizeof text, "%.17g", *meta->softening);
+      out += std::string(", ") + std::string(kSofteningKey) + " = " + text;
     }
     out += "\n";
   }
@@ -98,6 +103,13 @@ bool read_meta_comment(std::string_view text, ParticleFileInfo& info, const std:
       time = v;
       continue;
     }
+    if (key == kSofteningKey) {
+      if (v < 0) {
+        throw_file_error(path, line_name(line) + ": softening must be >= 0 ('" + std::string(value) + "')");
+      }
+      info.softening = v;
+      continue;
+    }
     for (int k = 0; k < 4; ++k) {
       if (key != kUnitKeys[k]) continue;
       if (!(v > 0)) {
@@ -120,7 +132,7 @@ bool read_meta_comment(std::string_view text, ParticleFileInfo& info, const std:
 
 }  // namespace
 
-ParticleFileData read_csv_particles(const std::filesystem::path& path) {
+ParticleFileData read_csv_particles(const std::filesystem::path& path, FileRead what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_file_error(path, "cannot open for reading");
   ParticleFileData data;
@@ -146,6 +158,7 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path) {
       if (!meta_read && read_meta_comment(text, data.info, path, line)) meta_read = true;
       continue;
     }
+    if (what == FileRead::metadata) return data;
     std::string_view fields[8];
     std::size_t count = 0;
     std::string_view rest = text;

@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "core/units.hpp"
@@ -16,6 +17,7 @@ namespace nbody {
 struct CsvMeta {
   double time = 0;
   UnitSystemCgs units;
+  std::optional<double> softening;  // written as "softening = E" when given
 };
 
 // CSV text of a particle set: a header row `id,m,x,y,z,vx,vy,vz`, the metadata comment when
@@ -30,6 +32,8 @@ void write_csv_snapshot(const std::filesystem::path& path, const Particles<T>& p
 // Reads what write_csv_snapshot writes: the exact header row, the optional metadata comment
 // (its time and units, validated, go to the file info), then rows of eight values (blank lines,
 // other '#' comment lines and a trailing '\r' are ignored). Errors name the file and the line.
-[[nodiscard]] ParticleFileData read_csv_particles(const std::filesystem::path& path);
+// FileRead::metadata stops at the first row.
+[[nodiscard]] ParticleFileData read_csv_particles(const std::filesystem::path& path,
+                                                  FileRead what = FileRead::everything);
 
 }  // namespace nbody

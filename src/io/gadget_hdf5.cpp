@@ -358,7 +358,7 @@ void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double
                       [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta); });
 }
 
-ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
+ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead what) {
   silence_hdf5();
   Reader r(path);
   {
@@ -393,6 +393,35 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
       r.fail("/Header/MassTable[" + std::to_string(type) + "] is not a finite number >= 0 (" + number(m) + ")");
     }
   }
+
+  if (H5Lexists(file.get(), "Units", H5P_DEFAULT) > 0) {
+    const Handle units = r.open_group(file.get(), "Units");
+    UnitSystemCgs u;
+    const std::pair<const char*, double*> fields[] = {
+        {"UnitLength_in_cm", &u.UnitLength_in_cm},
+        {"UnitMass_in_g", &u.UnitMass_in_g},
+        {"UnitVelocity_in_cm_per_s", &u.UnitVelocity_in_cm_per_s},
+        {"UnitTime_in_s", &u.UnitTime_in_s}};
+    for (const auto& [name, value] : fields) {
+      r.attribute(units.get(), "/Units", name, H5T_NATIVE_DOUBLE, value, 1);
+      if (!std::isfinite(*value) || !(*value > 0)) {
+        r.fail("/Units/" + std::string(name) + " is not a finite number > 0 (" + number(*value) + ")");
+      }
+    }
+    u.physical = u.UnitLength_in_cm != 1 || u.UnitMass_in_g != 1 || u.UnitVelocity_in_cm_per_s != 1;
+    data.info.units = u;
+  }
+  // The softening of the run that wrote the file (our /Parameters; GADGET-4 has no single one).
+  if (H5Lexists(file.get(), "Parameters", H5P_DEFAULT) > 0) {
+    const Handle params = r.open_group(file.get(), "Parameters");
+    if (H5Aexists(params.get(), "softening") > 0) {
+      double eps = 0;
+      r.attribute(params.get(), "/Parameters", "softening", H5T_NATIVE_DOUBLE, &eps, 1);
+      if (!std::isfinite(eps) || eps < 0) r.fail("/Parameters/softening is not a finite number >= 0 (" + number(eps) + ")");
+      data.info.softening = eps;
+    }
+  }
+  if (what == FileRead::metadata) return data;
 
   // Every dataset checked against what the file holds, and the whole read against memory,
   // before anything large is allocated.
@@ -457,23 +486,6 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path) {
     }
   }
   data.info.precision = widest == 4 ? Precision::fp32 : Precision::fp64;
-  if (H5Lexists(file.get(), "Units", H5P_DEFAULT) > 0) {
-    const Handle units = r.open_group(file.get(), "Units");
-    UnitSystemCgs u;
-    const std::pair<const char*, double*> fields[] = {
-        {"UnitLength_in_cm", &u.UnitLength_in_cm},
-        {"UnitMass_in_g", &u.UnitMass_in_g},
-        {"UnitVelocity_in_cm_per_s", &u.UnitVelocity_in_cm_per_s},
-        {"UnitTime_in_s", &u.UnitTime_in_s}};
-    for (const auto& [name, value] : fields) {
-      r.attribute(units.get(), "/Units", name, H5T_NATIVE_DOUBLE, value, 1);
-      if (!std::isfinite(*value) || !(*value > 0)) {
-        r.fail("/Units/" + std::string(name) + " is not a finite number > 0 (" + number(*value) + ")");
-      }
-    }
-    u.physical = u.UnitLength_in_cm != 1 || u.UnitMass_in_g != 1 || u.UnitVelocity_in_cm_per_s != 1;
-    data.info.units = u;
-  }
   // Name a particle by its group and index there.
   validate_particles(p, path, [&](std::size_t k) {
     for (int type = 0; type < kTypes; ++type) {

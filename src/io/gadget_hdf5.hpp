@@ -24,7 +24,9 @@ inline constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
 // state gives the same file.
 void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta);
 // Reads every PartType0..5 group present as point masses (Masses, or MassTable where a type has
-// none). A single-file snapshot only.
-[[nodiscard]] ParticleFileData read_gadget_hdf5(const std::filesystem::path& path);
+// none). A single-file snapshot only. FileRead::metadata reads the header, /Units and
+// /Parameters only (no particles).
+[[nodiscard]] ParticleFileData read_gadget_hdf5(const std::filesystem::path& path,
+                                                FileRead what = FileRead::everything);
 
 }  // namespace nbody

@@ -89,7 +89,9 @@ ParticleFormat sniff_format(const fs::path& path, std::uintmax_t size) {
 
 }  // namespace
 
-ParticleFileData read_particle_file(const fs::path& path) {
+namespace {
+
+ParticleFileData read_any(const fs::path& path, FileRead what) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) throw_file_error(path, "no such file");
@@ -107,7 +109,7 @@ ParticleFileData read_particle_file(const fs::path& path) {
   ParticleFileData data;
   switch (format) {
     case ParticleFormat::csv:
-      data = read_csv_particles(path);
+      data = read_csv_particles(path, what);
       break;
     case ParticleFormat::tipsy:
       data = read_tipsy(path, size);
@@ -117,20 +119,29 @@ ParticleFileData read_particle_file(const fs::path& path) {
         throw_file_error(path, "this build of nbody has no HDF5 support (configure with -DNBODY_ENABLE_HDF5=ON)");
       }
 #if NBODY_HAVE_HDF5
-      data = read_gadget_hdf5(path);
+      data = read_gadget_hdf5(path, what);
 #endif
       break;
   }
   data.info.format = format;
-  if (data.particles.size() == 0) throw_file_error(path, "the file holds no particles");
+  if (what == FileRead::everything && data.particles.size() == 0) {
+    throw_file_error(path, "the file holds no particles");
+  }
   return data;
 }
+
+}  // namespace
+
+ParticleFileData read_particle_file(const fs::path& path) { return read_any(path, FileRead::everything); }
+
+ParticleFileInfo read_particle_file_info(const fs::path& path) { return read_any(path, FileRead::metadata).info; }
 
 void write_particle_file(const fs::path& path, ParticleFormat format, const Particles<double>& p,
                          const SnapshotMeta& meta) {
   switch (format) {
     case ParticleFormat::csv: {
-      const CsvMeta csv{meta.time, snapshot_units(meta)};
+      CsvMeta csv{meta.time, snapshot_units(meta), std::nullopt};
+      if (meta.config != nullptr) csv.softening = meta.config->softening;
       if (meta.precision == Precision::fp32) {
         write_csv_snapshot(path, p.as<float>(), &csv);
       } else {

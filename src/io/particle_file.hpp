@@ -40,7 +40,15 @@ struct ParticleFileInfo {
   double time = 0;                     // simulation time in the header (CSV: its metadata comment; else 0)
   std::optional<Precision> precision;  // as stored (none for CSV: decimal text)
   std::optional<UnitSystemCgs> units;  // HDF5 /Units or the CSV metadata comment when given (none for Tipsy)
+  // The softening of the run that wrote the file: HDF5 /Parameters/softening, the CSV metadata
+  // comment's, Tipsy's eps when every body has the same one > 0 (0 is what writers without a
+  // softening put there). None when the file does not say.
+  std::optional<double> softening;
 };
+
+// What a reader reads: the particles and the metadata, or the metadata alone (the header, the
+// units, the softening; Tipsy's eps needs every record, so its reader reads them all).
+enum class FileRead { everything, metadata };
 
 struct ParticleFileData {
   Particles<double> particles;  // exact: float32 values widen without rounding
@@ -52,6 +60,8 @@ struct ParticleFileData {
 // value, a mass <= 0, a duplicate id, no particles) is an input error that names the file and,
 // where it makes sense, the line or record.
 [[nodiscard]] ParticleFileData read_particle_file(const std::filesystem::path& path);
+// The same checks of the path, then only what the file records besides the particles.
+[[nodiscard]] ParticleFileInfo read_particle_file_info(const std::filesystem::path& path);
 
 // What a writer records besides the particles.
 struct SnapshotMeta {

@@ -172,9 +172,19 @@ ParticleFileData read_tipsy(const std::filesystem::path& path, std::uintmax_t si
   auto& p = data.particles;
   p.resize(std::size_t(h.nbodies));
   std::size_t at = kTipsyHeaderBytes, i = 0;
-  const std::pair<std::int32_t, std::size_t> kinds[] = {
-      {h.nsph, kTipsyGasBytes}, {h.ndark, kTipsyDarkBytes}, {h.nstar, kTipsyStarBytes}};
-  for (const auto& [count, record_bytes] : kinds) {
+  // Where a record keeps its gravitational softening eps (gas records have a smoothing length
+  // instead: none).
+  struct Kind {
+    std::int32_t count;
+    std::size_t record_bytes;
+    std::optional<std::size_t> eps_at;
+  };
+  const Kind kinds[] = {{h.nsph, kTipsyGasBytes, std::nullopt},
+                        {h.ndark, kTipsyDarkBytes, 28},
+                        {h.nstar, kTipsyStarBytes, 36}};
+  std::optional<float> eps;   // the same for every dark and star record so far
+  bool uniform_eps = true;
+  for (const auto& [count, record_bytes, eps_at] : kinds) {
     for (std::int32_t k = 0; k < count; ++k, ++i, at += record_bytes) {
       const char* r = bytes.data() + at;
       p.m[i] = load<float>(r, order);
@@ -185,8 +195,14 @@ ParticleFileData read_tipsy(const std::filesystem::path& path, std::uintmax_t si
       p.vy[i] = load<float>(r + 20, order);
       p.vz[i] = load<float>(r + 24, order);
       p.id[i] = i;
+      if (eps_at) {
+        const float e = load<float>(r + *eps_at, order);
+        if (eps && !(e == *eps)) uniform_eps = false;
+        eps = e;
+      }
     }
   }
+  if (uniform_eps && eps && std::isfinite(*eps) && *eps > 0) data.info.softening = double(*eps);
   validate_particles(p, path, [](std::size_t k) { return "record " + std::to_string(k + 1); });
   return data;
 }
