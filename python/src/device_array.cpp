@@ -117,7 +117,9 @@ void bind_device_arrays(pb::module_& m) {
           },
           "A DLPack capsule of the array (no copy).")
       .def("__dlpack_device__", [](const DeviceArray& a) {
-        return a.where.on_device() ? pb::make_tuple(kDLCUDA, a.where.device) : pb::make_tuple(kDLCPU, 0);
+        const std::int32_t type = a.where.on_device() ? kDLCUDA : kDLCPU;
+        const std::int32_t id = a.where.on_device() ? a.where.device : 0;
+        return pb::make_tuple(type, id);
       });
 }
 
