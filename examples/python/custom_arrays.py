@@ -37,7 +37,7 @@ def main():
 
     sim = nbody.Simulation.from_arrays(m=m, x=x, v=np.zeros_like(x), dt=t_ff / 400, softening=0.02,
                                        precision="fp32", integrator="leapfrog")
-    print(f"{sim!r}; free-fall time {t_ff:.4f}")
+    print(f"{sim.n} bodies: {sim!r}; free-fall time {t_ff:.4f}")
     history = []
 
     def follow(s):
@@ -48,7 +48,9 @@ def main():
     k = int(np.argmin(rh))
     print(f"half-mass radius {rh[0]:.3f} at t = {t[0]:.3f}, minimum {rh[k]:.3f} at t = {t[k]:.3f} "
           f"= {t[k] / t_ff:.2f} t_ff")
-    print(f"positions: a {sim.x.dtype} view of the engine's memory, x[:3] = {sim.x[:3]}")
+    # sim.x is a numpy view of the engine's memory on the host, a DeviceArray on a GPU.
+    where = f"a DeviceArray on {sim.x.device}" if sim.on_device else f"a {sim.x.dtype} numpy view"
+    print(f"positions: {where}; body 0 at {sim.positions[0]}")
     assert 0.8 < t[k] / t_ff < 1.3
 
 
