@@ -139,6 +139,9 @@ struct RunHooks {
   double chunk_seconds = 0.25;
   // A heartbeat line (Logger::heartbeat and run.log) every this many seconds of wall time; 0: none.
   double heartbeat_seconds = 60;
+  // The opening lines and the closing summary (whose final diagnostics cost a potential-energy
+  // pass); a caller that steps in many short calls (advance_run) may leave them out.
+  bool announce = true;
 };
 
 struct RunResult {
@@ -196,6 +199,16 @@ RunResult resume_run(ResumePoint point, const RunConfig& cfg, const RunHooks& ho
 // or a run directory: its newest checkpoint), with `out` cleared and `from` set: the base that the
 // new run's flags change.
 [[nodiscard]] RunConfig continuation_config(const std::filesystem::path& from);
+
+// The first step whose time cfg.start_time + step * cfg.dt is at or past t (how --t-end becomes
+// --steps; 0 when t is not after the start time).
+[[nodiscard]] std::int64_t step_at_time(const RunConfig& cfg, double t);
+
+// Advances a simulation the caller holds to step `last_step` through the run loop, without a run
+// directory: chunks of steps, the caller's stop conditions, progress observer and outputs (an
+// output due at the starting step is not written again). For programs that step one simulation
+// in several calls (the Python API). `initial`: the diagnostics the drifts are measured from.
+RunResult advance_run(Simulation& sim, std::int64_t last_step, const Diagnostics& initial, const RunHooks& hooks);
 
 // "1.23 s", "4 min 05 s", "2 h 03 min"
 [[nodiscard]] std::string format_duration(double seconds);

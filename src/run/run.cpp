@@ -25,9 +25,7 @@ void resolve_run_length(RunConfig& cfg) {
   if (!(cfg.t_end > cfg.start_time)) {
     throw_input_error("--t-end: " + toml_real(cfg.t_end) + " is not after the start time " + toml_real(cfg.start_time));
   }
-  const double steps = std::ceil((cfg.t_end - cfg.start_time) / cfg.dt * (1 - 1e-12));
-  if (!(steps < 9.0e18)) throw_input_error("--t-end: " + toml_real(cfg.t_end) + " is too many steps of --dt away");
-  cfg.steps = static_cast<std::int64_t>(steps);
+  cfg.steps = step_at_time(cfg, cfg.t_end);
 }
 
 Particles<double> state_as_double(const Checkpoint& ck) {
@@ -122,6 +120,23 @@ RunResult start_run(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles exist
 
 RunResult run_simulation(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles existing) {
   return start_run(std::move(cfg), hooks, existing, {});
+}
+
+std::int64_t step_at_time(const RunConfig& cfg, double t) {
+  if (!(t > cfg.start_time)) return 0;
+  const double steps = std::ceil((t - cfg.start_time) / cfg.dt * (1 - 1e-12));
+  if (!(steps < 9.0e18)) throw_input_error("--t-end: " + toml_real(t) + " is too many steps of --dt away");
+  return static_cast<std::int64_t>(steps);
+}
+
+RunResult advance_run(Simulation& sim, std::int64_t last_step, const Diagnostics& initial, const RunHooks& hooks) {
+  RunConfig cfg = sim.config();
+  cfg.steps = last_step;
+  cfg.t_end = 0;
+  cfg.out.clear();
+  RunProgress progress;
+  progress.initial = initial;
+  return runloop::run_loop(sim, cfg, nullptr, &progress, hooks);
 }
 
 RunConfig continuation_config(const std::filesystem::path& from) {

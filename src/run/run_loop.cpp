@@ -107,8 +107,9 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   if (dir != nullptr) stop_conditions.push_back(&stop_file.emplace(*dir));
 
   for (const auto& line : notes) log.info(line);
-  for (const auto& line : announcement(sim, cfg, resumed != nullptr ? dir->path().string() : std::string())) {
-    log.info(line);
+  if (hooks.announce) {
+    const std::string resumed_from = resumed != nullptr && dir != nullptr ? dir->path().string() : std::string();
+    for (const auto& line : announcement(sim, cfg, resumed_from)) log.info(line);
   }
   RunState state(sim, cfg, log);
   RunResult result;
@@ -165,7 +166,7 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   if (stopped_by != nullptr) {
     stopped_by->acknowledge();
     log.info(stop_message(result, cfg, hooks.resume_command));
-  } else {
+  } else if (hooks.announce) {
     result.final = state.diagnostics();
     std::optional<RadiiSummary> radii;
     if (diagnostics) radii = RadiiSummary{diagnostics->initial_radii(), diagnostics->radii()};

@@ -11,6 +11,7 @@
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 #include "particles/memory.hpp"
+#include "sim/simulation_state.hpp"
 #include "sim/system.hpp"
 
 namespace nbody {
@@ -98,6 +99,8 @@ class SimulationImpl final : public Simulation {
   }
 
   void synchronize() override { system_->synchronize(); }
+
+  [[nodiscard]] System<T>& system() noexcept { return *system_; }
 
  private:
   RunConfig cfg_;
@@ -229,6 +232,14 @@ std::unique_ptr<Simulation> build_from_checkpoint(const Checkpoint& ck) {
 }
 
 }  // namespace
+
+template <class T>
+System<T>* system_of(Simulation& sim) noexcept {
+  auto* impl = dynamic_cast<SimulationImpl<T>*>(&sim);
+  return impl != nullptr ? &impl->system() : nullptr;
+}
+template System<float>* system_of<float>(Simulation&) noexcept;
+template System<double>* system_of<double>(Simulation&) noexcept;
 
 std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg, const Particles<double>& initial) {
   return build_any(cfg, initial.size(), Source::in_memory, [&]() -> const Particles<double>& { return initial; });

@@ -1,0 +1,375 @@
+"""nbody: GPU direct-summation N-body simulations from Python.
+
+The same engine, parameters and checks as the ``nbody`` program:
+
+    import nbody
+    sim = nbody.Simulation(ic="plummer", n=4096, seed=1, integrator="leapfrog")
+    sim.integrate(10.0)              # to simulation time 10 (a progress bar on terminals)
+    print(sim.t, sim.energy(), sim.diagnostics()["energy_error"])
+    sim.x[:5]                        # a numpy view of the positions' x (no copy)
+
+    sim = nbody.Simulation(units="solar", dt=1e-3, softening=0, integrator="yoshida4")
+    sim.add(m=1.0)                   # the Sun at rest at the origin
+    sim.add(m=3.0e-6, x=(1, 0, 0), v=(0, 6.2832, 0))   # the Earth
+    sim.step(1000)
+
+    run = nbody.run(ic="king", n=2048, steps=2000, diag_every=20, out="runs/king")   # a run directory
+    for snap in nbody.Run("runs/king"):
+        print(snap.time, snap.positions.shape)
+
+Every keyword argument is a parameter of ``nbody run`` (``nbody.parameters()`` lists them; a
+flag's dashes are underscores: ``snapshot_every``), checked as the program checks it: a bad value
+raises ``ValueError`` (``nbody.InputError``) naming the parameter, and nothing is written.
+See docs/python.md.
+"""
+import os as _os
+
+import numpy as _np
+
+from . import _core
+from ._core import DeviceArray, InputError, RunState
+from .files import Checkpoint, Run, Snapshot, load
+from .progress import TextProgress
+
+__version__ = _core.__version__
+__all__ = [
+    "Simulation", "run", "resume", "load", "Run", "Snapshot", "Checkpoint", "parameters", "to_yt",
+    "DeviceArray", "RunState", "InputError", "TextProgress", "LAGRANGIAN_FRACTIONS", "cuda_available",
+]
+
+#: Mass fractions of the Lagrangian radii (``Simulation.lagrangian_radii``, lagrangian_radii.csv).
+LAGRANGIAN_FRACTIONS = tuple(_core.lagrangian_fractions())
+
+_FIELDS = ("x", "y", "z", "vx", "vy", "vz", "m", "id")
+
+
+def parameters():
+    """The run parameters, as the schema declares them: a list of dicts with ``key`` (the keyword
+    argument), ``flag``, ``section``, ``kind``, ``unit``, ``help``, ``default``, ``min``/``max``,
+    ``choices``, ``applies_to`` and ``may_change_on_resume``."""
+    return _core.parameters()
+
+
+def cuda_available():
+    """Whether this build has the CUDA backend (a GPU must still be present to use it)."""
+    return _core.cuda_available()
+
+
+def to_yt(snapshot, **kwargs):
+    """A snapshot (a path, a Snapshot or a Simulation) as a yt dataset with its units and a
+    bounding box around the bodies. See nbody.yt_helper.to_yt."""
+    from .yt_helper import to_yt as _to_yt
+    return _to_yt(snapshot, **kwargs)
+
+
+def _log_function(log):
+    if log is None or log is False:
+        return None
+    if log is True:
+        return print
+    if not callable(log):
+        raise TypeError("log: give a callable taking one line, True (print) or None")
+    return log
+
+
+class Simulation:
+    """A simulation held in memory and stepped from Python.
+
+    ``Simulation(**params)`` takes every parameter of ``nbody run`` as a keyword argument
+    (``nbody.parameters()`` lists them): ``ic``, ``n``, ``seed``, ``units``, ``precision``,
+    ``integrator``, ``dt``, ``softening``, ``device``, ... Each value is checked as the program
+    checks it; a bad one raises ``ValueError`` naming it. dt and softening default to the
+    model's own (1/100 of its dynamical time and length unit), as in ``nbody run``.
+
+    Instead of a model, bodies can be given one by one or as arrays with :meth:`add` before the
+    first step (then ``ic`` and ``n`` are not used, and dt and softening keep the values given,
+    or 0.01 each).
+
+    Particle data: ``sim.x``, ``sim.y``, ``sim.z``, ``sim.vx``, ``sim.vy``, ``sim.vz``,
+    ``sim.m``, ``sim.id`` are numpy views of the engine's own memory (no copy; float32 for an
+    fp32 run, float64 otherwise). Writing them changes the simulation. Rule: writing positions
+    or masses makes the stored accelerations stale, so while any writable view of x, y, z or m
+    is alive, each ``integrate``/``step`` call recomputes the accelerations first (one force
+    evaluation; the same bits when nothing was written). ``id`` is read-only, and every view is
+    read-only with ``integrator="hermite4"`` (its per-body state would go stale). On a GPU these
+    attributes are :class:`DeviceArray` objects (``__cuda_array_interface__``, ``__dlpack__``;
+    ``.to_numpy()`` copies); ``sim.to_numpy()`` copies every field on any device.
+
+    Files: :meth:`save` (a snapshot: hdf5, tipsy, csv), :meth:`checkpoint` and
+    :meth:`Simulation.resume` (bit-exact continuation). For a run directory like the program's
+    (config.toml, diagnostics.csv, snapshots, checkpoints that ``nbody run --resume`` continues)
+    use :func:`nbody.run`.
+    """
+
+    def __init__(self, **params):
+        if "out" in params:
+            raise InputError("out: a Simulation steps in memory; nbody.run(out=...) writes a run directory")
+        self._params = dict(params)
+        # Checked now, so that a bad value fails where it is given.
+        self._lines, self._given = _core.make_config(self._params, True)
+        self._bodies = None  # dict of lists of arrays, once add() is called
+        self._engine = None
+
+    # ---- construction ------------------------------------------------------------------
+    def add(self, m, x=(0.0, 0.0, 0.0), v=(0.0, 0.0, 0.0), id=None):
+        """Adds one body (``m`` a number, ``x`` and ``v`` 3-sequences) or many (``m`` of shape
+        (k,), ``x`` and ``v`` of shape (k, 3)), before the first step. Ids are 0, 1, 2, ... in
+        the order of addition unless given. Returns self."""
+        if self._engine is not None and self._engine.step != 0:
+            raise InputError("add: bodies are added before the first step")
+        if "ic" in self._params:
+            raise InputError(f"add: the bodies come from ic={self._params['ic']!r}; leave ic out to add bodies")
+        m = _np.atleast_1d(_np.asarray(m, dtype=_np.float64))
+        k = m.shape[0]
+        if m.ndim != 1:
+            raise InputError("add: m must be a number or a one-dimensional array")
+        x = _np.asarray(x, dtype=_np.float64)
+        v = _np.asarray(v, dtype=_np.float64)
+        if x.shape == (3,):
+            x = _np.broadcast_to(x, (k, 3))
+        if v.shape == (3,):
+            v = _np.broadcast_to(v, (k, 3))
+        for name, a in (("x", x), ("v", v)):
+            if a.shape != (k, 3):
+                raise InputError(f"add: {name} must have shape (3,) or ({k}, 3), got {a.shape}")
+        if self._bodies is None:
+            self._bodies = {"m": [], "x": [], "v": [], "id": []}
+        start = sum(len(a) for a in self._bodies["m"])
+        ids = _np.arange(start, start + k, dtype=_np.uint64) if id is None else _np.atleast_1d(
+            _np.asarray(id, dtype=_np.uint64))
+        if ids.shape != (k,):
+            raise InputError(f"add: id must have {k} values")
+        self._bodies["m"].append(m)
+        self._bodies["x"].append(_np.array(x))
+        self._bodies["v"].append(_np.array(v))
+        self._bodies["id"].append(ids)
+        self._engine = None  # built again, with the new bodies, when next needed
+        return self
+
+    @classmethod
+    def from_arrays(cls, m, x, v, id=None, **params):
+        """A simulation of the bodies in arrays: ``m`` (n,), ``x`` and ``v`` (n, 3)."""
+        return cls(**params).add(m, x, v, id)
+
+    @classmethod
+    def resume(cls, path):
+        """A simulation continued from a checkpoint file (:meth:`checkpoint`) or from a run
+        directory's newest checkpoint: the exact state, step and time, the integrator's state.
+        Advancing it gives the same bits as the run that wrote the checkpoint would have (same
+        build and backend)."""
+        sim = cls.__new__(cls)
+        sim._engine = _core.Engine.from_checkpoint(_os.fspath(path))
+        sim._lines = sim._engine.config
+        sim._params, sim._given, sim._bodies = {}, [], None
+        return sim
+
+    @property
+    def engine(self):
+        """The engine's simulation (``nbody._core.Engine``), built when first needed."""
+        if self._engine is None:
+            if self._bodies is not None:
+                lines, _ = _core.make_config(self._params, False)
+                b = self._bodies
+                x = _np.concatenate(b["x"])
+                v = _np.concatenate(b["v"])
+                arrays = {"m": _np.concatenate(b["m"]), "x": x[:, 0], "y": x[:, 1], "z": x[:, 2],
+                          "vx": v[:, 0], "vy": v[:, 1], "vz": v[:, 2], "id": _np.concatenate(b["id"])}
+                self._engine = _core.Engine.from_particles(lines, arrays)
+            else:
+                self._engine = _core.Engine.create(self._lines)
+            self._lines = self._engine.config
+        return self._engine
+
+    # ---- stepping ----------------------------------------------------------------------
+    def integrate(self, t, progress=None, callback=None, every=1, log=None, chunk_seconds=0.25):
+        """Advances to simulation time ``t``: to the first step at or past it (steps of dt; time
+        is start time + step * dt). Returns the run's summary (a dict).
+
+        progress: None (a text bar on a terminal or in a notebook), True, False, or an object
+        with started/advanced/ended (see nbody.progress). callback: called as ``callback(sim)``
+        after every ``every``-th step (steps that are multiples of it); returning False stops
+        the run there. Ctrl-C stops cleanly between chunks of steps (about ``chunk_seconds``
+        each) and raises KeyboardInterrupt; the simulation is then at a whole step and can go on.
+        """
+        return self._advance(self.engine.step_at_time(float(t)), progress, callback, every, log, chunk_seconds)
+
+    def step(self, k=1, progress=False, callback=None, every=1, log=None, chunk_seconds=0.25):
+        """Advances ``k`` steps of dt (see :meth:`integrate` for the other arguments)."""
+        k = int(k)
+        if k < 0:
+            raise InputError(f"k: must be >= 0 (got {k})")
+        return self._advance(self.engine.step + k, progress, callback, every, log, chunk_seconds)
+
+    def _advance(self, last_step, progress, callback, every, log, chunk_seconds):
+        from .progress import make_progress
+        engine = self.engine
+        if last_step <= engine.step:
+            return None
+        if callback is not None and not callable(callback):
+            raise TypeError("callback: not callable")
+        return engine.advance(last_step, _log_function(log), make_progress(progress), callback, int(every),
+                              self, float(chunk_seconds))
+
+    # ---- state -------------------------------------------------------------------------
+    @property
+    def t(self):
+        """Simulation time (start time + steps * dt)."""
+        return self.engine.time
+
+    @property
+    def step_count(self):
+        """Steps taken since step 0 (a resumed simulation counts its earlier steps)."""
+        return self.engine.step
+
+    @property
+    def n(self):
+        """Number of bodies."""
+        return self.engine.n
+
+    @property
+    def config(self):
+        """The resolved configuration: {parameter: value} (G resolved, device resolved)."""
+        return _core.config_dict(self._lines if self._engine is None else self._engine.config)
+
+    @property
+    def dt(self):
+        return self.config["dt"]
+
+    @property
+    def G(self):
+        """The gravitational constant in use (the unit system's unless given)."""
+        return self.config["gravitational_constant"]
+
+    @property
+    def backend(self):
+        """"cpu", "cuda" or "cpu-reference", and the device's description."""
+        return f"{self.engine.backend} ({self.engine.device})"
+
+    @property
+    def on_device(self):
+        """True when the particles live in a GPU's memory."""
+        return self.engine.on_device
+
+    def energy(self):
+        """Total energy K + W (float64, computed where the particles live)."""
+        return self.engine.diagnostics()["total"]
+
+    def diagnostics(self):
+        """Energies, momenta, centre of mass, virial ratio 2K/|W| of the current state, and the
+        drifts from step 0 (energy_error = |E - E0|/|E0|, momentum_drift, angular_momentum_drift):
+        the columns of the program's diagnostics.csv, as a dict."""
+        return self.engine.diagnostics()
+
+    def lagrangian_radii(self):
+        """Radii about the centre of mass holding the mass fractions nbody.LAGRANGIAN_FRACTIONS
+        (1, 5, 10, 20, 50, 75, 90 %), as a numpy array."""
+        return _np.array(self.engine.lagrangian_radii())
+
+    def particles(self):
+        """float64 copies of the particles: {x, y, z, vx, vy, vz, m, id}."""
+        return self.engine.particles()
+
+    def to_numpy(self):
+        """Copies of every field in the run's precision, on the host: {x, ..., m, id}."""
+        return {name: self.engine.field(name).to_numpy() for name in _FIELDS}
+
+    @property
+    def positions(self):
+        """An (n, 3) copy of the positions."""
+        c = self.to_numpy()
+        return _np.stack([c["x"], c["y"], c["z"]], axis=1)
+
+    @property
+    def velocities(self):
+        """An (n, 3) copy of the velocities."""
+        c = self.to_numpy()
+        return _np.stack([c["vx"], c["vy"], c["vz"]], axis=1)
+
+    def device_array(self, name):
+        """Field ``name`` (x, y, z, vx, vy, vz, m, id) as a DeviceArray where it lives: a GPU's
+        memory (``__cuda_array_interface__``, DLPack: ``cupy.asarray(a)``,
+        ``torch.from_dlpack(a)``) or the host's (DLPack). No copy; it keeps the simulation alive."""
+        return self.engine.field(name)
+
+    def _field(self, name):
+        engine = self.engine
+        if engine.on_device:
+            return engine.field(name)
+        return engine.view(name)
+
+    x = property(lambda self: self._field("x"), doc="Positions' x: a numpy view (a DeviceArray on a GPU).")
+    y = property(lambda self: self._field("y"), doc="Positions' y: a numpy view (a DeviceArray on a GPU).")
+    z = property(lambda self: self._field("z"), doc="Positions' z: a numpy view (a DeviceArray on a GPU).")
+    vx = property(lambda self: self._field("vx"), doc="Velocities' x: a numpy view (a DeviceArray on a GPU).")
+    vy = property(lambda self: self._field("vy"), doc="Velocities' y: a numpy view (a DeviceArray on a GPU).")
+    vz = property(lambda self: self._field("vz"), doc="Velocities' z: a numpy view (a DeviceArray on a GPU).")
+    m = property(lambda self: self._field("m"), doc="Masses: a numpy view (a DeviceArray on a GPU).")
+    id = property(lambda self: self._field("id"), doc="Ids (uint64, read-only view).")
+
+    # ---- files -------------------------------------------------------------------------
+    def save(self, path, format=None):
+        """Writes a snapshot of the current state: format from the extension (.hdf5/.h5,
+        .tipsy, .csv) or given (hdf5 only in builds with HDF5), in the run's precision, with the
+        time, the units and the configuration, as the program's snapshots. Returns the path."""
+        path = _os.fspath(path)
+        if format is None:
+            format = _core.format_of(path)
+            if format is None:
+                raise InputError(f"format: cannot tell the format of '{path}' from its extension; give format=")
+        self.engine.save(path, format)
+        return path
+
+    def checkpoint(self, path):
+        """Writes a checkpoint file (the program's format: exact state, step, time, integrator
+        state, configuration). :meth:`Simulation.resume` continues it with the same bits;
+        ``nbody run --from PATH --out DIR`` starts a new run from it. Returns the path."""
+        path = _os.fspath(path)
+        self.engine.checkpoint(path)
+        return path
+
+    def __repr__(self):
+        if self._engine is None:
+            return f"<nbody.Simulation (not built yet) {self._params}>"
+        c = self.config
+        return (f"<nbody.Simulation n={self.n} t={self.t:.6g} step={self.step_count} {c['precision']} "
+                f"{c['integrator']} dt={c['dt']:.6g} on {self.engine.backend}>")
+
+
+def run(progress=None, callback=None, every=1, log=True, overwrite=False, **params):
+    """Runs a simulation as ``nbody run`` does, through the same library: every keyword is a
+    parameter of ``nbody run`` (steps or t_end, out, snapshot_every, diag_every, ...), with the
+    program's defaults (model dt and softening, a checkpoint every 30 minutes of wall time).
+
+    With ``out=DIR`` the run writes its run directory (config.toml, model.toml, run.log,
+    diagnostics.csv, lagrangian_radii.csv, snapshots, checkpoints), which ``nbody run --resume
+    DIR`` and :func:`resume` continue with the same bits; returns ``Run(DIR)`` (its ``result``
+    attribute holds the summary). Without ``out`` nothing is written and the summary (a dict) is
+    returned.
+
+    log: True (print the program's lines), None, or a callable taking a line. callback: called
+    as ``callback(state)`` every ``every`` steps with a RunState (step, t, diagnostics(),
+    particles()); returning False stops the run (with a checkpoint). Ctrl-C stops the run
+    between chunks of steps, writes a checkpoint and raises KeyboardInterrupt.
+    overwrite: reuse a non-empty ``out`` directory (``--overwrite``).
+    """
+    from .progress import make_progress
+    lines, _ = _core.make_config(params, True, True)
+    result = _core.run(lines, bool(overwrite), _log_function(log), make_progress(progress), callback, int(every))
+    if result["directory"]:
+        r = Run(result["directory"])
+        r.result = result
+        return r
+    return result
+
+
+def resume(directory, progress=None, callback=None, every=1, log=True, **changes):
+    """Continues the run in ``directory`` from its newest checkpoint, as ``nbody run --resume
+    DIR`` does (same bits as a run that never stopped). ``changes`` may set only what a resumed
+    run may change: steps or t_end, and the output and checkpoint cadence. Returns Run(directory)
+    with the summary in ``result``."""
+    from .progress import make_progress
+    result = _core.resume(_os.fspath(directory), changes, _log_function(log), make_progress(progress), callback,
+                          int(every))
+    r = Run(result["directory"] or directory)
+    r.result = result
+    return r

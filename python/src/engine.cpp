@@ -1,0 +1,253 @@
+// nbody._core.Engine: one Simulation of the library held by Python, stepped through the run loop
+// (advance_run) with Python's hooks, its particles viewed in place.
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <memory>
+#include <thread>
+
+#include "common.hpp"
+#include "device_array.hpp"
+#include "hooks.hpp"
+#include "io/checkpoint.hpp"
+#include "io/particle_file.hpp"
+#include "io/run_directory.hpp"
+#include "nbody/error.hpp"
+#include "nbody/precision.hpp"
+#include "nbody/simulation.hpp"
+#include "sim/simulation_state.hpp"
+
+namespace nbody::py {
+namespace {
+
+class Engine {
+ public:
+  explicit Engine(std::unique_ptr<Simulation> sim) : sim_(std::move(sim)) { initial_ = sim_->diagnostics(); }
+  Engine(std::unique_ptr<Simulation> sim, const Diagnostics& initial) : sim_(std::move(sim)), initial_(initial) {}
+
+  // While advance() runs, the thread that called it (its callbacks, between chunks of steps) may
+  // look at the simulation; another thread may not.
+  Simulation& sim() {
+    if (running_ && std::this_thread::get_id() != runner_) {
+      throw_runtime_error("the simulation is being advanced in another thread");
+    }
+    return *sim_;
+  }
+  [[nodiscard]] const Diagnostics& initial() const noexcept { return initial_; }
+  [[nodiscard]] bool single() const { return parse_precision(sim_->config().precision) == Precision::fp32; }
+  [[nodiscard]] Location location() {
+    if (single()) return system_of<float>(*sim_)->store().location();
+    return system_of<double>(*sim_)->store().location();
+  }
+
+  // Accelerations go stale when positions or masses are written through a view; while such a
+  // view is alive the next step recomputes them first (the same bits when nothing was written).
+  void view_opened() noexcept { ++position_views_; }
+  void view_closed() noexcept { --position_views_; }
+  [[nodiscard]] int position_views() const noexcept { return position_views_; }
+
+  RunResult advance(std::int64_t last_step, PythonHooks& hooks) {
+    Simulation& s = sim();
+    if (running_) throw_runtime_error("advance: the simulation is already being advanced (a callback cannot step it)");
+    if (position_views_ > 0) {
+      if (auto* f = system_of<float>(s)) f->invalidate_accelerations();
+      if (auto* d = system_of<double>(s)) d->invalidate_accelerations();
+    }
+    running_ = true;
+    runner_ = std::this_thread::get_id();
+    RunResult r;
+    try {
+      pb::gil_scoped_release release;
+      r = advance_run(s, last_step, initial_, hooks.hooks());
+    } catch (...) {
+      running_ = false;
+      throw;
+    }
+    running_ = false;
+    return r;
+  }
+
+  // A field of the store: its memory, values and stream.
+  DeviceArray field(const std::shared_ptr<Engine>& self, const std::string& name) {
+    static const char* const names[] = {"x", "y", "z", "vx", "vy", "vz", "m", "id"};
+    bool known = false;
+    for (const char* n : names) known = known || name == n;
+    if (!known) throw_input_error("field: unknown particle field '" + name + "' (x, y, z, vx, vy, vz, m, id)");
+    DeviceArray a;
+    a.owner = self;
+    auto fill = [&]<class T>(System<T>* system) {
+      auto& store = system->store();
+      a.n = store.size();
+      a.where = store.location();
+      a.stream = store.stream();
+      if (name == "id") {
+        a.data = store.template field<std::uint64_t>("id");
+        a.kind = 'u';
+        a.bytes = 8;
+      } else {
+        a.data = store.template field<T>(name);
+        a.kind = 'f';
+        a.bytes = sizeof(T);
+      }
+    };
+    sim().synchronize();
+    if (single()) {
+      fill(system_of<float>(*sim_));
+    } else {
+      fill(system_of<double>(*sim_));
+    }
+    // hermite4 keeps per-body state (jerks, times) that a write would leave inconsistent.
+    a.readonly = name == "id" || sim_->config().integrator == "hermite4";
+    return a;
+  }
+
+ private:
+  std::unique_ptr<Simulation> sim_;
+  Diagnostics initial_;
+  int position_views_ = 0;
+  bool running_ = false;
+  std::thread::id runner_;
+};
+
+// What a numpy view holds: the engine (the memory's owner) and whether it counts as a view of
+// positions or masses.
+struct ViewKeeper {
+  std::shared_ptr<Engine> engine;
+  bool counts;
+};
+
+pb::array numpy_view(const std::shared_ptr<Engine>& self, const std::string& name) {
+  DeviceArray a = self->field(self, name);
+  if (a.where.on_device()) {
+    throw_input_error("view of " + name + ": the particles are on " + a.where.text() +
+                      "; use to_numpy() for a copy, or the device array (sim.device_array) with CuPy, PyTorch or JAX");
+  }
+  const bool counts = !a.readonly && (name == "x" || name == "y" || name == "z" || name == "m");
+  auto* keeper = new ViewKeeper{self, counts};
+  if (counts) self->view_opened();
+  pb::capsule base(keeper, [](void* p) {
+    auto* k = static_cast<ViewKeeper*>(p);
+    if (k->counts) k->engine->view_closed();
+    delete k;
+  });
+  const std::string type = std::string("<") + a.kind + std::to_string(a.bytes);
+  pb::array out(pb::dtype(type), std::vector<pb::ssize_t>{static_cast<pb::ssize_t>(a.n)},
+                std::vector<pb::ssize_t>{static_cast<pb::ssize_t>(a.bytes)}, a.data, base);
+  if (a.readonly) out.attr("flags").attr("writeable") = false;
+  return out;
+}
+
+Checkpoint load_checkpoint(const std::filesystem::path& path, std::filesystem::path* file) {
+  if (std::filesystem::is_directory(path)) {
+    auto found = RunDirectory::latest_checkpoint(path);
+    *file = found.file;
+    return std::move(found.checkpoint);
+  }
+  *file = path;
+  return read_checkpoint(path);
+}
+
+}  // namespace
+
+void bind_run_state(pb::module_& m);
+
+void bind_engine(pb::module_& m) {
+  bind_run_state(m);
+  pb::class_<Engine, std::shared_ptr<Engine>>(m, "Engine", "A simulation of the library (use nbody.Simulation).")
+      .def_static(
+          "create",
+          [](const std::string& lines) {
+            const RunConfig cfg = config_from_lines(lines, "configuration");
+            pb::gil_scoped_release release;
+            return std::make_shared<Engine>(Simulation::create(cfg));
+          },
+          "A simulation of the configuration's initial conditions.")
+      .def_static(
+          "from_particles",
+          [](const std::string& lines, const pb::dict& p) {
+            const RunConfig cfg = config_from_lines(lines, "configuration");
+            const Particles<double> parts =
+                particles_from_arrays(p["m"], p["x"], p["y"], p["z"], p["vx"], p["vy"], p["vz"],
+                                      p.contains("id") ? pb::object(p["id"]) : pb::object(pb::none()), "particles");
+            pb::gil_scoped_release release;
+            return std::make_shared<Engine>(Simulation::create(cfg, parts));
+          },
+          "A simulation of the given particles (float64 arrays m, x, y, z, vx, vy, vz and optional id).")
+      .def_static(
+          "from_checkpoint",
+          [](const std::filesystem::path& path) {
+            std::filesystem::path file;
+            pb::gil_scoped_release release;
+            Checkpoint ck = load_checkpoint(path, &file);
+            auto sim = Simulation::create_from_checkpoint(ck);
+            if (ck.progress.initial == Diagnostics{}) return std::make_shared<Engine>(std::move(sim));
+            return std::make_shared<Engine>(std::move(sim), ck.progress.initial);
+          },
+          "A simulation continued from a checkpoint file, or from a run directory's newest checkpoint.")
+      .def_property_readonly("config", [](Engine& e) { return config_to_lines(e.sim().config()); })
+      .def_property_readonly("step", [](Engine& e) { return e.sim().step_count(); })
+      .def_property_readonly("time", [](Engine& e) { return e.sim().time(); })
+      .def_property_readonly("n", [](Engine& e) { return e.sim().size(); })
+      .def_property_readonly("backend", [](Engine& e) { return e.sim().backend_name(); })
+      .def_property_readonly("device", [](Engine& e) { return e.sim().device_name(); })
+      .def_property_readonly("location", [](Engine& e) { return e.location().text(); })
+      .def_property_readonly("on_device", [](Engine& e) { return e.location().on_device(); })
+      .def_property_readonly("interactions", [](Engine& e) { return e.sim().interactions(); })
+      .def_property_readonly("position_views", &Engine::position_views)
+      .def("step_at_time", [](Engine& e, double t) { return step_at_time(e.sim().config(), t); })
+      .def(
+          "advance",
+          [](Engine& e, std::int64_t last_step, pb::object log, pb::object progress, pb::object callback,
+             std::int64_t every, pb::object target, double chunk_seconds) {
+            PythonHooks hooks(std::move(log), std::move(progress), std::move(callback), every, std::move(target));
+            hooks.hooks().announce = false;
+            hooks.hooks().heartbeat_seconds = 0;
+            hooks.hooks().chunk_seconds = chunk_seconds;
+            const RunResult r = e.advance(last_step, hooks);
+            hooks.rethrow();
+            return run_result_to_dict(r);
+          },
+          pb::arg("last_step"), pb::arg("log") = pb::none(), pb::arg("progress") = pb::none(),
+          pb::arg("callback") = pb::none(), pb::arg("every") = 1, pb::arg("target") = pb::none(),
+          pb::arg("chunk_seconds") = 0.25)
+      .def("diagnostics",
+           [](Engine& e) {
+             Diagnostics d;
+             {
+               pb::gil_scoped_release release;
+               d = e.sim().diagnostics();
+             }
+             return diagnostics_to_dict(d, e.initial());
+           })
+      .def("initial_diagnostics", [](Engine& e) { return diagnostics_to_dict(e.initial(), e.initial()); })
+      .def("particles", [](Engine& e) { return particles_to_dict(e.sim().particles()); })
+      .def("lagrangian_radii",
+           [](Engine& e) {
+             const auto p = e.sim().particles();
+             const auto r = lagrangian_radii(p);
+             return std::vector<double>(r.begin(), r.end());
+           })
+      .def(
+          "checkpoint",
+          [](Engine& e, const std::filesystem::path& path) {
+            Checkpoint ck = e.sim().checkpoint();
+            ck.progress.initial = e.initial();
+            pb::gil_scoped_release release;
+            write_checkpoint(path, ck);
+          },
+          pb::arg("path"))
+      .def(
+          "save",
+          [](Engine& e, const std::filesystem::path& path, const std::string& format) {
+            const RunConfig& cfg = e.sim().config();
+            const ParticleFormat f = parse_particle_format(format, "format");
+            const Particles<double> p = e.sim().particles();
+            pb::gil_scoped_release release;
+            write_particle_file(path, f, p, {parse_precision(cfg.precision), e.sim().time(), &cfg, std::nullopt});
+          },
+          pb::arg("path"), pb::arg("format"))
+      .def("field", [](const std::shared_ptr<Engine>& e, const std::string& name) { return e->field(e, name); })
+      .def("view", &numpy_view);
+}
+
+}  // namespace nbody::py

@@ -1,0 +1,380 @@
+// nbody._core: the library's configuration schema, particle files and checkpoints, simulations
+// and runs for the pure-Python package `nbody` (python/nbody/).
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cmath>
+
+#include "common.hpp"
+#include "core/units.hpp"
+#include "io/checkpoint.hpp"
+#include "io/particle_file.hpp"
+#include "io/run_directory.hpp"
+#include "nbody/error.hpp"
+#include "nbody/version.hpp"
+
+namespace nbody::py {
+
+namespace {
+
+bool is_int(const pb::handle& v) {
+  return PyLong_Check(v.ptr()) || (!PyFloat_Check(v.ptr()) && PyIndex_Check(v.ptr()));
+}
+
+// One keyword argument through the schema; `source` is the keyword.
+void set_from_python(RunConfig& cfg, const ParamSpec& spec, const pb::handle& value, const std::string& source,
+                     std::string* text) {
+  if (PyBool_Check(value.ptr())) {
+    throw_input_error(source + ": expected " +
+                      std::string(spec.kind == ParamKind::text ? "text" : "a number") + ", got a bool");
+  }
+  if (value.is_none()) throw_input_error(source + ": expected a value, got None");
+  if (is_int(value)) {
+    const std::int64_t v = pb::int_(pb::reinterpret_borrow<pb::object>(value)).cast<std::int64_t>();
+    *text = std::to_string(v);
+    set_param_integer(cfg, spec, v, source);
+    return;
+  }
+  if (PyFloat_Check(value.ptr()) || (pb::hasattr(value, "__float__") && !pb::isinstance<pb::str>(value))) {
+    const double v = pb::float_(pb::reinterpret_borrow<pb::object>(value)).cast<double>();
+    *text = pb::str(pb::float_(v)).cast<std::string>();
+    set_param_real(cfg, spec, v, source);
+    return;
+  }
+  pb::object s = pb::reinterpret_borrow<pb::object>(value);
+  if (!pb::isinstance<pb::str>(s)) {
+    if (!pb::hasattr(s, "__fspath__")) {
+      throw_input_error(source + ": expected " + std::string(spec.kind == ParamKind::text ? "text" : "a number") +
+                        ", got " + pb::str(pb::type::of(s).attr("__name__")).cast<std::string>());
+    }
+    s = pb::module_::import("os").attr("fspath")(s);
+  }
+  *text = s.cast<std::string>();
+  set_param_from_text(cfg, spec, *text, source);
+}
+
+}  // namespace
+
+RunConfig config_from_kwargs(const pb::dict& kwargs, RunConfig cfg, std::vector<std::string>* given_keys) {
+  std::vector<GivenParam> given;
+  // Aliases first (backend), so that a parameter given beside its alias is the one named.
+  for (const bool aliases : {true, false}) {
+    for (const auto& [k, v] : kwargs) {
+      const std::string key = pb::str(k).cast<std::string>();
+      const ParamSpec* spec = find_run_param(key);
+      if (spec == nullptr) {
+        throw_input_error(key + ": unknown parameter (nbody.parameters() lists them; flags' dashes are written _)");
+      }
+      if (spec->is_alias() != aliases) continue;
+      std::string text;
+      set_from_python(cfg, *spec, v, key, &text);
+      given.push_back({spec, key, text, false});
+    }
+  }
+  check_given(cfg, given);
+  if (given_keys != nullptr) {
+    for (const auto& g : given) {
+      given_keys->emplace_back(g.spec->key);
+      for (const auto key : g.spec->writes) given_keys->emplace_back(key);
+    }
+  }
+  return cfg;
+}
+
+pb::dict config_to_dict(const RunConfig& cfg) {
+  pb::dict d;
+  for (const auto& spec : run_params()) {
+    const std::string key(spec.key);
+    std::visit([&](auto member) { d[key.c_str()] = cfg.*member; }, spec.field);
+  }
+  return d;
+}
+
+namespace {
+
+template <class V>
+pb::array_t<V> to_array(const std::vector<V>& v) {
+  pb::array_t<V> a(static_cast<pb::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), a.mutable_data());
+  return a;
+}
+
+}  // namespace
+
+pb::dict particles_to_dict(const Particles<double>& p) {
+  pb::dict d;
+  d["x"] = to_array(p.x);
+  d["y"] = to_array(p.y);
+  d["z"] = to_array(p.z);
+  d["vx"] = to_array(p.vx);
+  d["vy"] = to_array(p.vy);
+  d["vz"] = to_array(p.vz);
+  d["m"] = to_array(p.m);
+  d["id"] = to_array(p.id);
+  return d;
+}
+
+Particles<double> particles_from_arrays(const pb::object& m, const pb::object& x, const pb::object& y,
+                                        const pb::object& z, const pb::object& vx, const pb::object& vy,
+                                        const pb::object& vz, const pb::object& id, const std::string& what) {
+  using Arr = pb::array_t<double, pb::array::c_style | pb::array::forcecast>;
+  const std::pair<const char*, const pb::object*> fields[] = {{"m", &m},   {"x", &x},   {"y", &y},  {"z", &z},
+                                                              {"vx", &vx}, {"vy", &vy}, {"vz", &vz}};
+  Particles<double> p;
+  std::vector<double>* dst[] = {&p.m, &p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz};
+  pb::ssize_t n = -1;
+  for (int k = 0; k < 7; ++k) {
+    Arr a;
+    try {
+      a = Arr::ensure(*fields[k].second);
+    } catch (const pb::error_already_set&) {
+      a = Arr();
+    }
+    if (!a) throw_input_error(what + ": " + fields[k].first + " is not an array of numbers");
+    if (a.ndim() != 1) throw_input_error(what + ": " + fields[k].first + " must be one-dimensional");
+    if (n >= 0 && a.size() != n) {
+      throw_input_error(what + ": " + fields[k].first + " has " + std::to_string(a.size()) + " values, m has " +
+                        std::to_string(n));
+    }
+    n = a.size();
+    dst[k]->assign(a.data(), a.data() + a.size());
+  }
+  if (id.is_none()) {
+    p.id.resize(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < p.id.size(); ++i) p.id[i] = i;
+  } else {
+    auto a = pb::array_t<std::uint64_t, pb::array::c_style | pb::array::forcecast>::ensure(id);
+    if (!a || a.ndim() != 1 || a.size() != n) throw_input_error(what + ": id must be " + std::to_string(n) + " integers");
+    p.id.assign(a.data(), a.data() + a.size());
+  }
+  if (n == 0) throw_input_error(what + ": no bodies");
+  validate_particles(p, what, [](std::size_t i) { return "body " + std::to_string(i); });
+  return p;
+}
+
+pb::dict diagnostics_to_dict(const Diagnostics& d, const Diagnostics& initial) {
+  pb::dict out;
+  out["step"] = d.step;
+  out["time"] = d.time;
+  out["kinetic"] = d.kinetic;
+  out["potential"] = d.potential;
+  out["total"] = d.total;
+  out["momentum"] = pb::make_tuple(d.momentum[0], d.momentum[1], d.momentum[2]);
+  out["angular_momentum"] = pb::make_tuple(d.angular[0], d.angular[1], d.angular[2]);
+  out["com"] = pb::make_tuple(d.com[0], d.com[1], d.com[2]);
+  out["virial_ratio"] = d.virial_ratio;
+  out["energy_error"] = relative_energy_error(d, initial.total);
+  out["momentum_drift"] = momentum_drift(d, initial);
+  out["angular_momentum_drift"] = angular_momentum_drift(d, initial);
+  return out;
+}
+
+pb::dict run_result_to_dict(const RunResult& r) {
+  pb::dict d;
+  d["first_step"] = r.first_step;
+  d["last_step"] = r.last_step;
+  d["time"] = r.time;
+  d["stopped_by"] = r.stopped_by ? pb::object(pb::str(*r.stopped_by)) : pb::object(pb::none());
+  d["initial"] = diagnostics_to_dict(r.initial, r.initial);
+  d["final"] = r.final ? pb::object(diagnostics_to_dict(*r.final, r.initial)) : pb::object(pb::none());
+  d["wall_seconds"] = r.wall_seconds;
+  d["stepping_seconds"] = r.stepping_seconds;
+  d["interactions"] = r.interactions;
+  d["chunks"] = r.chunks;
+  d["directory"] = r.directory ? pb::object(pb::str(r.directory->string())) : pb::object(pb::none());
+  d["snapshots"] = r.snapshots;
+  return d;
+}
+
+void bind_config(pb::module_& m) {
+  m.def(
+      "parameters",
+      []() {
+        pb::list out;
+        static const RunConfig defaults{};
+        for (const auto& spec : run_params()) {
+          pb::dict d;
+          d["key"] = std::string(spec.key);
+          d["flag"] = spec.flag();
+          d["section"] = std::string(spec.section);
+          d["kind"] = spec.kind == ParamKind::integer ? "int" : spec.kind == ParamKind::real ? "float" : "str";
+          d["unit"] = std::string(spec.unit);
+          d["help"] = std::string(spec.help);
+          d["default"] = config_to_dict(defaults)[pb::str(std::string(spec.key))];
+          if (spec.kind != ParamKind::text) {
+            d["min"] = spec.min;
+            d["max"] = spec.max;
+            d["min_exclusive"] = spec.min_exclusive;
+          }
+          if (spec.choices != nullptr) d["choices"] = spec.choices();
+          if (!spec.choice_prefix.empty()) d["choice_prefix"] = std::string(spec.choice_prefix);
+          d["applies_to"] = spec.applicability.applies != nullptr ? pb::object(pb::str(std::string(spec.applicability.only)))
+                                                                   : pb::object(pb::none());
+          d["may_change_on_resume"] = spec.may_change_on_resume;
+          out.append(d);
+        }
+        return out;
+      },
+      "The run parameters of the schema (the keyword arguments of Simulation and run): key, flag, section, kind, "
+      "unit, help, default, range, choices, applicability.");
+  m.def(
+      "make_config",
+      [](const pb::dict& kwargs, bool model_defaults, bool program_defaults, const pb::object& base_lines) {
+        RunConfig base;
+        if (!base_lines.is_none()) {
+          base = config_from_lines(base_lines.cast<std::string>(), "configuration");
+        } else if (program_defaults) {
+          base.checkpoint_every_s = kDefaultCheckpointEverySeconds;
+        }
+        std::vector<std::string> given;
+        RunConfig cfg = config_from_kwargs(kwargs, base, &given);
+        const bool steps = kwargs.contains("steps"), t_end = kwargs.contains("t_end");
+        if (steps && t_end) throw_input_error("t_end: give steps or t_end, not both (t_end sets the steps)");
+        if (steps) cfg.t_end = 0;
+        if (model_defaults) apply_model_defaults(cfg, given);
+        validate(cfg);
+        return pb::make_tuple(config_to_lines(cfg), given);
+      },
+      pb::arg("kwargs"), pb::arg("model_defaults") = true, pb::arg("program_defaults") = false,
+      pb::arg("base") = pb::none(),
+      "A configuration from keyword arguments, checked by the schema; returns (its lines, the keys given).");
+  m.def(
+      "config_dict", [](const std::string& lines) { return config_to_dict(config_from_lines(lines, "configuration")); },
+      "{key: value} of a configuration's lines.");
+  m.def(
+      "config_toml", [](const std::string& lines) { return to_toml(config_from_lines(lines, "configuration")); },
+      "A configuration's lines as the TOML of config.toml.");
+  m.def(
+      "softening_warning",
+      [](const std::string& lines) { return softening_warning(config_from_lines(lines, "configuration")); });
+  m.def("unit_system", [](const std::string& name) {
+    const UnitSystem& u = unit_system(name);
+    pb::dict d;
+    d["name"] = std::string(u.name);
+    d["length"] = std::string(u.length);
+    d["mass"] = std::string(u.mass);
+    d["velocity"] = std::string(u.velocity);
+    d["time"] = std::string(u.time);
+    d["G"] = u.G;
+    d["physical"] = u.cgs.physical;
+    d["UnitLength_in_cm"] = u.cgs.UnitLength_in_cm;
+    d["UnitMass_in_g"] = u.cgs.UnitMass_in_g;
+    d["UnitVelocity_in_cm_per_s"] = u.cgs.UnitVelocity_in_cm_per_s;
+    d["UnitTime_in_s"] = u.cgs.UnitTime_in_s;
+    return d;
+  });
+  m.def("lagrangian_fractions", []() {
+    return std::vector<double>(kLagrangianFractions.begin(), kLagrangianFractions.end());
+  });
+  m.def("snapshot_formats", &snapshot_format_names);
+  m.def("hdf5_available", &hdf5_available);
+  m.def("cuda_available", []() { return NBODY_HAVE_CUDA != 0; });
+}
+
+namespace {
+
+pb::object units_dict(const std::optional<UnitSystemCgs>& u) {
+  if (!u) return pb::none();
+  pb::dict d;
+  d["UnitLength_in_cm"] = u->UnitLength_in_cm;
+  d["UnitMass_in_g"] = u->UnitMass_in_g;
+  d["UnitVelocity_in_cm_per_s"] = u->UnitVelocity_in_cm_per_s;
+  d["UnitTime_in_s"] = u->UnitTime_in_s;
+  d["physical"] = u->physical;
+  return d;
+}
+
+}  // namespace
+
+void bind_files(pb::module_& m) {
+  m.def(
+      "read_particle_file",
+      [](const std::filesystem::path& path) {
+        ParticleFileData data;
+        {
+          pb::gil_scoped_release release;
+          data = read_particle_file(path);
+        }
+        pb::dict d = particles_to_dict(data.particles);
+        d["time"] = data.info.time;
+        d["format"] = std::string(to_string(data.info.format));
+        d["precision"] = data.info.precision ? pb::object(pb::str(std::string(to_string(*data.info.precision))))
+                                             : pb::object(pb::none());
+        d["units"] = units_dict(data.info.units);
+        return d;
+      },
+      pb::arg("path"), "Reads a particle file (HDF5, Tipsy, CSV) with the library's reader and checks.");
+  m.def(
+      "write_particle_file",
+      [](const std::filesystem::path& path, const std::string& format, const pb::dict& p, double time,
+         const std::string& precision, const pb::object& config_lines) {
+        const Particles<double> parts =
+            particles_from_arrays(p["m"], p["x"], p["y"], p["z"], p["vx"], p["vy"], p["vz"],
+                                  p.contains("id") ? pb::object(p["id"]) : pb::object(pb::none()), "particles");
+        RunConfig cfg;
+        if (!config_lines.is_none()) cfg = config_from_lines(config_lines.cast<std::string>(), "configuration");
+        const ParticleFormat f = parse_particle_format(format, "format");
+        SnapshotMeta meta{parse_precision(precision), time, config_lines.is_none() ? nullptr : &cfg, std::nullopt};
+        pb::gil_scoped_release release;
+        write_particle_file(path, f, parts, meta);
+      },
+      pb::arg("path"), pb::arg("format"), pb::arg("particles"), pb::arg("time") = 0.0, pb::arg("precision") = "fp64",
+      pb::arg("config") = pb::none());
+  m.def(
+      "format_of", [](const std::filesystem::path& path) -> pb::object {
+        const auto f = format_from_extension(path);
+        if (!f) return pb::none();
+        return pb::str(std::string(to_string(*f)));
+      });
+  m.def(
+      "read_checkpoint",
+      [](const std::filesystem::path& path) {
+        std::filesystem::path file = path;
+        Checkpoint ck;
+        {
+          pb::gil_scoped_release release;
+          if (std::filesystem::is_directory(path)) {
+            auto found = RunDirectory::latest_checkpoint(path);
+            file = found.file;
+            ck = std::move(found.checkpoint);
+          } else {
+            ck = read_checkpoint(path);
+          }
+        }
+        pb::dict d;
+        d["file"] = file.string();
+        d["config"] = config_to_lines(ck.config);
+        d["step"] = ck.step;
+        d["time"] = ck.time;
+        d["particles"] = particles_to_dict(std::visit([](const auto& p) { return p.template as<double>(); }, ck.state));
+        d["integrator"] = ck.integrator.tag;
+        d["run_id"] = ck.run_id;
+        return d;
+      },
+      pb::arg("path"), "A checkpoint file (or a run directory's newest checkpoint): its step, time, configuration, state.");
+}
+
+}  // namespace nbody::py
+
+PYBIND11_MODULE(_core, m) {
+  namespace pb = pybind11;
+  m.doc() = "nbody's engine: the C++ library behind the nbody package (use the package, not this module).";
+  static pb::exception<nbody::Error> input_error(m, "InputError", PyExc_ValueError);
+  pb::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const nbody::Error& e) {
+      if (e.kind() == nbody::ErrorKind::input) {
+        PyErr_SetString(input_error.ptr(), e.what());
+      } else {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+      }
+    }
+  });
+  m.attr("__version__") = nbody::kVersion;
+  nbody::py::bind_config(m);
+  nbody::py::bind_files(m);
+  nbody::py::bind_engine(m);
+  nbody::py::bind_runs(m);
+  nbody::py::bind_device_arrays(m);
+}
