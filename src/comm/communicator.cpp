@@ -42,6 +42,10 @@ std::vector<double> Communicator::allreduce_sum(std::span<const double> mine) {
 
 // ---- one process ----
 
+std::shared_ptr<Communicator> NullCommunicator::split(bool member) {
+  return member ? std::make_shared<NullCommunicator>() : nullptr;
+}
+
 void NullCommunicator::broadcast(void*, std::int64_t, DataType, int root) {
   if (root != 0) throw_runtime_error("broadcast: root " + std::to_string(root) + " is not a rank of 1");
 }

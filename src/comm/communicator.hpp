@@ -68,6 +68,9 @@ class Communicator {
   [[nodiscard]] virtual std::string name() const = 0;  // "null", "mpi"
 
   virtual void barrier() = 0;
+  // A communicator of the ranks that pass member = true, ranked as here (collective: every rank
+  // calls it); null on the others. For measuring 1..P ranks within one launch.
+  [[nodiscard]] virtual std::shared_ptr<Communicator> split(bool member) = 0;
   // root's `count` items of `data` to every rank.
   virtual void broadcast(void* data, std::int64_t count, DataType type, int root) = 0;
   // Every rank's `send` (counts[rank] items) into `recv`, blocks in rank order (counts has
@@ -130,6 +133,7 @@ class NullCommunicator final : public Communicator {
   int local_size() const noexcept override { return 1; }
   std::string name() const override { return "null"; }
   void barrier() override {}
+  std::shared_ptr<Communicator> split(bool member) override;
   void broadcast(void*, std::int64_t, DataType, int root) override;
   void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) override;
   void allgatherv_in_place(void*, std::span<const std::int64_t> counts, DataType) override;

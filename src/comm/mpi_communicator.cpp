@@ -68,8 +68,8 @@ int as_count(std::int64_t n, const char* what) {
 
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator() {
-    NBODY_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
+  // Takes `comm` (freed with this object); MPI_COMM_WORLD is duplicated first.
+  explicit MpiCommunicator(MPI_Comm comm) : comm_(comm) {
     NBODY_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     NBODY_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     NBODY_MPI_CHECK(MPI_Comm_size(comm_, &size_));
@@ -92,6 +92,13 @@ class MpiCommunicator final : public Communicator {
   std::string name() const override { return "mpi"; }
 
   void barrier() override { NBODY_MPI_CHECK(MPI_Barrier(comm_)); }
+
+  std::shared_ptr<Communicator> split(bool member) override {
+    MPI_Comm part = MPI_COMM_NULL;
+    NBODY_MPI_CHECK(MPI_Comm_split(comm_, member ? 0 : MPI_UNDEFINED, rank_, &part));
+    if (part == MPI_COMM_NULL) return nullptr;
+    return std::make_shared<MpiCommunicator>(part);
+  }
 
   void broadcast(void* data, std::int64_t count, DataType type, int root) override {
     // In pieces of at most 2^30 items, so a checkpoint larger than an int of bytes goes too.
@@ -158,7 +165,9 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   NBODY_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
   try {
     if (provided < MPI_THREAD_FUNNELED) throw_runtime_error("MPI: the library does not provide MPI_THREAD_FUNNELED");
-    world_ = std::make_shared<MpiCommunicator>();
+    MPI_Comm world = MPI_COMM_NULL;
+    NBODY_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &world));
+    world_ = std::make_shared<MpiCommunicator>(world);
     scope_ = std::make_unique<WorldScope>(world_);
   } catch (...) {
     world_.reset();
