@@ -7,7 +7,9 @@
 #                 resumed by a single process) ends with the files of the uninterrupted run
 #   failing_rank  a rank that fails (rank 1, then rank 0) ends every rank: non-zero exit status,
 #                 the failing rank named, no hang (every mpirun under a timeout)
+# NBODY_MPI_DEVICE=cuda runs same_bits and restart on GPUs (one per rank) instead of the CPU.
 set -euo pipefail
+device=${NBODY_MPI_DEVICE:-cpu}
 check=$1 nbody=$2 mpirun=$3 work=$4
 rm -rf "$work"
 mkdir -p "$work"
@@ -49,7 +51,7 @@ same_bits)
                "--integrator leapfrog --precision fp32 --ic king"; do
     tag=$(echo "$integ" | awk '{print $2}')
     # shellcheck disable=SC2086
-    args=(run --n 67 --steps 30 --dt 0.0078125 --softening 0.05 --threads 1 --device cpu $integ
+    args=(run --n 67 --steps 30 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" $integ
           --snapshot-every 10 --checkpoint-every 15 --diag-every 5 --snapshot-format tipsy)
     in_dir "$work/$tag.single" "$nbody" "${args[@]}" --out run > /dev/null
     for np in 1 2 3; do
@@ -59,7 +61,7 @@ same_bits)
   done
   ;;
 restart)
-  args=(run --n 61 --dt 0.0078125 --softening 0.05 --threads 1 --device cpu --integrator leapfrog --ic plummer
+  args=(run --n 61 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" --integrator leapfrog --ic plummer
         --snapshot-every 10 --checkpoint-every 20 --diag-every 5 --snapshot-format csv)
   in_dir "$work/whole" "$nbody" "${args[@]}" --steps 60 --out run > /dev/null
   # Stopped at step 20 on 2 ranks (the checkpoint of step 20 is its last), resumed on 3 to 60.

@@ -15,6 +15,7 @@
 #include "core/rng.hpp"
 #include "gravity/direct/cpu_solvers.hpp"
 #include "gravity/direct/distributed.hpp"
+#include "gravity/names.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody {
@@ -184,6 +185,7 @@ TEST(DistributedSolver, SameBitsAsOneProcessReference) { check_same_bits_as_one_
 // ---- whole simulations ------------------------------------------------------------------------
 
 struct SimCase {
+  const char* device;
   const char* integrator;
   const char* dt_mode;
   const char* precision;
@@ -206,8 +208,10 @@ class DistributedSimulation : public testing::TestWithParam<SimCase> {};
 
 TEST_P(DistributedSimulation, SameStateAsOneProcess) {
   const SimCase c = GetParam();
+  std::string why;
+  if (std::string(c.device) == "cuda" && !cuda_device_available(&why)) GTEST_SKIP() << why;
   RunConfig cfg;
-  cfg.device = "cpu";
+  cfg.device = c.device;
   cfg.threads = 1;
   cfg.n = 67;  // not a multiple of 2 or 3: blocks of unequal size
   cfg.ic = c.ic;
@@ -237,11 +241,16 @@ TEST_P(DistributedSimulation, SameStateAsOneProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Integrators, DistributedSimulation,
-                         testing::Values(SimCase{"euler", "fixed", "fp32", "plummer"},
-                                         SimCase{"leapfrog", "fixed", "fp64", "plummer"},
-                                         SimCase{"leapfrog", "auto", "fp32", "king"},
-                                         SimCase{"yoshida4", "fixed", "mixed", "plummer"},
-                                         SimCase{"hermite4", "block", "fp64", "plummer"}));
+                         testing::Values(SimCase{"cpu", "euler", "fixed", "fp32", "plummer"},
+                                         SimCase{"cpu", "leapfrog", "fixed", "fp64", "plummer"},
+                                         SimCase{"cpu", "leapfrog", "auto", "fp32", "king"},
+                                         SimCase{"cpu", "yoshida4", "fixed", "mixed", "plummer"},
+                                         SimCase{"cpu", "hermite4", "block", "fp64", "plummer"},
+                                         // On GPUs (one per rank; skipped without a device).
+                                         SimCase{"cuda", "euler", "fixed", "fp32", "plummer"},
+                                         SimCase{"cuda", "leapfrog", "fixed", "fp64", "plummer"},
+                                         SimCase{"cuda", "leapfrog", "auto", "mixed", "king"},
+                                         SimCase{"cuda", "hermite4", "block", "fp64", "plummer"}));
 
 }  // namespace
 }  // namespace nbody
