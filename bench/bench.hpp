@@ -2,6 +2,7 @@
 // `nbody bench`: the optimization study as a benchmark. Suites of measurements, each verified
 // against the float64 reference before its time counts, written as a table, JSON and CSV.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -10,7 +11,7 @@
 namespace nbody::bench {
 
 struct Options {
-  std::vector<std::string> suites;       // ladder, blocksize, scaling, tune, precision, profile
+  std::vector<std::string> suites;       // ladder, blocksize, scaling, tune, precision, profile, multi-gpu
   std::int64_t n = 4096;                 // ladder / blocksize / profile
   std::vector<Precision> precisions;     // ladder and profile (default fp32)
   std::vector<std::string> rungs;        // only these rungs (empty: all)
@@ -43,6 +44,11 @@ struct Record {
   double fraction_of_ceiling = 0;  // gpu-best and tune: rate / issue-slot ceiling at the measured clock
   bool policy_choice = false;      // tune: the shape the launch policy picks
   double energy_error = 0;         // precision suite: |dE/E0| of a leapfrog run
+  int ranks = 0;                   // multi-gpu: ranks (GPUs) the pass is spread over
+  double force_s = 0;              // multi-gpu: median of the force kernel on the rank's targets
+  double comm_s = 0;               // multi-gpu: median of the gather of every rank's block
+  double speedup_vs_one_rank = 0;  // multi-gpu strong: one rank's median / this median
+  double efficiency = 0;           // multi-gpu: strong speedup / ranks; weak rate / (ranks x one rank's)
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };
@@ -68,6 +74,10 @@ struct Report {
   Options options;
   std::vector<Record> records;
 };
+
+// The multi-gpu suite (bench/multi_gpu.cpp): every rank of the launch calls it; records come to
+// `add` on rank 0 only.
+void multi_gpu(const Options& options, const std::function<void(Record)>& add);
 
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);

@@ -49,6 +49,20 @@ std::string table_row(const Record& r) {
     std::snprintf(f, sizeof f, ", %.1f%% of issue ceiling", 100 * r.fraction_of_ceiling);
     line += f;
   }
+  if (r.ranks > 0) {
+    char f[160];
+    std::snprintf(f, sizeof f, ", %d rank%s: force %.4g ms, comm %.4g ms (%.1f%%)", r.ranks, r.ranks > 1 ? "s" : "",
+                  r.force_s * 1e3, r.comm_s * 1e3, r.median_s > 0 ? 100 * r.comm_s / r.median_s : 0.0);
+    line += f;
+    if (r.speedup_vs_one_rank > 0) {
+      std::snprintf(f, sizeof f, ", speedup %.3g", r.speedup_vs_one_rank);
+      line += f;
+    }
+    if (r.efficiency > 0) {
+      std::snprintf(f, sizeof f, ", efficiency %.1f%%", 100 * r.efficiency);
+      line += f;
+    }
+  }
   if (r.energy_error > 0) {
     char f[48];
     std::snprintf(f, sizeof f, ", |dE/E0| %.3g", r.energy_error);
@@ -116,6 +130,14 @@ void write_json(const Report& rep, const std::string& path) {
     if (r.fraction_of_ceiling > 0) j.field("fraction_of_issue_ceiling", r.fraction_of_ceiling);
     if (r.suite.rfind("tune", 0) == 0) j.field("policy_choice", r.policy_choice);
     if (r.energy_error > 0) j.field("relative_energy_error", r.energy_error);
+    if (r.ranks > 0) {
+      j.field("ranks", r.ranks);
+      j.field("force_median_s", r.force_s);
+      j.field("comm_median_s", r.comm_s);
+      j.field("comm_fraction", r.median_s > 0 ? r.comm_s / r.median_s : 0.0);
+      if (r.speedup_vs_one_rank > 0) j.field("speedup_vs_one_rank", r.speedup_vs_one_rank);
+      if (r.efficiency > 0) j.field("efficiency", r.efficiency);
+    }
     j.end_object();
   }
   j.end_array();

@@ -272,6 +272,8 @@ Report run(const Options& options) {
       precision_suite(ctx);
     } else if (suite == "profile") {
       profile(ctx);
+    } else if (suite == "multi-gpu") {
+      multi_gpu(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
       throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile)");
     }

@@ -50,3 +50,54 @@ if(NBODY_ENABLE_HDF5 AND NOT HDF5_FOUND)
   message(FATAL_ERROR "NBODY_ENABLE_HDF5=ON but the HDF5 C library was not found: run scripts/setup "
                       "(Debian package libhdf5-dev) or configure with -DNBODY_ENABLE_HDF5=OFF.")
 endif()
+
+# MPI (Debian: libopenmpi-dev, openmpi-bin) for runs over several processes and nodes.
+# NBODY_ENABLE_MPI defaults to ON when MPI is found; asking for it when it is missing is a
+# configure error. Without it the program runs as one process (and refuses to be started by
+# mpirun with more than one).
+if(NOT DEFINED NBODY_ENABLE_MPI OR NBODY_ENABLE_MPI)
+  find_package(MPI COMPONENTS CXX QUIET)
+endif()
+if(MPI_CXX_FOUND)
+  set(_nbody_mpi_default ON)
+else()
+  set(_nbody_mpi_default OFF)
+endif()
+option(NBODY_ENABLE_MPI "Run over several processes and nodes with MPI" ${_nbody_mpi_default})
+if(NBODY_ENABLE_MPI AND NOT MPI_CXX_FOUND)
+  message(FATAL_ERROR "NBODY_ENABLE_MPI=ON but MPI was not found: run scripts/setup (Debian packages "
+                      "libopenmpi-dev openmpi-bin) or configure with -DNBODY_ENABLE_MPI=OFF.")
+endif()
+if(NBODY_ENABLE_MPI)
+  find_program(NBODY_MPIEXEC NAMES mpirun mpiexec HINTS ${MPIEXEC_EXECUTABLE})
+endif()
+
+# NCCL (not in Debian; on GPU machines with NVIDIA's packages) moves device buffers between the
+# GPUs of a run. It needs CUDA and MPI (which hands out NCCL's unique id). NBODY_ENABLE_NCCL
+# defaults to ON when nccl.h and libnccl are found beside CUDA and MPI; asking for it when they
+# are missing is a configure error. Without it the GPU runs over several ranks stage device
+# buffers through host memory and MPI. NCCL_ROOT or NCCL_HOME may point at an install.
+if(NOT DEFINED NBODY_ENABLE_NCCL OR NBODY_ENABLE_NCCL)
+  find_path(NBODY_NCCL_INCLUDE_DIR nccl.h HINTS $ENV{NCCL_ROOT} $ENV{NCCL_HOME} ${CUDAToolkit_INCLUDE_DIRS}
+            PATH_SUFFIXES include)
+  find_library(NBODY_NCCL_LIBRARY nccl HINTS $ENV{NCCL_ROOT} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_DIR}
+               PATH_SUFFIXES lib lib64)
+endif()
+if(NBODY_NCCL_INCLUDE_DIR AND NBODY_NCCL_LIBRARY AND NBODY_ENABLE_CUDA AND NBODY_ENABLE_MPI)
+  set(_nbody_nccl_default ON)
+else()
+  set(_nbody_nccl_default OFF)
+endif()
+option(NBODY_ENABLE_NCCL "Move GPU buffers between ranks with NCCL" ${_nbody_nccl_default})
+if(NBODY_ENABLE_NCCL)
+  if(NOT NBODY_ENABLE_CUDA OR NOT NBODY_ENABLE_MPI)
+    message(FATAL_ERROR "NBODY_ENABLE_NCCL=ON needs NBODY_ENABLE_CUDA=ON and NBODY_ENABLE_MPI=ON.")
+  endif()
+  if(NOT NBODY_NCCL_INCLUDE_DIR OR NOT NBODY_NCCL_LIBRARY)
+    message(FATAL_ERROR "NBODY_ENABLE_NCCL=ON but NCCL (nccl.h, libnccl) was not found: set NCCL_ROOT to its "
+                        "install or configure with -DNBODY_ENABLE_NCCL=OFF.")
+  endif()
+  add_library(nbody_nccl INTERFACE)
+  target_include_directories(nbody_nccl SYSTEM INTERFACE ${NBODY_NCCL_INCLUDE_DIR})
+  target_link_libraries(nbody_nccl INTERFACE ${NBODY_NCCL_LIBRARY})
+endif()

@@ -8,6 +8,7 @@
 #include "bench.hpp"
 #include "ladder/rung.hpp"
 #include "cli/commands.hpp"
+#include "comm/communicator.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::cli {
@@ -42,7 +43,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   auto args = std::make_shared<BenchArgs>();
   app->add_option("--suite", args->suites,
                   "comma-separated: ladder, blocksize, scaling, tune (includes tune-program), tune-program, precision, "
-                  "profile (default: ladder)");
+                  "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K) (default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
@@ -59,9 +60,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
             for (const auto& s : o.suites) {
               if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
-                  s != "precision" && s != "profile") {
+                  s != "precision" && s != "profile" && s != "multi-gpu") {
                 throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile)");
+                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu)");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");
@@ -81,6 +82,12 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;
+            // Under mpirun every rank measures; rank 0 alone prints and writes the results.
+            if (comm::world().rank() != 0) {
+              if (std::freopen("/dev/null", "w", stdout) == nullptr) throw_runtime_error("bench: cannot silence rank " + std::to_string(comm::world().rank()));
+              o.json_path.clear();
+              o.csv_path.clear();
+            }
             const bench::Report rep = bench::run(o);
             if (!o.json_path.empty()) bench::write_json(rep, o.json_path);
             if (!o.csv_path.empty()) bench::write_csv(rep, o.csv_path);

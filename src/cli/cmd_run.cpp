@@ -2,7 +2,14 @@
 // diagnostics, snapshots, checkpoints and a summary.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -11,6 +18,8 @@
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/stop_signals.hpp"
+#include "comm/communicator.hpp"
+#include "comm/mpi_communicator.hpp"
 #include "nbody/error.hpp"
 #include "nbody/run.hpp"
 
@@ -22,7 +31,67 @@ struct RunOptions {
   bool overwrite = false;
   std::string resume;
   CLI::Option* resume_option = nullptr;
+  int gpus = 0;  // 0: not given
+  std::vector<std::string> argv;
 };
+
+// The program on PATH's directories, or empty.
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return {};
+  std::string dirs = path;
+  for (std::size_t at = 0; at <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', at), dirs.size());
+    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(at, end - at)) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    at = end + 1;
+  }
+  return {};
+}
+
+// --gpus K: one rank per GPU of this node, started by mpirun (the program replaces itself with
+// `mpirun -np K nbody run <the same arguments without --gpus>`). Returns only when there is
+// nothing to start (K = 1, or already a rank of K); otherwise an error says what to do instead.
+void start_ranks_for_gpus(const RunOptions& opts) {
+  int launched = 0;
+  if (comm::launched_by_mpi(&launched)) {
+    const int size = comm::world().size();
+    if (opts.gpus != size) {
+      throw_input_error("--gpus: " + std::to_string(opts.gpus) + " asked, but mpirun started " +
+                        std::to_string(size) + " ranks; under mpirun leave --gpus out (one GPU per rank)");
+    }
+    return;
+  }
+  if (opts.gpus == 1) return;
+  if (!comm::mpi_available()) {
+    throw_input_error("--gpus: this build of nbody has no MPI support (configure with -DNBODY_ENABLE_MPI=ON) to run "
+                      "one rank per GPU");
+  }
+  const std::string mpirun = find_on_path("mpirun");
+  if (mpirun.empty()) {
+    throw_input_error("--gpus: mpirun is not on PATH; start the ranks yourself: mpirun -np " +
+                      std::to_string(opts.gpus) + " nbody run ...");
+  }
+  std::vector<std::string> args = {mpirun, "-np", std::to_string(opts.gpus), "/proc/self/exe"};
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) args[3] = self.string();
+  for (std::size_t i = 1; i < opts.argv.size(); ++i) {
+    const std::string& a = opts.argv[i];
+    if (a == "--gpus") {
+      ++i;  // and its value
+      continue;
+    }
+    if (a.rfind("--gpus=", 0) == 0) continue;
+    args.push_back(a);
+  }
+  std::vector<char*> c_args;
+  for (auto& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+  std::fflush(stdout);
+  ::execv(mpirun.c_str(), c_args.data());
+  throw_runtime_error("--gpus: could not start " + mpirun + ": " + std::strerror(errno));
+}
 
 // The program's defaults: the library's, with a checkpoint every 30 minutes of wall time.
 RunConfig program_defaults() {
@@ -84,6 +153,7 @@ int execute_resume(const RunOptions& opts) {
 }
 
 int execute(const RunOptions& opts) {
+  if (opts.gpus > 0) start_ranks_for_gpus(opts);
   if (opts.resume_option->count() > 0 && opts.resume.empty()) throw_input_error("--resume: the directory is empty");
   if (!opts.resume.empty()) return execute_resume(opts);
   if (opts.params.given("from") && opts.params.given_text("from").empty()) {
@@ -105,7 +175,7 @@ int execute(const RunOptions& opts) {
 
 }  // namespace
 
-Command add_run_command(CLI::App& parent) {
+Command add_run_command(CLI::App& parent, const std::vector<std::string>& argv) {
   auto* app = parent.add_subcommand(
       "run",
       "Run a simulation. With --ic file:PATH the initial conditions (and n) come from a .hdf5/.h5, "
@@ -116,6 +186,7 @@ Command add_run_command(CLI::App& parent) {
       "loses at most that; a run killed before its first checkpoint starts again from step 0). --from DIR|FILE.ckpt "
       "starts a new run from a checkpoint with changed physics (integrator, dt, softening, ...).");
   auto opts = std::make_shared<RunOptions>();
+  opts->argv = argv;
   opts->params.add_to(*app, program_defaults());
   auto* overwrite = app->add_flag("--overwrite", opts->overwrite, "reuse a non-empty --out directory");
   opts->resume_option =
@@ -124,6 +195,12 @@ Command add_run_command(CLI::App& parent) {
                       "and the output and checkpoint cadence; to change the physics use --from DIR --out NEW)")
           ->type_name("DIR")
           ->excludes(overwrite);
+  app->add_option("--gpus", opts->gpus,
+                  "run on K GPUs of this node, one rank each: nbody starts itself under mpirun -np K (which must "
+                  "be on PATH); same bits as one GPU. Under mpirun (or srun) leave it out: every rank takes the GPU "
+                  "of its local rank")
+      ->type_name("K")
+      ->check(CLI::Range(1, 1024));
   return {app, [opts]() { return execute(*opts); }};
 }
 

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace nbody::cli {
 
@@ -12,7 +13,8 @@ struct Command {
   std::function<int()> run;  // the exit status
 };
 
-Command add_run_command(CLI::App& parent);
+// argv: the program's arguments (--gpus K starts the program again under mpirun with them).
+Command add_run_command(CLI::App& parent, const std::vector<std::string>& argv);
 Command add_check_command(CLI::App& parent);
 // command_line: how the program was invoked, recorded in benchmark JSON.
 Command add_bench_command(CLI::App& parent, const std::string& command_line);

@@ -4,10 +4,12 @@
 #include <csignal>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "comm/mpi_communicator.hpp"
 #include "core/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   std::vector<cli::Command> commands;
-  commands.push_back(cli::add_run_command(app));
+  commands.push_back(cli::add_run_command(app, std::vector<std::string>(argv, argv + argc)));
   commands.push_back(cli::add_check_command(app));
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -96,22 +98,36 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Under an MPI launcher the ranks of the run are this program's processes. A failing rank
+  // ends them all (MPI_Abort with its exit status), naming itself: the others may be waiting in
+  // a collective and would never return.
+  std::optional<comm::MpiSession> mpi;
+  int rank = 0;
+  auto fail = [&](const std::string& message, int status) {
+    std::fflush(stdout);
+    if (mpi && mpi->world().size() > 1) {
+      std::fprintf(stderr, "nbody: error: rank %d: %s\n", rank, message.c_str());
+      std::fflush(stderr);
+      comm::abort_all(status);
+    }
+    std::fprintf(stderr, "nbody: error: %s\n", message.c_str());
+    return status;
+  };
   try {
+    int launched = 0;
+    if (comm::launched_by_mpi(&launched) && (comm::mpi_available() || launched > 1)) {
+      mpi.emplace(&argc, &argv);
+      rank = mpi->world().rank();
+    }
     for (const auto& c : commands) {
       if (c.app->parsed()) return c.run();
     }
     return 2;
   } catch (const Error& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "nbody: error: %s\n", e.what());
-    return e.exit_status();
+    return fail(e.what(), e.exit_status());
   } catch (const std::bad_alloc&) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "nbody: error: out of host memory\n");
-    return 2;
+    return fail("out of host memory", 2);
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "nbody: error: %s\n", e.what());
-    return 1;
+    return fail(e.what(), 1);
   }
 }

@@ -1,7 +1,10 @@
 // Solver names and construction. The only place that knows which solvers exist.
 #include <string>
 
+#include "comm/block_gather.hpp"
+#include "comm/communicator.hpp"
 #include "gravity/direct/cpu_solvers.hpp"
+#include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
 #include "gravity/solver.hpp"
 #include "nbody/error.hpp"
@@ -48,8 +51,29 @@ std::string resolve_device(std::string_view requested) {
   return cuda_device_available() ? "cuda" : "cpu";
 }
 
+namespace {
+
+template <class T>
+std::unique_ptr<ForceSolver<T>> make_local_solver(const SolverRequest& r, const std::shared_ptr<DeviceContext>& device);
+
+}  // namespace
+
+// Over several ranks the single-process solver of the request computes each rank's block of
+// targets and the blocks are gathered (host arrays by the communicator, device arrays by NCCL or
+// through the host).
 template <class T>
 std::unique_ptr<ForceSolver<T>> make_solver(const SolverRequest& r, const std::shared_ptr<DeviceContext>& device) {
+  auto local = make_local_solver<T>(r, device);
+  if (!r.comm || r.comm->size() == 1) return local;
+  auto gather = local->location().on_device() ? comm::make_device_gather(r.comm, device, r.transport)
+                                               : comm::make_host_gather(r.comm);
+  return std::make_unique<DistributedSolver<T>>(std::move(local), r.comm, std::move(gather));
+}
+
+namespace {
+
+template <class T>
+std::unique_ptr<ForceSolver<T>> make_local_solver(const SolverRequest& r, const std::shared_ptr<DeviceContext>& device) {
   const bool mixed = r.precision == Precision::mixed;
   if (!r.kernel_shape.empty() && !(r.choice.device == "cuda" && r.choice.gravity == "direct")) {
     throw_input_error("kernel shape: only the cuda direct sum has launch shapes");
@@ -78,6 +102,8 @@ std::unique_ptr<ForceSolver<T>> make_solver(const SolverRequest& r, const std::s
   }
   throw_input_error("device: unknown device '" + r.choice.device + "' (choose auto, cpu or cuda)");
 }
+
+}  // namespace
 
 template std::unique_ptr<ForceSolver<float>> make_solver<float>(const SolverRequest&,
                                                                 const std::shared_ptr<DeviceContext>&);

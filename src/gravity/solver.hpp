@@ -17,6 +17,9 @@
 #include "particles/views.hpp"
 
 namespace nbody {
+namespace comm {
+class Communicator;
+}
 
 // What a solver can do beyond accelerations; checked when a configuration is validated (an
 // integrator that needs jerks refuses a solver without them).
@@ -105,6 +108,11 @@ struct SolverRequest {
   // Bytes the caller allocates beside the solver in the same memory (the store): the solver's
   // memory check covers both, before anything is allocated.
   std::size_t other_bytes = 0;
+  // The ranks the force passes are spread over (gravity/direct/distributed.hpp); null or one
+  // rank: this process alone. transport: how a GPU run moves device buffers between ranks
+  // ("auto": NCCL when built, else staged through the host; "nccl"; "host").
+  std::shared_ptr<comm::Communicator> comm;
+  std::string transport = "auto";
 };
 
 class DeviceContext;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "comm/communicator.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "io/checkpoint.hpp"
@@ -54,7 +55,9 @@ struct Start {
 
 RunResult start_run(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles existing, Start start) {
   validate(cfg);
-  if (!cfg.out.empty()) {
+  // Over several ranks only rank 0 has a directory (and its lock), writes and logs.
+  const bool writer = comm::world().rank() == 0;
+  if (!cfg.out.empty() && writer) {
     RunDirectoryLock::check_free(cfg.out, "out");
     RunDirectory::check_usable(cfg.out, existing == ExistingRunFiles::replace);
   }
@@ -103,7 +106,9 @@ RunResult start_run(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles exist
   }
 
   std::optional<RunDirectory> dir;
-  if (!cfg.out.empty()) {
+  if (!writer) {
+    return runloop::run_loop(*sim, cfg, nullptr, nullptr, hooks);
+  } else if (!cfg.out.empty()) {
     RunDirectory::NewRun how;
     how.run_id = RunDirectory::run_id_of(cfg, sim->particles());
     how.replace_existing = existing == ExistingRunFiles::replace;
@@ -147,7 +152,9 @@ RunConfig continuation_config(const std::filesystem::path& from) {
   return cfg;
 }
 
-ResumePoint find_resume_point(const std::filesystem::path& dir) {
+namespace {
+
+ResumePoint find_resume_point_here(const std::filesystem::path& dir) {
   std::error_code ec;
   // A run killed before its first checkpoint: its configuration is all it needs to start again.
   if (fs::is_directory(dir, ec) && fs::is_regular_file(dir / "config.toml", ec) &&
@@ -160,6 +167,30 @@ ResumePoint find_resume_point(const std::filesystem::path& dir) {
   }
   auto found = RunDirectory::latest_checkpoint(dir);
   return {dir, std::move(found.file), std::move(found.checkpoint), std::move(found.skipped)};
+}
+
+}  // namespace
+
+// Over several ranks rank 0 reads the directory (it holds the lock for the run) and sends the
+// checkpoint's bytes to the others, so every rank starts from the same state whatever file
+// system it sees.
+ResumePoint find_resume_point(const std::filesystem::path& dir) {
+  comm::Communicator& world = comm::world();
+  if (world.size() == 1) return find_resume_point_here(dir);
+  ResumePoint point;
+  std::string bytes;
+  if (world.rank() == 0) {
+    point = find_resume_point_here(dir);
+    bytes = encode_checkpoint(point.checkpoint);  // from_start: the configuration alone
+  }
+  const auto from_start = world.broadcast_value<std::int32_t>(point.from_start ? 1 : 0, 0);
+  bytes = world.broadcast_bytes(std::move(bytes), 0);
+  if (world.rank() != 0) {
+    point.directory = dir;
+    point.from_start = from_start != 0;
+    point.checkpoint = decode_checkpoint(bytes, "the checkpoint rank 0 read from " + dir.string());
+  }
+  return point;
 }
 
 namespace {
@@ -213,6 +244,7 @@ RunResult resume_run(ResumePoint point, const RunConfig& requested, const RunHoo
   Checkpoint& ck = point.checkpoint;
   ck.config = cfg;
   auto sim = Simulation::create_from_checkpoint(ck);
+  if (comm::world().rank() != 0) return runloop::run_loop(*sim, cfg, nullptr, &ck.progress, hooks);
   // The id of a directory of an earlier release, which has none (used only then).
   const std::string id = RunDirectory::stored_run_id(point.directory).empty()
                              ? RunDirectory::run_id_of(cfg, state_as_double(ck))

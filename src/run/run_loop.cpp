@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "run/output_schedule.hpp"
 #include "run/outputs.hpp"
 #include "run/summary.hpp"
@@ -88,8 +89,39 @@ std::string heartbeat_line(std::int64_t step, std::int64_t last, double time, do
 
 }  // namespace
 
+namespace {
+
+// Over several ranks every rank steps its copy of the state, and only rank 0 has the directory,
+// the caller's hooks and outputs. Rank 0 decides each chunk (its outputs, stop conditions and
+// clock) and broadcasts its length, 0 for the end, so every rank makes the same force passes
+// (each one a collective) and stops at the same step.
+RunResult follow_rank0(Simulation& sim, comm::Communicator& world) {
+  RunResult result;
+  result.first_step = sim.step_count();
+  const auto wall_start = Clock::now();
+  for (;;) {
+    const auto chunk = world.broadcast_value<std::int64_t>(0, 0);
+    if (chunk <= 0) break;
+    const std::uint64_t i0 = sim.interactions();
+    const auto t0 = Clock::now();
+    sim.advance(chunk);
+    sim.synchronize();
+    result.stepping_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    result.interactions += sim.interactions() - i0;
+    ++result.chunks;
+  }
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  result.last_step = sim.step_count();
+  result.time = sim.time();
+  return result;
+}
+
+}  // namespace
+
 RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, const RunProgress* resumed,
                    const RunHooks& hooks, const std::vector<std::string>& notes) {
+  comm::Communicator& world = comm::world();
+  if (world.rank() != 0) return follow_rank0(sim, world);
   RunLog log(hooks.logger, dir);
   const OutputSchedule schedule(cfg);
   std::optional<DiagnosticsOutput> diagnostics;
@@ -129,12 +161,16 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   const auto wall_start = Clock::now();
   auto last_heartbeat = wall_start;
   const std::int64_t heartbeat_from = sim.step_count();
-  while (sim.step_count() < cfg.steps) {
-    if ((stopped_by = stop_requested(stop_conditions, result.stopped_by))) break;
-    const std::int64_t s = sim.step_count();
-    std::int64_t next = cfg.steps;
-    for (const Output* o : outputs) next = std::min(next, o->next_step_due(s));
-    const std::int64_t chunk = chunk_length(std::max(next, s + 1) - s, hooks.chunk_seconds, seconds_per_step);
+  for (;;) {
+    std::int64_t chunk = 0;  // 0: the end (told to the other ranks)
+    if (sim.step_count() < cfg.steps && !(stopped_by = stop_requested(stop_conditions, result.stopped_by))) {
+      const std::int64_t s = sim.step_count();
+      std::int64_t next = cfg.steps;
+      for (const Output* o : outputs) next = std::min(next, o->next_step_due(s));
+      chunk = chunk_length(std::max(next, s + 1) - s, hooks.chunk_seconds, seconds_per_step);
+    }
+    if (world.size() > 1) (void)world.broadcast_value(chunk, 0);
+    if (chunk == 0) break;
 
     const auto t0 = Clock::now();
     const std::uint64_t i0 = sim.interactions();

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "comm/block_gather.hpp"
+#include "comm/communicator.hpp"
 #include "core/host_memory.hpp"
 #include "core/parallel.hpp"
 #include "core/units.hpp"
@@ -182,6 +184,12 @@ std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) 
   r.n = n;
   r.gravity = gravity_of(cfg);
   r.other_bytes = n * integrator_solver_bytes<T>(cfg);
+  // Over several ranks (mpirun): each holds every body, computes its block of targets and the
+  // blocks are gathered; each rank drives the GPU of its local rank.
+  if (comm::world().size() > 1) {
+    r.comm = comm::world_shared();
+    if (resolve_choice(r.choice).device == "cuda") r.ordinal = comm::device_ordinal_of_rank(*r.comm);
+  }
   return std::make_unique<System<T>>(r);
 }
 

@@ -1,0 +1,98 @@
+#include "comm/communicator.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <utility>
+
+#include "nbody/error.hpp"
+
+namespace nbody::comm {
+
+Block block_of(std::int64_t n, int size, int rank) noexcept {
+  const std::int64_t base = n / size, extra = n % size;
+  const std::int64_t r = rank;
+  return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
+}
+
+std::vector<std::int64_t> block_counts(std::int64_t n, int size) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) counts[std::size_t(r)] = block_of(n, size, r).count;
+  return counts;
+}
+
+std::string Communicator::broadcast_bytes(std::string bytes, int root) {
+  const auto length = broadcast_value<std::int64_t>(static_cast<std::int64_t>(bytes.size()), root);
+  bytes.resize(static_cast<std::size_t>(length));
+  if (length > 0) broadcast(bytes.data(), length, DataType::byte, root);
+  return bytes;
+}
+
+std::vector<double> Communicator::allreduce_sum(std::span<const double> mine) {
+  const std::size_t n = mine.size();
+  const std::vector<std::int64_t> counts(static_cast<std::size_t>(size()), static_cast<std::int64_t>(n));
+  std::vector<double> all(n * counts.size());
+  allgatherv(mine.data(), all.data(), counts, DataType::f64);
+  std::vector<double> sum(all.begin(), all.begin() + std::ptrdiff_t(n));
+  for (std::size_t r = 1; r < counts.size(); ++r) {
+    for (std::size_t i = 0; i < n; ++i) sum[i] += all[r * n + i];
+  }
+  return sum;
+}
+
+// ---- one process ----
+
+std::shared_ptr<Communicator> NullCommunicator::split(bool member) {
+  return member ? std::make_shared<NullCommunicator>() : nullptr;
+}
+
+void NullCommunicator::broadcast(void*, std::int64_t, DataType, int root) {
+  if (root != 0) throw_runtime_error("broadcast: root " + std::to_string(root) + " is not a rank of 1");
+}
+
+void NullCommunicator::allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) {
+  if (counts.size() != 1) throw_runtime_error("allgatherv: " + std::to_string(counts.size()) + " counts for 1 rank");
+  if (counts[0] > 0 && send != recv) std::memmove(recv, send, std::size_t(counts[0]) * size_of(type));
+}
+
+void NullCommunicator::allgatherv_in_place(void*, std::span<const std::int64_t> counts, DataType) {
+  if (counts.size() != 1) throw_runtime_error("allgatherv: " + std::to_string(counts.size()) + " counts for 1 rank");
+}
+
+void NullCommunicator::send(const void*, std::int64_t, DataType, int dest, int) {
+  throw_runtime_error("send: rank " + std::to_string(dest) + " does not exist in a run of one process");
+}
+
+void NullCommunicator::recv(void*, std::int64_t, DataType, int source, int) {
+  throw_runtime_error("recv: rank " + std::to_string(source) + " does not exist in a run of one process");
+}
+
+// ---- the process's communicator ----
+
+namespace {
+std::mutex g_world_mutex;
+std::shared_ptr<Communicator>& world_slot() {
+  static std::shared_ptr<Communicator> slot = std::make_shared<NullCommunicator>();
+  return slot;
+}
+}  // namespace
+
+Communicator& world() { return *world_shared(); }
+
+std::shared_ptr<Communicator> world_shared() {
+  std::lock_guard lock(g_world_mutex);
+  return world_slot();
+}
+
+WorldScope::WorldScope(std::shared_ptr<Communicator> c) {
+  if (!c) throw_runtime_error("WorldScope: no communicator");
+  std::lock_guard lock(g_world_mutex);
+  previous_ = std::exchange(world_slot(), std::move(c));
+}
+
+WorldScope::~WorldScope() {
+  std::lock_guard lock(g_world_mutex);
+  world_slot() = std::move(previous_);
+}
+
+}  // namespace nbody::comm

@@ -1,0 +1,163 @@
+#pragma once
+// The processes of a run and what they say to each other: rank, size, barrier, gathers,
+// broadcasts, reductions in a fixed order and point-to-point messages, on host memory. One
+// interface, two implementations: NullCommunicator (one process: every collective is a copy or
+// nothing) and MpiCommunicator (comm/mpi_communicator.hpp, NBODY_ENABLE_MPI). Device buffers go
+// through comm/device_gather.hpp (NCCL, or MPI staged through the host).
+//
+// Determinism: no collective here sums floating-point numbers in an order that depends on the
+// transport. allreduce_sum gathers every rank's values to every rank and adds them in rank
+// order, so the result has the same bits on every rank and in every run.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace nbody::comm {
+
+// Element types of the collectives (what MPI and NCCL must know to move them).
+enum class DataType { byte, i32, i64, u64, f32, f64 };
+
+[[nodiscard]] constexpr std::size_t size_of(DataType t) noexcept {
+  switch (t) {
+    case DataType::byte: return 1;
+    case DataType::i32:
+    case DataType::f32: return 4;
+    case DataType::i64:
+    case DataType::u64:
+    case DataType::f64: return 8;
+  }
+  return 1;
+}
+
+template <class T>
+[[nodiscard]] constexpr DataType data_type_of() noexcept {
+  if constexpr (std::is_same_v<T, float>) return DataType::f32;
+  else if constexpr (std::is_same_v<T, double>) return DataType::f64;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return DataType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return DataType::i64;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return DataType::u64;
+  else {
+    static_assert(std::is_trivially_copyable_v<T>, "collectives move trivially copyable values");
+    return DataType::byte;
+  }
+}
+
+// The contiguous block of n items that rank `rank` of `size` owns: the first n % size ranks
+// hold one more than the others, so the blocks tile [0, n) in rank order.
+struct Block {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+[[nodiscard]] Block block_of(std::int64_t n, int size, int rank) noexcept;
+// Every rank's count, in rank order.
+[[nodiscard]] std::vector<std::int64_t> block_counts(std::int64_t n, int size);
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  [[nodiscard]] virtual int rank() const noexcept = 0;
+  [[nodiscard]] virtual int size() const noexcept = 0;
+  // The rank among the processes of this node, and their count (a GPU per local rank).
+  [[nodiscard]] virtual int local_rank() const noexcept = 0;
+  [[nodiscard]] virtual int local_size() const noexcept = 0;
+  [[nodiscard]] virtual std::string name() const = 0;  // "null", "mpi"
+
+  virtual void barrier() = 0;
+  // A communicator of the ranks that pass member = true, ranked as here (collective: every rank
+  // calls it); null on the others. For measuring 1..P ranks within one launch.
+  [[nodiscard]] virtual std::shared_ptr<Communicator> split(bool member) = 0;
+  // root's `count` items of `data` to every rank.
+  virtual void broadcast(void* data, std::int64_t count, DataType type, int root) = 0;
+  // Every rank's `send` (counts[rank] items) into `recv`, blocks in rank order (counts has
+  // size() entries; recv holds their sum).
+  virtual void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) = 0;
+  // The same with rank r's block already in place in `data` at the sum of counts[0..r).
+  virtual void allgatherv_in_place(void* data, std::span<const std::int64_t> counts, DataType type) = 0;
+  // Element-wise maximum over the ranks (exact: no rounding, so no order to fix).
+  virtual void allreduce_max(double* data, std::int64_t count) = 0;
+  // Point to point (halos, migration): blocking, matched by (peer, tag).
+  virtual void send(const void* data, std::int64_t count, DataType type, int dest, int tag) = 0;
+  virtual void recv(void* data, std::int64_t count, DataType type, int source, int tag) = 0;
+
+  // ---- typed helpers (written once over the virtual calls) ----
+  template <class T>
+  void broadcast(std::span<T> data, int root) {
+    broadcast(data.data(), static_cast<std::int64_t>(data.size()), data_type_of<T>(), root);
+  }
+  template <class T>
+  [[nodiscard]] T broadcast_value(T value, int root) {
+    broadcast(&value, 1, data_type_of<T>(), root);
+    return value;
+  }
+  // root's bytes to every rank (the size first).
+  [[nodiscard]] std::string broadcast_bytes(std::string bytes, int root);
+  // One value from every rank, in rank order.
+  template <class T>
+  [[nodiscard]] std::vector<T> allgather_value(const T& value) {
+    std::vector<T> all(static_cast<std::size_t>(size()));
+    const std::vector<std::int64_t> ones(all.size(), std::int64_t{sizeof(T) / size_of(data_type_of<T>())});
+    allgatherv(&value, all.data(), ones, data_type_of<T>());
+    return all;
+  }
+  // Every rank's vector, concatenated in rank order.
+  template <class T>
+  [[nodiscard]] std::vector<T> allgatherv(std::span<const T> mine) {
+    const auto counts = allgather_value<std::int64_t>(static_cast<std::int64_t>(mine.size()));
+    std::int64_t total = 0;
+    for (auto c : counts) total += c;
+    std::vector<T> all(static_cast<std::size_t>(total));
+    allgatherv(mine.data(), all.data(), counts, data_type_of<T>());
+    return all;
+  }
+  // Element-wise sums over the ranks in rank order (the same bits on every rank, for any
+  // transport): every rank's values are gathered, then added rank 0 first.
+  [[nodiscard]] std::vector<double> allreduce_sum(std::span<const double> mine);
+  [[nodiscard]] double allreduce_sum(double mine) { return allreduce_sum(std::span<const double>(&mine, 1))[0]; }
+  [[nodiscard]] double allreduce_max(double mine) {
+    allreduce_max(&mine, 1);
+    return mine;
+  }
+};
+
+// One process: rank 0 of 1; collectives copy or do nothing.
+class NullCommunicator final : public Communicator {
+ public:
+  int rank() const noexcept override { return 0; }
+  int size() const noexcept override { return 1; }
+  int local_rank() const noexcept override { return 0; }
+  int local_size() const noexcept override { return 1; }
+  std::string name() const override { return "null"; }
+  void barrier() override {}
+  std::shared_ptr<Communicator> split(bool member) override;
+  void broadcast(void*, std::int64_t, DataType, int root) override;
+  void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) override;
+  void allgatherv_in_place(void*, std::span<const std::int64_t> counts, DataType) override;
+  void allreduce_max(double*, std::int64_t) override {}
+  void send(const void*, std::int64_t, DataType, int dest, int tag) override;
+  void recv(void*, std::int64_t, DataType, int source, int tag) override;
+};
+
+// ---- the process's communicator ----------------------------------------------------------
+// The run's ranks are a property of the process (MPI_COMM_WORLD is), so the engine asks here
+// which it is: a NullCommunicator unless a WorldScope (the program's MpiSession) installed one.
+[[nodiscard]] Communicator& world();
+[[nodiscard]] std::shared_ptr<Communicator> world_shared();
+
+// Installs `c` as the process's communicator for the scope's life (the previous one after).
+class WorldScope {
+ public:
+  explicit WorldScope(std::shared_ptr<Communicator> c);
+  ~WorldScope();
+  WorldScope(const WorldScope&) = delete;
+  WorldScope& operator=(const WorldScope&) = delete;
+
+ private:
+  std::shared_ptr<Communicator> previous_;
+};
+
+}  // namespace nbody::comm

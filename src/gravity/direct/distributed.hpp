@@ -1,0 +1,65 @@
+#pragma once
+// The direct sum spread over the ranks of a run (MPI processes, one GPU or a share of the CPU
+// each). Every rank holds every body (the state is replicated: direct summation needs every
+// source on every rank anyway), computes the accelerations of its own contiguous block of
+// targets (comm::block_of: N/P, the first N % P ranks one more) from all N sources with the
+// single-process solver it wraps, and the blocks are gathered in place so that every rank ends
+// the pass with every acceleration. The kick and drift that follow are the same element-wise
+// operations on the same bits on every rank, so the states stay identical without further
+// messages.
+//
+// Same bits for any number of ranks: the wrapped solver sums each target over the same full
+// source set in its own fixed order whatever slice of targets it is handed (the CPU loops give a
+// target to one thread and sum its sources in index order; the CUDA kernel's launch shape is
+// chosen from the full N when the solver is made, and a target's sum depends on the shape and the
+// sources only). Gathers move bits, never add them. The potential energy is computed whole by
+// every rank (no sum across ranks), so the diagnostics have the single-process bits too.
+#include <memory>
+
+#include "comm/block_gather.hpp"
+#include "comm/communicator.hpp"
+#include "gravity/solver.hpp"
+
+namespace nbody {
+
+template <class T>
+class DistributedSolver final : public ForceSolver<T> {
+ public:
+  // `local`: the single-process solver of this rank (its location is where the gather works).
+  DistributedSolver(std::unique_ptr<ForceSolver<T>> local, std::shared_ptr<comm::Communicator> comm,
+                    std::unique_ptr<comm::BlockGather> gather);
+
+  std::string name() const override { return local_->name(); }
+  std::string kernel() const override;  // the local kernel, "over P ranks (transport)"
+  std::string device() const override;  // the local device, "rank r of P"
+  Location location() const override { return local_->location(); }
+  Precision precision() const override { return local_->precision(); }
+  // Fused Euler steps are a single-device optimisation: here every step is force, gather, kick, drift.
+  SolverCapabilities capabilities() const override {
+    SolverCapabilities c = local_->capabilities();
+    c.euler_steps = false;
+    return c;
+  }
+  double potential_energy(const SourceView<T>& sources) override { return local_->potential_energy(sources); }
+
+  [[nodiscard]] comm::Communicator& communicator() noexcept { return *comm_; }
+  [[nodiscard]] ForceSolver<T>& local() noexcept { return *local_; }
+  // The parts of one accelerations pass, for measuring them apart (the benchmark): this rank's
+  // block of targets, then the gather of every block into `out`.
+  void local_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out);
+  void gather(Vec3Span<T> out, int n);
+
+ protected:
+  void do_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) override;
+  void do_acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) override;
+
+ private:
+  std::unique_ptr<ForceSolver<T>> local_;
+  std::shared_ptr<comm::Communicator> comm_;
+  std::unique_ptr<comm::BlockGather> gather_;
+};
+
+extern template class DistributedSolver<float>;
+extern template class DistributedSolver<double>;
+
+}  // namespace nbody

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The program over several ranks against one process, byte for byte.
+# Usage: cli_compare.sh CHECK NBODY MPIRUN WORKDIR, CHECK one of
+#   same_bits     runs on 1 process and under mpirun -np 1, 2, 3 write the same snapshots,
+#                 checkpoints, diagnostics and Lagrangian radii (hermite4 block steps, leapfrog)
+#   restart       a run stopped at a checkpoint on 2 ranks and resumed on 3 (and one on 3
+#                 resumed by a single process) ends with the files of the uninterrupted run
+#   failing_rank  a rank that fails (rank 1, then rank 0) ends every rank: non-zero exit status,
+#                 the failing rank named, no hang (every mpirun under a timeout)
+# NBODY_MPI_DEVICE=cuda runs same_bits and restart on GPUs (one per rank) instead of the CPU.
+set -euo pipefail
+device=${NBODY_MPI_DEVICE:-cpu}
+check=$1 nbody=$2 mpirun=$3 work=$4
+rm -rf "$work"
+mkdir -p "$work"
+
+mpi() {
+  local np=$1
+  shift
+  timeout 100 "$mpirun" -np "$np" --oversubscribe "$@"
+}
+
+# Each run writes into DIR/run (config.toml and the run id name the directory as given).
+in_dir() {
+  mkdir -p "$1"
+  local d=$1
+  shift
+  (cd "$d" && "$@")
+}
+
+# The files a run writes that must not depend on the number of ranks (run.log has timings).
+compare_dirs() {
+  local a=$1 b=$2 n=0
+  for f in "$a"/*; do
+    local name
+    name=$(basename "$f")
+    case "$name" in run.log | .nbody.lock) continue ;; esac
+    if ! cmp -s "$f" "$b/$name"; then
+      echo "FAIL: $b/$name differs from $a/$name"
+      exit 1
+    fi
+    n=$((n + 1))
+  done
+  [ "$(ls "$a" | wc -l)" = "$(ls "$b" | wc -l)" ] || { echo "FAIL: $a and $b hold different files"; ls "$a" "$b"; exit 1; }
+  echo "same bytes: $b and $a ($n files)"
+}
+
+case "$check" in
+same_bits)
+  for integ in "--integrator hermite4 --dt-mode block --precision fp64 --ic plummer" \
+               "--integrator leapfrog --precision fp32 --ic king"; do
+    tag=$(echo "$integ" | awk '{print $2}')
+    # shellcheck disable=SC2086
+    args=(run --n 67 --steps 30 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" $integ
+          --snapshot-every 10 --checkpoint-every 15 --diag-every 5 --snapshot-format tipsy)
+    in_dir "$work/$tag.single" "$nbody" "${args[@]}" --out run > /dev/null
+    for np in 1 2 3; do
+      in_dir "$work/$tag.np$np" mpi "$np" "$nbody" "${args[@]}" --out run > "$work/$tag.np$np.stdout"
+      compare_dirs "$work/$tag.single/run" "$work/$tag.np$np/run"
+    done
+  done
+  ;;
+restart)
+  args=(run --n 61 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" --integrator leapfrog --ic plummer
+        --snapshot-every 10 --checkpoint-every 20 --diag-every 5 --snapshot-format csv)
+  in_dir "$work/whole" "$nbody" "${args[@]}" --steps 60 --out run > /dev/null
+  # Stopped at step 20 on 2 ranks (the checkpoint of step 20 is its last), resumed on 3 to 60.
+  in_dir "$work/two_three" mpi 2 "$nbody" "${args[@]}" --steps 20 --out run > /dev/null
+  in_dir "$work/two_three" mpi 3 "$nbody" run --resume run --steps 60 > "$work/two_three.stdout"
+  compare_dirs "$work/whole/run" "$work/two_three/run"
+  # Stopped at step 20 on 3 ranks, resumed by one process. (A checkpoint keeps the run length it
+  # was written with, so the runs stop where the newest two checkpoints, 40 and 60, come after.)
+  in_dir "$work/three_one" mpi 3 "$nbody" "${args[@]}" --steps 20 --out run > /dev/null
+  in_dir "$work/three_one" "$nbody" run --resume run --steps 60 > /dev/null
+  compare_dirs "$work/whole/run" "$work/three_one/run"
+  ;;
+failing_rank)
+  args=(run --n 64 --steps 100000 --threads 1 --device cpu)
+  # Rank 1 cannot read its initial conditions while rank 0 waits in the first force pass.
+  set +e
+  timeout 100 "$mpirun" --oversubscribe -np 1 "$nbody" "${args[@]}" --ic plummer : -np 1 "$nbody" "${args[@]}" \
+    --ic file:"$work/missing.csv" > "$work/rank1.out" 2> "$work/rank1.err"
+  status=$?
+  set -e
+  cat "$work/rank1.err"
+  [ "$status" -ne 124 ] || { echo "FAIL: the run hung (killed by the timeout)"; exit 1; }
+  [ "$status" -ne 0 ] || { echo "FAIL: exit status 0 for a failing rank"; exit 1; }
+  grep -q "nbody: error: rank 1: ic: .*missing.csv" "$work/rank1.err" || { echo "FAIL: rank 1 not named"; exit 1; }
+  echo "rank 1 failed: exit status $status, rank named"
+  # Rank 0 refuses the run directory (a file is in the way) while rank 1 waits for its first chunk.
+  touch "$work/not_a_directory"
+  set +e
+  timeout 100 "$mpirun" --oversubscribe -np 2 "$nbody" "${args[@]}" --ic plummer --out "$work/not_a_directory" \
+    > "$work/rank0.out" 2> "$work/rank0.err"
+  status=$?
+  set -e
+  cat "$work/rank0.err"
+  [ "$status" -ne 124 ] || { echo "FAIL: the run hung (killed by the timeout)"; exit 1; }
+  [ "$status" -ne 0 ] || { echo "FAIL: exit status 0 for a failing rank"; exit 1; }
+  grep -q "nbody: error: rank 0: " "$work/rank0.err" || { echo "FAIL: rank 0 not named"; exit 1; }
+  echo "rank 0 failed: exit status $status, rank named"
+  ;;
+*)
+  echo "unknown check $check"
+  exit 2
+  ;;
+esac

@@ -1,0 +1,267 @@
+// Runs under mpirun with any number of ranks (ctest: 1, 2 and 3): the communicator's collectives,
+// the distributed direct sum against the single-process solvers bit for bit, and whole
+// simulations on every rank against the same simulation made for one process alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "comm/block_gather.hpp"
+#include "comm/communicator.hpp"
+#include "comm/mpi_communicator.hpp"
+#include "core/rng.hpp"
+#include "gravity/direct/cpu_solvers.hpp"
+#include "gravity/direct/distributed.hpp"
+#include "gravity/names.hpp"
+#include "nbody/simulation.hpp"
+
+namespace nbody {
+namespace {
+
+comm::Communicator& world() { return comm::world(); }
+
+TEST(Communicator, RankAndSize) {
+  EXPECT_GE(world().size(), 1);
+  EXPECT_GE(world().rank(), 0);
+  EXPECT_LT(world().rank(), world().size());
+  EXPECT_LT(world().local_rank(), world().local_size());
+  const auto ranks = world().allgather_value<std::int32_t>(world().rank());
+  for (int r = 0; r < world().size(); ++r) EXPECT_EQ(ranks[std::size_t(r)], r);
+}
+
+TEST(Communicator, BlocksTileTheRange) {
+  for (std::int64_t n : {0, 1, 2, 7, 97, 1000}) {
+    for (int p = 1; p <= 5; ++p) {
+      std::int64_t next = 0;
+      for (int r = 0; r < p; ++r) {
+        const comm::Block b = comm::block_of(n, p, r);
+        EXPECT_EQ(b.first, next);
+        EXPECT_GE(b.count, n / p);
+        EXPECT_LE(b.count, n / p + 1);
+        next += b.count;
+      }
+      EXPECT_EQ(next, n);
+    }
+  }
+}
+
+TEST(Communicator, BroadcastFromEveryRoot) {
+  for (int root = 0; root < world().size(); ++root) {
+    std::vector<double> v(5, world().rank() == root ? 1.5 + root : -1.0);
+    world().broadcast(std::span<double>(v), root);
+    for (double x : v) EXPECT_EQ(x, 1.5 + root);
+    const std::string bytes = world().broadcast_bytes(world().rank() == root ? std::string(300, char('a' + root)) : "", root);
+    EXPECT_EQ(bytes, std::string(300, char('a' + root)));
+  }
+}
+
+TEST(Communicator, AllgathervOfUnequalBlocks) {
+  const int p = world().size(), r = world().rank();
+  // Rank r holds r + 1 values r * 100 + k.
+  std::vector<std::int64_t> mine(std::size_t(r + 1));
+  for (std::size_t k = 0; k < mine.size(); ++k) mine[k] = r * 100 + std::int64_t(k);
+  const auto all = world().allgatherv(std::span<const std::int64_t>(mine));
+  std::size_t at = 0;
+  for (int q = 0; q < p; ++q) {
+    for (int k = 0; k <= q; ++k) EXPECT_EQ(all[at++], q * 100 + k);
+  }
+  EXPECT_EQ(at, all.size());
+}
+
+TEST(Communicator, AllgathervInPlace) {
+  const int p = world().size(), r = world().rank();
+  const std::int64_t n = 23;
+  const auto counts = comm::block_counts(n, p);
+  std::vector<float> data(std::size_t(n), -1.0f);
+  const comm::Block b = comm::block_of(n, p, r);
+  for (std::int64_t i = b.first; i < b.first + b.count; ++i) data[std::size_t(i)] = float(i) * 0.5f;
+  world().allgatherv_in_place(data.data(), counts, comm::DataType::f32);
+  for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(data[std::size_t(i)], float(i) * 0.5f);
+}
+
+TEST(Communicator, SumsInRankOrder) {
+  // Values whose sum depends on the order of the additions: the result must be the rank-order sum.
+  const int p = world().size(), r = world().rank();
+  const double mine = r == 0 ? 1.0 : (r % 2 ? 1e-16 : 3e-17) * r;
+  double expected = 1.0;
+  for (int q = 1; q < p; ++q) expected += (q % 2 ? 1e-16 : 3e-17) * q;
+  const double got = world().allreduce_sum(mine);
+  EXPECT_EQ(std::memcmp(&got, &expected, sizeof got), 0) << got << " vs " << expected;
+  EXPECT_EQ(world().allreduce_max(double(r)), double(p - 1));
+}
+
+TEST(Communicator, RingOfMessages) {
+  const int p = world().size(), r = world().rank();
+  if (p == 1) GTEST_SKIP() << "point to point needs two ranks";
+  const std::int32_t out = r * 7;
+  std::int32_t in = -1;
+  const int next = (r + 1) % p, prev = (r + p - 1) % p;
+  if (r % 2 == 0) {
+    world().send(&out, 1, comm::DataType::i32, next, 5);
+    world().recv(&in, 1, comm::DataType::i32, prev, 5);
+  } else {
+    world().recv(&in, 1, comm::DataType::i32, prev, 5);
+    world().send(&out, 1, comm::DataType::i32, next, 5);
+  }
+  EXPECT_EQ(in, prev * 7);
+}
+
+// ---- the distributed direct sum -------------------------------------------------------------
+
+template <class T>
+struct Bodies {
+  std::vector<T> x, y, z, vx, vy, vz, m;
+  explicit Bodies(int n, std::uint64_t seed) {
+    Rng rng(seed);
+    for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m}) v->resize(std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+      x[i] = T(rng.normal()), y[i] = T(rng.normal()), z[i] = T(rng.normal());
+      vx[i] = T(rng.normal()), vy[i] = T(rng.normal()), vz[i] = T(rng.normal());
+      m[i] = T(rng.uniform(0.5, 1.5) / n);
+    }
+  }
+  SourceView<T> sources() const { return {x.data(), y.data(), z.data(), m.data(), int(m.size())}; }
+  TargetView<T> targets() const { return {x.data(), y.data(), z.data(), int(m.size()), 0}; }
+  MotionView<T> motion() const {
+    return {{x.data(), y.data(), z.data()}, {vx.data(), vy.data(), vz.data()}, m.data(), int(m.size())};
+  }
+};
+
+template <class T>
+struct Out {
+  std::vector<T> x, y, z;
+  explicit Out(std::size_t n) : x(n, T(-7)), y(n, T(-7)), z(n, T(-7)) {}
+  Vec3Span<T> span() { return {x.data(), y.data(), z.data()}; }
+  bool operator==(const Out& o) const {
+    return std::memcmp(x.data(), o.x.data(), x.size() * sizeof(T)) == 0 &&
+           std::memcmp(y.data(), o.y.data(), y.size() * sizeof(T)) == 0 &&
+           std::memcmp(z.data(), o.z.data(), z.size() * sizeof(T)) == 0;
+  }
+};
+
+template <class T>
+std::unique_ptr<ForceSolver<T>> local_solver(const std::string& kind, const GravityParams& g) {
+  if (kind == "reference") return make_reference_solver<T>(g);
+  return make_cpu_direct_solver<T>(g, kind == "mixed");
+}
+
+template <class T>
+void check_same_bits_as_one_process(const std::string& kind, SofteningLaw law, double eps) {
+  const GravityParams g{1.0, eps, law};
+  for (int n : {1, 2, 61, 97, 1030}) {
+    const Bodies<T> b(n, 42 + std::uint64_t(n));
+    Out<T> single{std::size_t(n)}, spread{std::size_t(n)};
+    local_solver<T>(kind, g)->accelerations(b.targets(), b.sources(), single.span());
+    DistributedSolver<T> d(local_solver<T>(kind, g), comm::world_shared(), comm::make_host_gather(comm::world_shared()));
+    d.accelerations(b.targets(), b.sources(), spread.span());
+    EXPECT_TRUE(single == spread) << kind << " n = " << n << " on " << world().size() << " ranks";
+    EXPECT_EQ(d.interactions(), std::uint64_t(n) * std::uint64_t(n));
+
+    // Hermite's pass on an active subset (every third body).
+    std::vector<std::int32_t> active;
+    for (int i = 0; i < n; i += 3) active.push_back(i);
+    const IndexView idx{active.data(), int(active.size())};
+    Out<T> a1{active.size()}, j1{active.size()}, a2{active.size()}, j2{active.size()};
+    local_solver<T>(kind, g)->acc_jerk(idx, b.motion(), a1.span(), j1.span());
+    d.acc_jerk(idx, b.motion(), a2.span(), j2.span());
+    EXPECT_TRUE(a1 == a2 && j1 == j2) << kind << " acc_jerk n = " << n;
+
+    const double w1 = local_solver<T>(kind, g)->potential_energy(b.sources());
+    const double w2 = d.potential_energy(b.sources());
+    EXPECT_EQ(std::memcmp(&w1, &w2, sizeof w1), 0);
+  }
+}
+
+TEST(DistributedSolver, SameBitsAsOneProcessFp32) { check_same_bits_as_one_process<float>("direct", SofteningLaw::plummer, 0.01); }
+TEST(DistributedSolver, SameBitsAsOneProcessFp64) { check_same_bits_as_one_process<double>("direct", SofteningLaw::plummer, 0.01); }
+TEST(DistributedSolver, SameBitsAsOneProcessMixed) { check_same_bits_as_one_process<double>("mixed", SofteningLaw::plummer, 0.01); }
+TEST(DistributedSolver, SameBitsAsOneProcessSpline) { check_same_bits_as_one_process<float>("direct", SofteningLaw::spline, 0.05); }
+TEST(DistributedSolver, SameBitsAsOneProcessUnsoftened) { check_same_bits_as_one_process<double>("direct", SofteningLaw::plummer, 0.0); }
+TEST(DistributedSolver, SameBitsAsOneProcessReference) { check_same_bits_as_one_process<double>("reference", SofteningLaw::plummer, 0.01); }
+
+// ---- whole simulations ------------------------------------------------------------------------
+
+struct SimCase {
+  const char* device;
+  const char* integrator;
+  const char* dt_mode;
+  const char* precision;
+  const char* ic;
+};
+
+std::string state_bits(Simulation& sim) {
+  const Checkpoint ck = sim.checkpoint();
+  std::string bits;
+  std::visit([&](const auto& p) {
+    for (const auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) {
+      bits.append(reinterpret_cast<const char*>(v->data()), v->size() * sizeof((*v)[0]));
+    }
+  }, ck.state);
+  bits.append(ck.integrator.bytes.begin(), ck.integrator.bytes.end());
+  return bits;
+}
+
+class DistributedSimulation : public testing::TestWithParam<SimCase> {};
+
+TEST_P(DistributedSimulation, SameStateAsOneProcess) {
+  const SimCase c = GetParam();
+  std::string why;
+  if (std::string(c.device) == "cuda" && !cuda_device_available(&why)) GTEST_SKIP() << why;
+  RunConfig cfg;
+  cfg.device = c.device;
+  cfg.threads = 1;
+  cfg.n = 67;  // not a multiple of 2 or 3: blocks of unequal size
+  cfg.ic = c.ic;
+  cfg.integrator = c.integrator;
+  cfg.dt_mode = c.dt_mode;
+  cfg.precision = c.precision;
+  cfg.softening = 0.05;
+  cfg.dt = 1.0 / 128;
+  std::string alone_bits, alone_diag;
+  {
+    comm::WorldScope alone(std::make_shared<comm::NullCommunicator>());
+    auto sim = Simulation::create(cfg);
+    sim->advance(9);
+    alone_bits = state_bits(*sim);
+    const Diagnostics d = sim->diagnostics();
+    alone_diag.assign(reinterpret_cast<const char*>(&d), sizeof d);
+  }
+  auto sim = Simulation::create(cfg);
+  sim->advance(4);
+  sim->advance(5);
+  EXPECT_EQ(state_bits(*sim), alone_bits) << c.integrator << " " << c.dt_mode << " " << c.precision;
+  const Diagnostics d = sim->diagnostics();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(&d), sizeof d), alone_diag);
+  // Every rank holds the same state.
+  const std::string mine = state_bits(*sim);
+  EXPECT_EQ(world().broadcast_bytes(mine, 0), mine);
+}
+
+INSTANTIATE_TEST_SUITE_P(Integrators, DistributedSimulation,
+                         testing::Values(SimCase{"cpu", "euler", "fixed", "fp32", "plummer"},
+                                         SimCase{"cpu", "leapfrog", "fixed", "fp64", "plummer"},
+                                         SimCase{"cpu", "leapfrog", "auto", "fp32", "king"},
+                                         SimCase{"cpu", "yoshida4", "fixed", "mixed", "plummer"},
+                                         SimCase{"cpu", "hermite4", "block", "fp64", "plummer"},
+                                         // On GPUs (one per rank; skipped without a device).
+                                         SimCase{"cuda", "euler", "fixed", "fp32", "plummer"},
+                                         SimCase{"cuda", "leapfrog", "fixed", "fp64", "plummer"},
+                                         SimCase{"cuda", "leapfrog", "auto", "mixed", "king"},
+                                         SimCase{"cuda", "hermite4", "block", "fp64", "plummer"}));
+
+}  // namespace
+}  // namespace nbody
+
+// Every rank runs every test; the exit status is the worst of the ranks', so mpirun fails when
+// any rank does.
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  std::unique_ptr<nbody::comm::MpiSession> mpi;
+  if (nbody::comm::launched_by_mpi()) mpi = std::make_unique<nbody::comm::MpiSession>(&argc, &argv);
+  int status = RUN_ALL_TESTS();
+  status = static_cast<int>(nbody::comm::world().allreduce_max(double(status)));
+  return status;
+}
