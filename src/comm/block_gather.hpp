@@ -39,7 +39,8 @@ class BlockGather {
 [[nodiscard]] bool nccl_available() noexcept;
 
 // Device arrays of `device`, ordered on its stream. transport: "nccl" (an input error without
-// NCCL), "host" (staged through host memory and `c`), or "auto" (NCCL when built, else host).
+// NCCL, or with more ranks on a node than GPUs), "host" (staged through host memory and `c`), or
+// "auto" (NCCL when built and every rank of the node has a GPU of its own, else host).
 [[nodiscard]] std::unique_ptr<BlockGather> make_device_gather(std::shared_ptr<Communicator> c,
                                                               std::shared_ptr<DeviceContext> device,
                                                               std::string_view transport = "auto");

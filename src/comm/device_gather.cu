@@ -162,8 +162,20 @@ std::unique_ptr<BlockGather> make_device_gather(std::shared_ptr<Communicator> c,
   if (transport != "auto" && transport != "nccl" && transport != "host") {
     throw_input_error("transport: unknown '" + std::string(transport) + "' (choose auto, nccl or host)");
   }
+  // NCCL needs one device per rank: with more ranks on a node than devices (ranks sharing a GPU,
+  // as in tests with more ranks than GPUs), `auto` stages through the host instead.
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+    (void)cudaGetLastError();
+    devices = 0;
+  }
+  const bool shared = c->local_size() > devices;
+  if (transport == "nccl" && shared) {
+    throw_input_error("transport: nccl needs one GPU per rank (" + std::to_string(c->local_size()) +
+                      " ranks on this node, " + std::to_string(devices) + " GPUs)");
+  }
 #if NBODY_HAVE_NCCL
-  if (transport != "host") return std::make_unique<NcclGather>(std::move(c), std::move(device));
+  if (transport != "host" && !shared) return std::make_unique<NcclGather>(std::move(c), std::move(device));
 #endif
   return std::make_unique<StagedGather>(std::move(c), std::move(device));
 }
