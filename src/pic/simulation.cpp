@@ -1,0 +1,266 @@
+#include "pic/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "nbody/error.hpp"
+#include "pic/interpolation.hpp"
+#include "pic/random.hpp"
+
+namespace nbody::pic {
+
+PicSimulation::PicSimulation(const PicSettings& s)
+    : s_(s), fields_(s.geom), solver_(s.solver, s.geom, s.field_bc), t_(s.t0) {
+  if (s.geom.nx < 2 || s.geom.ny < 1) throw_input_error("pic grid: at least 2 x 1 cells are needed");
+  if (!(s.dt > 0)) throw_input_error("pic dt: must be > 0");
+  const double limit = max_stable_dt(s.solver, s.geom.dx, s.geom.dy);
+  if (s.solve_fields && s.dt > limit * (1 + 1e-12))
+    throw_input_error("pic dt: " + std::to_string(s.dt) + " exceeds the " + solver_name(s.solver) +
+                      " stability limit " + std::to_string(limit) + " for this grid");
+}
+
+int PicSimulation::add_species(Species sp) {
+  species_.push_back(std::move(sp));
+  return int(species_.size()) - 1;
+}
+
+void PicSimulation::load(int index, const LoadSpec& spec) {
+  Species& sp = species_.at(std::size_t(index));
+  const GridGeometry& g = s_.geom;
+  const int ppc = spec.ppc_x * spec.ppc_y;
+  if (ppc < 1) throw_input_error("species " + sp.name + ": particles per cell must be >= 1");
+  const CounterRng rng(spec.seed, std::uint64_t(index) + 1);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const double xc = g.x0 + (i + 0.5) * g.dx, yc = g.y0 + (j + 0.5) * g.dy;
+      if (!(spec.profile(xc, yc) > 0)) continue;
+      const std::uint64_t cell = std::uint64_t(j) * std::uint64_t(g.nx) + std::uint64_t(i);
+      for (int b = 0; b < spec.ppc_y; ++b)
+        for (int a = 0; a < spec.ppc_x; ++a) {
+          const std::uint64_t k = cell * std::uint64_t(ppc) + std::uint64_t(b * spec.ppc_x + a);
+          double fx, fy;
+          if (spec.regular) {
+            fx = (a + 0.5) / spec.ppc_x;
+            fy = (b + 0.5) / spec.ppc_y;
+          } else {
+            fx = rng.uniform(8 * k);
+            fy = rng.uniform(8 * k + 1);
+          }
+          const double x = g.x0 + (i + fx) * g.dx, y = g.y0 + (j + fy) * g.dy;
+          const double n = spec.profile(x, y);
+          double u[3];
+          for (int c = 0; c < 3; ++c)
+            u[c] = spec.u_drift[c] + (spec.u_thermal[c] > 0 ? spec.u_thermal[c] * rng.normal(4 * k + 1 + c) : 0.0);
+          sp.push_back(x, y, u[0], u[1], u[2], n * g.dx * g.dy / ppc);
+        }
+    }
+}
+
+namespace {
+
+// Applies the particle boundary of one side to a coordinate that left [lo, hi): returns false if
+// the particle is absorbed. `shift` receives the periodic wrap to apply after the deposit.
+struct SideResult {
+  bool keep = true;
+  double shift = 0;
+};
+
+template <class Shape>
+void push_loop(Species& sp, const PicSettings& s, Fields& f, std::int64_t step) {
+  const GridGeometry& g = s.geom;
+  FieldViews v;
+  for (int c = 0; c < 3; ++c) {
+    v.e[c] = f.view(kEx + c);
+    v.b[c] = f.view(kBx + c);
+    v.j[c] = f.view(kJx + c);
+  }
+  const double alpha = 0.5 * sp.charge / sp.mass * s.dt;
+  const double inv_dx = 1.0 / g.dx, inv_dy = 1.0 / g.dy;
+  const double xlo = g.x0, xhi = g.x0 + g.lx(), ylo = g.y0, yhi = g.y0 + g.ly();
+  const CounterRng rng(s.seed ^ 0x5bd1e995ULL, std::uint64_t(step));
+  const HostAccumulate acc;
+  std::size_t out = 0;
+  const std::size_t n = sp.size();
+  for (std::size_t p = 0; p < n; ++p) {
+    const double x0 = sp.x[p], y0 = sp.y[p];
+    const double xi0 = (x0 - g.x0) * inv_dx, yi0 = (y0 - g.y0) * inv_dy;
+    Vec3d E, B;
+    gather_fields<Shape>(v, xi0, yi0, E, B);
+    E = axpy(1.0, s.external_e, E);
+    B = axpy(1.0, s.external_b, B);
+    Vec3d u = push_momentum(s.pusher, {sp.ux[p], sp.uy[p], sp.uz[p]}, E, B, alpha);
+    double inv_g = 1.0 / lorentz_gamma(u);
+    double x1 = x0 + s.dt * u.x * inv_g, y1 = y0 + s.dt * u.y * inv_g;
+    bool keep = true;
+    double wrap_x = 0, wrap_y = 0;
+    auto side = [&](double& c, double lo, double hi, double len, double& uc, int s_lo, int s_hi, double& wrap,
+                    std::uint64_t salt) {
+      int which = -1;
+      if (c < lo) which = s_lo;
+      else if (c >= hi) which = s_hi;
+      if (which < 0) return;
+      const bool low = c < lo;
+      switch (sp.bc.side[which]) {
+        case ParticleBoundary::periodic: wrap = low ? len : -len; break;
+        case ParticleBoundary::absorb: keep = false; break;
+        case ParticleBoundary::reflect:
+          c = low ? 2 * lo - c : 2 * hi - c;
+          uc = -uc;
+          break;
+        case ParticleBoundary::thermal: {
+          c = low ? 2 * lo - c : 2 * hi - c;
+          const std::uint64_t k = 8 * std::uint64_t(p) + salt;
+          const double un = std::fabs(sp.thermal_u * rng.normal(k));
+          u.x = sp.thermal_u * rng.normal(k + 1);
+          u.y = sp.thermal_u * rng.normal(k + 2);
+          u.z = sp.thermal_u * rng.normal(k + 3);
+          uc = low ? un : -un;
+          break;
+        }
+      }
+    };
+    side(x1, xlo, xhi, g.lx(), u.x, 0, 1, wrap_x, 0);
+    side(y1, ylo, yhi, g.ly(), u.y, 2, 3, wrap_y, 4);
+    inv_g = 1.0 / lorentz_gamma(u);
+    if (s.deposit)
+      deposit_esirkepov<Shape>(v, xi0, yi0, (x1 - g.x0) * inv_dx, (y1 - g.y0) * inv_dy, u.z * inv_g,
+                               sp.charge * sp.w[p], g.dx, g.dy, s.dt, acc);
+    if (!keep) continue;
+    sp.x[out] = x1 + wrap_x;
+    sp.y[out] = y1 + wrap_y;
+    // A wrap by the box length can round onto the upper edge: keep the coordinate inside.
+    if (sp.x[out] >= xhi) sp.x[out] = xlo;
+    if (sp.y[out] >= yhi) sp.y[out] = ylo;
+    sp.ux[out] = u.x, sp.uy[out] = u.y, sp.uz[out] = u.z, sp.w[out] = sp.w[p];
+    ++out;
+  }
+  sp.resize(out);
+}
+
+}  // namespace
+
+void PicSimulation::push_species(int index) {
+  Species& sp = species_[std::size_t(index)];
+  if (sp.immobile) return;
+  if (s_.shape == ShapeOrder::tsc) push_loop<ShapeTSC>(sp, s_, fields_, step_);
+  else push_loop<ShapeCIC>(sp, s_, fields_, step_);
+}
+
+void PicSimulation::solve_fields() {
+  const std::function<void(double, double, double, double&, double&)> inc =
+      [this](double x, double y, double t, double& ey, double& ez) { s_.laser.field(x, y, t, ey, ez); };
+  solver_.fold_sources(fields_, kJx, kJz);
+  solver_.advance_b(fields_, 0.5 * s_.dt);
+  solver_.advance_e(fields_, s_.dt, t_, s_.laser.enabled ? &inc : nullptr);
+  solver_.advance_b(fields_, 0.5 * s_.dt);
+}
+
+void PicSimulation::step() {
+  for (int c = kJx; c <= kJz; ++c) std::fill(fields_.data[c].begin(), fields_.data[c].end(), 0.0);
+  for (int k = 0; k < int(species_.size()); ++k) push_species(k);
+  if (s_.solve_fields) solve_fields();
+  ++step_;
+  t_ = s_.t0 + double(step_) * s_.dt;
+}
+
+void PicSimulation::compute_rho(int only) {
+  auto& rho = fields_.data[kRho];
+  std::fill(rho.begin(), rho.end(), 0.0);
+  const GridGeometry& g = s_.geom;
+  const FieldView r = fields_.view(kRho);
+  const HostAccumulate acc;
+  for (int k = 0; k < int(species_.size()); ++k) {
+    if (only >= 0 && k != only) continue;
+    const Species& sp = species_[std::size_t(k)];
+    for (std::size_t p = 0; p < sp.size(); ++p) {
+      const double xi = (sp.x[p] - g.x0) / g.dx, yi = (sp.y[p] - g.y0) / g.dy;
+      const double q = sp.charge * sp.w[p] / (g.dx * g.dy);
+      if (s_.shape == ShapeOrder::tsc) deposit_charge<ShapeTSC>(r, xi, yi, q, acc);
+      else deposit_charge<ShapeCIC>(r, xi, yi, q, acc);
+    }
+  }
+  solver_.fold_sources(fields_, kRho, kRho);
+}
+
+namespace {
+// The nodes where Gauss's law is checked: all on a periodic axis, the inner ones on an open axis.
+void node_range(FieldBoundary b, int n, int& lo, int& hi) {
+  lo = b == FieldBoundary::periodic ? 0 : 1;
+  hi = b == FieldBoundary::periodic ? n - 1 : n - 1;
+}
+}  // namespace
+
+std::vector<double> PicSimulation::gauss_residual_field() const {
+  const GridGeometry& g = s_.geom;
+  std::vector<double> out(g.size(), 0.0);
+  int ilo, ihi, jlo, jhi;
+  node_range(s_.field_bc.x, g.nx, ilo, ihi);
+  node_range(s_.field_bc.y, g.ny, jlo, jhi);
+  for (int j = jlo; j <= jhi; ++j)
+    for (int i = ilo; i <= ihi; ++i) {
+      const double div = (fields_.at(kEx, i, j) - fields_.at(kEx, i - 1, j)) / g.dx +
+                         (fields_.at(kEy, i, j) - fields_.at(kEy, i, j - 1)) / g.dy;
+      out[std::size_t(j + kGuard) * g.stride() + std::size_t(i + kGuard)] = div - fields_.at(kRho, i, j);
+    }
+  return out;
+}
+
+double PicSimulation::gauss_residual_max() const {
+  double m = 0;
+  for (double r : gauss_residual_field()) m = std::max(m, std::fabs(r));
+  return m;
+}
+
+double PicSimulation::rho_abs_max() const {
+  const GridGeometry& g = s_.geom;
+  double m = 0;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) m = std::max(m, std::fabs(fields_.at(kRho, i, j)));
+  return m;
+}
+
+EnergyReport PicSimulation::energies() const {
+  EnergyReport r;
+  const GridGeometry& g = s_.geom;
+  const int nxe = s_.field_bc.x == FieldBoundary::periodic ? g.nx : g.nx + 1;
+  const int nye = s_.field_bc.y == FieldBoundary::periodic ? g.ny : g.ny + 1;
+  double e2 = 0, b2 = 0;
+  for (int j = 0; j < nye; ++j)
+    for (int i = 0; i < nxe; ++i) {
+      for (int c = kEx; c <= kEz; ++c) e2 += fields_.at(c, i, j) * fields_.at(c, i, j);
+      for (int c = kBx; c <= kBz; ++c) b2 += fields_.at(c, i, j) * fields_.at(c, i, j);
+    }
+  r.e_field = 0.5 * e2 * g.dx * g.dy;
+  r.b_field = 0.5 * b2 * g.dx * g.dy;
+  r.field = r.e_field + r.b_field;
+  r.total = r.field;
+  for (const Species& sp : species_) {
+    double k = 0;
+    for (std::size_t p = 0; p < sp.size(); ++p) {
+      const double u2 = sp.ux[p] * sp.ux[p] + sp.uy[p] * sp.uy[p] + sp.uz[p] * sp.uz[p];
+      k += sp.w[p] * u2 / (std::sqrt(1.0 + u2) + 1.0);  // gamma - 1 without cancellation
+    }
+    k *= sp.mass;
+    r.kinetic.push_back(k);
+    r.total += k;
+  }
+  return r;
+}
+
+double PicSimulation::poynting_flux_x(int i) const {
+  const GridGeometry& g = s_.geom;
+  double sum = 0;
+  for (int j = 0; j < g.ny; ++j) {
+    // At (i+1/2, j+1/2): Ey from its nodes i, i+1; Bz there; Ez and By averaged onto the point.
+    const double ey = 0.5 * (fields_.at(kEy, i, j) + fields_.at(kEy, i + 1, j));
+    const double bz = fields_.at(kBz, i, j);
+    const double ez = 0.25 * (fields_.at(kEz, i, j) + fields_.at(kEz, i + 1, j) + fields_.at(kEz, i, j + 1) +
+                              fields_.at(kEz, i + 1, j + 1));
+    const double by = 0.5 * (fields_.at(kBy, i, j) + fields_.at(kBy, i, j + 1));
+    sum += (ey * bz - ez * by) * g.dy;
+  }
+  return sum;
+}
+
+}  // namespace nbody::pic
