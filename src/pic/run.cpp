@@ -1,0 +1,107 @@
+#include "pic/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "nbody/error.hpp"
+#include "pic/units.hpp"
+
+namespace nbody::pic {
+
+std::string diagnostics_header(const PicSimulation& sim) {
+  std::string h = "step,time_periods,field_energy,e_energy,b_energy";
+  for (const Species& s : sim.species()) h += ",kinetic_" + s.name;
+  h += ",total_energy,poynting_left,poynting_right,energy_in_left,energy_out_right,gauss_residual";
+  for (const Species& s : sim.species()) h += ",count_" + s.name;
+  return h + "\n";
+}
+
+namespace {
+
+// max|div E - rho| / max over species of max|rho_s|.
+double gauss_relative(PicSimulation& sim) {
+  double rho_s = 0;
+  for (int k = 0; k < int(sim.species().size()); ++k) {
+    sim.compute_rho(k);
+    rho_s = std::max(rho_s, sim.rho_abs_max());
+  }
+  sim.compute_rho();
+  const double r = sim.gauss_residual_max();
+  return rho_s > 0 ? r / rho_s : r;
+}
+
+std::string units_json(const PicConfig& c, const PicSimulation& sim) {
+  const SiUnits u = si_units(c.wavelength_um * 1e-6);
+  std::ostringstream o;
+  o.precision(17);
+  o << "{\n  \"normalisation\": \"time 1/omega0, length c/omega0, density n_c, E m_e c omega0/e, B m_e omega0/e\",\n"
+    << "  \"wavelength_m\": " << u.wavelength_m << ",\n  \"omega0_per_s\": " << u.omega0 << ",\n"
+    << "  \"time_unit_s\": " << u.time_s << ",\n  \"length_unit_m\": " << u.length_m << ",\n"
+    << "  \"critical_density_per_m3\": " << u.density_m3 << ",\n  \"efield_unit_V_per_m\": " << u.efield_V_m << ",\n"
+    << "  \"bfield_unit_T\": " << u.bfield_T << ",\n  \"energy_unit_J\": " << u.energy_J << ",\n"
+    << "  \"dt\": " << sim.settings().dt << ",\n  \"dx\": " << sim.settings().geom.dx << ",\n  \"dy\": " << sim.settings().geom.dy
+    << ",\n  \"laser_a0\": " << sim.settings().laser.a0 << "\n}\n";
+  return o.str();
+}
+
+}  // namespace
+
+PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress) {
+  namespace fs = std::filesystem;
+  PicRunResult r;
+  const std::int64_t steps = pic_steps(c);
+  std::ofstream csv;
+  if (!c.out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(c.out_dir, ec);
+    if (ec) throw_input_error("pic: cannot create the output directory '" + c.out_dir + "': " + ec.message());
+    write_file_atomic(fs::path(c.out_dir) / "units.json", units_json(c, sim));
+    csv.open(fs::path(c.out_dir) / "diagnostics.csv", std::ios::trunc);
+    if (!csv) throw_runtime_error("pic: cannot write '" + (fs::path(c.out_dir) / "diagnostics.csv").string() + "'");
+    csv << diagnostics_header(sim);
+  }
+  const GridGeometry& g = sim.settings().geom;
+  const int i_left = 1, i_right = g.nx - 2;
+  const double dt = sim.settings().dt;
+  auto write_row = [&](double flux_l, double flux_r) {
+    const EnergyReport e = sim.energies();
+    r.gauss_residual = gauss_relative(sim);
+    if (!csv.is_open()) return;
+    std::ostringstream row;
+    row.precision(12);
+    row << sim.step_count() << ',' << sim.time() / (2 * kPi) << ',' << e.field << ',' << e.e_field << ',' << e.b_field;
+    for (double k : e.kinetic) row << ',' << k;
+    row << ',' << e.total << ',' << flux_l << ',' << flux_r << ',' << r.laser_energy_in << ',' << r.energy_out << ','
+        << r.gauss_residual;
+    for (const Species& s : sim.species()) row << ',' << s.size();
+    csv << row.str() << '\n';
+    csv.flush();
+    if (!csv) throw_runtime_error("pic: writing diagnostics.csv failed (disk full?)");
+  };
+  r.energy_start = sim.energies().total;
+  write_row(sim.poynting_flux_x(i_left), sim.poynting_flux_x(i_right));
+  const auto start = std::chrono::steady_clock::now();
+  for (std::int64_t n = 1; n <= steps; ++n) {
+    for (const Species& s : sim.species())
+      if (!s.immobile) r.particle_steps += double(s.size());
+    sim.step();
+    const double fl = sim.poynting_flux_x(i_left), fr = sim.poynting_flux_x(i_right);
+    r.laser_energy_in += fl * dt;
+    r.energy_out += fr * dt;
+    if (n % c.diag_every == 0 || n == steps) write_row(fl, fr);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (progress) progress(n, steps, secs);
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.steps = steps;
+  r.energy_end = sim.energies().total;
+  return r;
+}
+
+}  // namespace nbody::pic
