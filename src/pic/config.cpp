@@ -253,9 +253,29 @@ PicConfig read_pic_config(const std::string& path, const std::vector<std::string
   return c;
 }
 
+// omega_p^2 = sum over mobile species of n_max q^2 / m (in omega0^2).
+double plasma_omega_max(const PicConfig& c) {
+  double w2 = 0;
+  for (const SpeciesConfig& s : c.species) {
+    if (s.immobile) continue;
+    double q = s.charge, m = s.mass;
+    double pq = 0, pm = 0;
+    if (s.type != "custom" && predefined_species(s.type.empty() ? s.name : s.type, pq, pm)) {
+      if (q == 0) q = pq;
+      if (m == 0) m = pm;
+    }
+    if (!(m > 0)) continue;
+    double n = s.profile.n0;
+    if (s.profile.kind == ProfileKind::table)
+      for (double v : s.profile.ns) n = std::max(n, v);
+    w2 += n * q * q / m;
+  }
+  return std::sqrt(w2);
+}
+
 double pic_dt(const PicConfig& c) {
   const double dx = c.dx * kTwoPi, dy = c.dy * kTwoPi;
-  return c.dt > 0 ? c.dt * kTwoPi : c.courant * max_stable_dt(c.solver, dx, dy);
+  return c.dt > 0 ? c.dt * kTwoPi : c.courant * max_stable_dt_plasma(c.solver, dx, dy, plasma_omega_max(c));
 }
 
 std::int64_t pic_steps(const PicConfig& c) {
@@ -283,6 +303,17 @@ void validate_pic_config(const PicConfig& c) {
     bad("time.dt", m.str());
   }
   if (c.dt == 0 && !(c.courant > 0 && c.courant <= 1)) bad("time.courant", "must be in (0, 1]");
+  if (c.dt > 0) {
+    const double wp = plasma_omega_max(c);
+    const double plasma_limit = max_stable_dt_plasma(c.solver, dx, dy, wp);
+    if (c.dt * kTwoPi > plasma_limit * (1 + 1e-12)) {
+      std::ostringstream m;
+      m.precision(6);
+      m << c.dt << " lambda/c is unstable with the plasma (omega_p = " << wp << " omega0): the limit is "
+        << plasma_limit / kTwoPi << " lambda/c = " << plasma_limit / dx << " dx/c (or set time.courant instead of time.dt)";
+      bad("time.dt", m.str());
+    }
+  }
   if (c.steps < 0) bad("time.steps", "must be >= 0");
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");

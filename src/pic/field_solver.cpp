@@ -27,6 +27,11 @@ double max_stable_dt(SolverKind kind, double dx, double dy) {
   return 1.0 / std::sqrt(1.0 / (dx * dx) + 1.0 / (dy * dy));
 }
 
+double max_stable_dt_plasma(SolverKind kind, double dx, double dy, double omega_p) {
+  const double d = max_stable_dt(kind, dx, dy);
+  return 1.0 / std::sqrt(1.0 / (d * d) + 0.25 * omega_p * omega_p);
+}
+
 double discrete_omega(SolverKind kind, double dx, double dy, double dt, double kx, double ky) {
   const CurlCoefficients c = curl_coefficients(kind, dx, dy);
   const double sx = std::sin(0.5 * kx * dx) / dx, sy = std::sin(0.5 * ky * dy) / dy;

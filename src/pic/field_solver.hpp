@@ -36,6 +36,12 @@ CurlCoefficients curl_coefficients(SolverKind kind, double dx, double dy);
 // The largest stable dt (c = 1): the Yee Courant limit 1/sqrt(1/dx^2 + 1/dy^2), or min(dx, dy)
 // for the Cole-Karkkainen solver.
 double max_stable_dt(SolverKind kind, double dx, double dy);
+// The limit with a plasma of frequency omega_p: the leapfrog field-plasma system is stable while
+// (dt/2)^2 (K_max^2 + omega_p^2) <= 1, K_max the largest discrete curl-curl wavenumber, so
+// dt <= 1 / sqrt(1/d^2 + omega_p^2 / 4) with 1/d^2 = 1/dx^2 + 1/dy^2 (Yee) or 1/min(dx,dy)^2 (CK).
+// At c dt = dx a solver that is exact along x has omega dt = pi at the Nyquist wave, and any
+// plasma makes it grow: docs/pic.md.
+double max_stable_dt_plasma(SolverKind kind, double dx, double dy, double omega_p);
 // The discrete dispersion relation: omega of a vacuum plane wave (kx, ky) on the grid.
 // Returns a negative value where the scheme is unstable for that wave (|sin(omega dt/2)| > 1).
 double discrete_omega(SolverKind kind, double dx, double dy, double dt, double kx, double ky);

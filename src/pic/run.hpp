@@ -14,7 +14,9 @@ struct PicRunResult {
   double particle_steps = 0;  // sum over steps of the particles pushed
   double energy_start = 0, energy_end = 0;
   double laser_energy_in = 0, energy_out = 0;  // through the left / right planes, integrated
-  double gauss_residual = 0;                   // the last diagnostic's max|div E - rho| / max|rho_s|
+  // The last diagnostic's change of div E - rho since the start, over max|rho_s| (the interior
+  // nodes; the open boundary nodes are not Gauss exact).
+  double gauss_residual = 0;
 };
 
 // progress(step done, total, seconds so far)

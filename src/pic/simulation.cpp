@@ -184,10 +184,12 @@ void PicSimulation::compute_rho(int only) {
 }
 
 namespace {
-// The nodes where Gauss's law is checked: all on a periodic axis, the inner ones on an open axis.
+// The nodes where Gauss's law is checked: all on a periodic axis; on an open axis those farther
+// than the shape's reach (2 cells) from the boundary, because the boundary nodes are set by Mur's
+// condition and a particle absorbed there takes its charge from nodes up to 1.5 cells inside.
 void node_range(FieldBoundary b, int n, int& lo, int& hi) {
-  lo = b == FieldBoundary::periodic ? 0 : 1;
-  hi = b == FieldBoundary::periodic ? n - 1 : n - 1;
+  lo = b == FieldBoundary::periodic ? 0 : 3;
+  hi = b == FieldBoundary::periodic ? n - 1 : n - 3;
 }
 }  // namespace
 
