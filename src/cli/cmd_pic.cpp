@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "nbody/error.hpp"
+#include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
 #include "pic/run.hpp"
 #include "pic/units.hpp"
@@ -16,7 +17,7 @@ namespace nbody::cli {
 namespace {
 
 struct PicRunOptions {
-  std::string config, out;
+  std::string config, out, restart;
   long long steps = 0;
   std::vector<std::string> set;
 };
@@ -26,7 +27,11 @@ int run_pic_command(const PicRunOptions& o) {
   if (o.steps > 0) overrides.push_back("time.steps=" + std::to_string(o.steps));
   if (!o.out.empty()) overrides.push_back("output.dir=\"" + o.out + "\"");
   const pic::PicConfig cfg = pic::read_pic_config(o.config, overrides);
-  pic::PicSimulation sim = pic::build_pic_simulation(cfg);
+  pic::PicSimulation sim = pic::build_pic_simulation(cfg, o.restart.empty());
+  if (!o.restart.empty()) {
+    pic::load_pic_checkpoint(o.restart, sim);
+    std::printf("pic: restarted from %s at step %lld\n", o.restart.c_str(), static_cast<long long>(sim.step_count()));
+  }
   std::size_t particles = 0;
   for (const auto& s : sim.species()) particles += s.size();
   const auto& g = sim.settings().geom;
@@ -37,7 +42,7 @@ int run_pic_command(const PicRunOptions& o) {
               cfg.laser.enabled ? (", laser a0 = " + std::to_string(sim.settings().laser.a0)).c_str() : "");
   std::fflush(stdout);
   ProgressLine progress;
-  progress.started(0, pic::pic_steps(cfg));
+  progress.started(sim.step_count(), pic::pic_steps(cfg));
   const pic::PicRunResult r = pic::run_pic(cfg, sim, [&](std::int64_t n, std::int64_t total, double secs) {
     progress.advanced(n, total, secs);
   });
@@ -71,6 +76,7 @@ Command add_pic_command(CLI::App& parent) {
   run->add_option("--config", opts->config, "the configuration file (TOML)")->required();
   run->add_option("--out", opts->out, "output directory (overrides output.dir)");
   run->add_option("--steps", opts->steps, "number of steps (overrides time.steps / time.t_end)");
+  run->add_option("--restart", opts->restart, "continue from a checkpoint.bin written by this configuration");
   run->add_option("--set", opts->set, "override a key: table.key=value or species.N.key=value (repeatable)");
   CLI::App* check = pic->add_subcommand("check", "run the PIC validation suite and print the measured numbers");
   return {pic, [opts, run, check]() -> int {

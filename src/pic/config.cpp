@@ -184,6 +184,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     if (k == "dir") c.out_dir = text(v, key);
     else if (k == "diag_every") c.diag_every = integer(v, key);
     else if (k == "fields_every") c.fields_every = integer(v, key);
+    else if (k == "checkpoint_every") c.checkpoint_every = integer(v, key);
     else bad(key, "unknown key");
   });
   if (const toml::node* sp = root.get("species")) {
@@ -318,6 +319,8 @@ void validate_pic_config(const PicConfig& c) {
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
+  if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");
+  if ((c.fields_every > 0 || c.checkpoint_every > 0) && c.out_dir.empty()) bad("output.dir", "is needed for fields_every / checkpoint_every (or pass --out)");
   if (c.laser.enabled) {
     if (c.field_bc.x != FieldBoundary::open) bad("laser", "needs grid.boundary_x = \"open\" (it enters through the left boundary)");
     if (!(c.laser.a0 > 0) && !(c.laser_intensity_W_cm2 > 0)) bad("laser", "give a0 or intensity_W_cm2 (with units.wavelength_um)");
@@ -369,7 +372,7 @@ void validate_pic_config(const PicConfig& c) {
   }
 }
 
-PicSimulation build_pic_simulation(const PicConfig& c) {
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles) {
   PicSettings s;
   s.geom.nx = c.nx;
   s.geom.ny = c.ny;
@@ -416,7 +419,8 @@ PicSimulation build_pic_simulation(const PicConfig& c) {
     load.regular = sc.regular;
     for (int k = 0; k < 3; ++k) load.u_thermal[k] = uth, load.u_drift[k] = sc.immobile ? 0.0 : sc.drift[k];
     load.seed = sc.seed ^ (c.seed * 0x9e3779b97f4a7c15ULL);
-    sim.load(sim.add_species(std::move(sp)), load);
+    const int index = sim.add_species(std::move(sp));
+    if (load_particles) sim.load(index, load);
   }
   return sim;
 }

@@ -51,6 +51,7 @@ struct PicConfig {
   std::string out_dir;
   std::int64_t diag_every = 10;
   std::int64_t fields_every = 0;  // openPMD field/particle dumps; 0: none
+  std::int64_t checkpoint_every = 0;  // <dir>/checkpoint.bin, replaced each time; 0: none
   std::vector<SpeciesConfig> species;
 };
 
@@ -61,7 +62,8 @@ PicConfig read_pic_config(const std::string& path, const std::vector<std::string
 // with an amplitude, ...
 void validate_pic_config(const PicConfig& c);
 // The settings and loaded simulation in normalised units.
-PicSimulation build_pic_simulation(const PicConfig& c);
+// load_particles = false: species without particles (to be restored from a checkpoint).
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles = true);
 // The number of steps the configuration asks for.
 std::int64_t pic_steps(const PicConfig& c);
 // The time step in 1/omega0.

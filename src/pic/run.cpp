@@ -11,6 +11,8 @@
 
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
+#include "pic/checkpoint.hpp"
+#include "pic/openpmd.hpp"
 #include "pic/units.hpp"
 
 namespace nbody::pic {
@@ -72,9 +74,11 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     fs::create_directories(c.out_dir, ec);
     if (ec) throw_input_error("pic: cannot create the output directory '" + c.out_dir + "': " + ec.message());
     write_file_atomic(fs::path(c.out_dir) / "units.json", units_json(c, sim));
-    csv.open(fs::path(c.out_dir) / "diagnostics.csv", std::ios::trunc);
+    // A restarted run appends to the diagnostics of the run it continues.
+    const bool append = sim.step_count() > 0 && fs::exists(fs::path(c.out_dir) / "diagnostics.csv");
+    csv.open(fs::path(c.out_dir) / "diagnostics.csv", append ? std::ios::app : std::ios::trunc);
     if (!csv) throw_runtime_error("pic: cannot write '" + (fs::path(c.out_dir) / "diagnostics.csv").string() + "'");
-    csv << diagnostics_header(sim);
+    if (!append) csv << diagnostics_header(sim);
   }
   const GridGeometry& g = sim.settings().geom;
   const int i_left = 1, i_right = g.nx - 2;
@@ -97,10 +101,21 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     csv.flush();
     if (!csv) throw_runtime_error("pic: writing diagnostics.csv failed (disk full?)");
   };
+  const bool dumps = c.fields_every > 0 && !c.out_dir.empty();
+  if (dumps && !openpmd_available())
+    throw_input_error("pic: output.fields_every needs HDF5 for openPMD files; this build has none");
+  auto dump = [&] {
+    sim.compute_rho();
+    write_openpmd(c.out_dir, sim, c.wavelength_um * 1e-6);
+  };
+  const std::int64_t first = sim.step_count() + 1;
   r.energy_start = sim.energies().total;
-  write_row(sim.poynting_flux_x(i_left), sim.poynting_flux_x(i_right));
+  if (first == 1) {
+    write_row(sim.poynting_flux_x(i_left), sim.poynting_flux_x(i_right));
+    if (dumps) dump();
+  }
   const auto start = std::chrono::steady_clock::now();
-  for (std::int64_t n = 1; n <= steps; ++n) {
+  for (std::int64_t n = first; n <= steps; ++n) {
     for (const Species& s : sim.species())
       if (!s.immobile) r.particle_steps += double(s.size());
     sim.step();
@@ -108,11 +123,14 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     r.laser_energy_in += fl * dt;
     r.energy_out += fr * dt;
     if (n % c.diag_every == 0 || n == steps) write_row(fl, fr);
+    if (dumps && (n % c.fields_every == 0 || n == steps)) dump();
+    if (c.checkpoint_every > 0 && (n % c.checkpoint_every == 0 || n == steps))
+      save_pic_checkpoint((fs::path(c.out_dir) / "checkpoint.bin").string(), sim);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) progress(n, steps, secs);
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.steps = steps;
+  r.steps = steps - first + 1;
   r.energy_end = sim.energies().total;
   return r;
 }
