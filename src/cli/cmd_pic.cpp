@@ -48,8 +48,11 @@ int run_pic_command(const PicRunOptions& o) {
   });
   progress.ended();
   const double ns = r.particle_steps > 0 ? r.wall_seconds * 1e9 / r.particle_steps : 0.0;
-  std::printf("pic: done, %lld steps in %.3g s (%.4g ns per particle per step, whole step)\n",
-              static_cast<long long>(r.steps), r.wall_seconds, ns);
+  std::printf("pic: done on the %s, %lld steps in %.3g s (%.4g ns per particle per step, whole step)\n",
+              r.gpu ? "GPU" : "CPU", static_cast<long long>(r.steps), r.wall_seconds, ns);
+  if (r.gpu && r.particle_steps > 0)
+    std::printf("pic: particle kernels (gather + push + deposit): %.4g ns per particle per step\n",
+                r.particle_kernel_seconds * 1e9 / r.particle_steps);
   std::printf("pic: energy %.6g -> %.6g (laser in %.6g, out right %.6g), Gauss residual %.3g\n", r.energy_start,
               r.energy_end, r.laser_energy_in, r.energy_out, r.gauss_residual);
   if (!cfg.out_dir.empty()) std::printf("pic: wrote %s/diagnostics.csv and units.json\n", cfg.out_dir.c_str());

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "nbody/error.hpp"
+#include "pic/gpu.hpp"
 #include "pic/units.hpp"
 
 namespace nbody::pic {
@@ -155,6 +156,14 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "vay") c.pusher = PusherKind::vay;
       else if (s == "higuera_cary") c.pusher = PusherKind::higuera_cary;
       else bad(key, "'" + s + "' is not one of boris, vay, higuera_cary");
+    } else if (k == "device") {
+      if (s == "cpu") c.use_gpu = false;
+      else if (s == "cuda") c.use_gpu = true;
+      else bad(key, "'" + s + "' is not one of cpu, cuda");
+    } else if (k == "deposit") {
+      if (s == "atomic") c.deterministic = false;
+      else if (s == "deterministic") c.deterministic = true;
+      else bad(key, "'" + s + "' is not one of atomic, deterministic");
     } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
     else bad(key, "unknown key");
   });
@@ -318,6 +327,10 @@ void validate_pic_config(const PicConfig& c) {
   if (c.steps < 0) bad("time.steps", "must be >= 0");
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
+  if (c.use_gpu) {
+    std::string why;
+    if (!pic_gpu_available(&why)) bad("solver.device", "cuda is not available: " + why);
+  }
   if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
   if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");
   if ((c.fields_every > 0 || c.checkpoint_every > 0) && c.out_dir.empty()) bad("output.dir", "is needed for fields_every / checkpoint_every (or pass --out)");

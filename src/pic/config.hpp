@@ -44,6 +44,8 @@ struct PicConfig {
   ShapeOrder shape = ShapeOrder::cic;
   PusherKind pusher = PusherKind::boris;
   std::uint64_t seed = 1;
+  bool use_gpu = false;        // solver.device = "cuda"
+  bool deterministic = false;  // solver.deposit = "deterministic" (GPU)
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0

@@ -1,5 +1,7 @@
 #include "pic/field_solver.hpp"
 
+#include "pic/field_stencils.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -66,23 +68,14 @@ void MaxwellSolver::advance_b(Fields& f, double dt) const {
   const bool px = bc_.x == FieldBoundary::periodic, py = bc_.y == FieldBoundary::periodic;
   // The smoothing needs the transverse neighbours: inside an open axis, or anywhere on a periodic
   // one (guards filled); on an open boundary row the Yee stencil is used.
-  auto dx_of = [&](const FieldView& e, int i, int j, bool smooth) {
-    const double d0 = e(i + 1, j) - e(i, j);
-    if (!smooth || c_.beta_xy == 0.0) return d0;
-    return c_.alpha_x * d0 + c_.beta_xy * ((e(i + 1, j + 1) - e(i, j + 1)) + (e(i + 1, j - 1) - e(i, j - 1)));
-  };
-  auto dy_of = [&](const FieldView& e, int i, int j, bool smooth) {
-    const double d0 = e(i, j + 1) - e(i, j);
-    if (!smooth || c_.beta_yx == 0.0) return d0;
-    return c_.alpha_y * d0 + c_.beta_yx * ((e(i + 1, j + 1) - e(i + 1, j)) + (e(i - 1, j + 1) - e(i - 1, j)));
-  };
+  const StencilCoefficients sc{c_.alpha_x, c_.beta_xy, c_.alpha_y, c_.beta_yx};
   // Bx (i, j+1/2) -= dt d*_y Ez
   {
     const Range ri = span(bc_.x, g_.nx, false), rj = span(bc_.y, g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) {
         const bool smooth = px || (i > 0 && i < g_.nx);
-        bx(i, j) -= cy * dy_of(ez, i, j, smooth);
+        bx(i, j) -= cy * curl_dy(ez, i, j, smooth, sc);
       }
   }
   // By (i+1/2, j) += dt d*_x Ez
@@ -90,7 +83,7 @@ void MaxwellSolver::advance_b(Fields& f, double dt) const {
     const Range ri = span(bc_.x, g_.nx, true), rj = span(bc_.y, g_.ny, false);
     for (int j = rj.lo; j <= rj.hi; ++j) {
       const bool smooth = py || (j > 0 && j < g_.ny);
-      for (int i = ri.lo; i <= ri.hi; ++i) by(i, j) += cx * dx_of(ez, i, j, smooth);
+      for (int i = ri.lo; i <= ri.hi; ++i) by(i, j) += cx * curl_dx(ez, i, j, smooth, sc);
     }
   }
   // Bz (i+1/2, j+1/2) -= dt (d*_x Ey - d*_y Ex)
@@ -100,7 +93,7 @@ void MaxwellSolver::advance_b(Fields& f, double dt) const {
       const bool smooth_x = py || (j > 0 && j < g_.ny - 1);
       for (int i = ri.lo; i <= ri.hi; ++i) {
         const bool smooth_y = px || (i > 0 && i < g_.nx - 1);
-        bz(i, j) -= cx * dx_of(ey, i, j, smooth_x) - cy * dy_of(ex, i, j, smooth_y);
+        bz(i, j) -= cx * curl_dx(ey, i, j, smooth_x, sc) - cy * curl_dy(ex, i, j, smooth_y, sc);
       }
     }
   }
@@ -178,8 +171,8 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
           inc1_new = c == 0 ? a : b;
         }
         const FieldView e = xcomp[c];
-        e(0, j) = inc0_new + (xl[c][1][j] - inc1_old) + k * ((e(1, j) - inc1_new) - (xl[c][0][j] - inc0_old));
-        e(nx, j) = xr[c][1][j] + k * (e(nx - 1, j) - xr[c][0][j]);
+        e(0, j) = mur_value(e(1, j), xl[c][0][j], xl[c][1][j], k, inc0_new, inc0_old, inc1_new, inc1_old);
+        e(nx, j) = mur_value(e(nx - 1, j), xr[c][0][j], xr[c][1][j], k, 0, 0, 0, 0);
       }
     }
   }
@@ -189,8 +182,8 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
       const int imax = c == 0 ? nx - 1 : nx;
       for (int i = 0; i <= imax; ++i) {
         const FieldView e = ycomp[c];
-        e(i, 0) = yl[c][1][i] + k * (e(i, 1) - yl[c][0][i]);
-        e(i, ny) = yr[c][1][i] + k * (e(i, ny - 1) - yr[c][0][i]);
+        e(i, 0) = mur_value(e(i, 1), yl[c][0][i], yl[c][1][i], k, 0, 0, 0, 0);
+        e(i, ny) = mur_value(e(i, ny - 1), yr[c][0][i], yr[c][1][i], k, 0, 0, 0, 0);
       }
     }
   }

@@ -12,6 +12,8 @@ struct PicRunResult {
   std::int64_t steps = 0;
   double wall_seconds = 0;
   double particle_steps = 0;  // sum over steps of the particles pushed
+  double particle_kernel_seconds = 0;  // GPU: the fused particle kernels alone (gather+push+deposit)
+  bool gpu = false;
   double energy_start = 0, energy_end = 0;
   double laser_energy_in = 0, energy_out = 0;  // through the left / right planes, integrated
   // The last diagnostic's change of div E - rho since the start, over max|rho_s| (the interior

@@ -6,6 +6,7 @@
 
 #include "nbody/error.hpp"
 #include "pic/interpolation.hpp"
+#include "pic/particle_step.hpp"
 #include "pic/random.hpp"
 
 namespace nbody::pic {
@@ -57,82 +58,46 @@ void PicSimulation::load(int index, const LoadSpec& spec) {
     }
 }
 
-namespace {
+PushParams PicSimulation::push_params(const Species& sp) const { return make_push_params(s_, sp, step_); }
 
-// Applies the particle boundary of one side to a coordinate that left [lo, hi): returns false if
-// the particle is absorbed. `shift` receives the periodic wrap to apply after the deposit.
-struct SideResult {
-  bool keep = true;
-  double shift = 0;
-};
+PushParams make_push_params(const PicSettings& s_, const Species& sp, std::int64_t step_) {
+  const GridGeometry& g = s_.geom;
+  PushParams p;
+  p.x0 = g.x0, p.y0 = g.y0, p.dx = g.dx, p.dy = g.dy, p.lx = g.lx(), p.ly = g.ly();
+  p.dt = s_.dt;
+  p.alpha = 0.5 * sp.charge / sp.mass * s_.dt;
+  p.charge = sp.charge;
+  p.thermal_u = sp.thermal_u;
+  for (int k = 0; k < 4; ++k) p.side[k] = sp.bc.side[k];
+  p.pusher = s_.pusher;
+  p.external_e = s_.external_e;
+  p.external_b = s_.external_b;
+  p.deposit = s_.deposit;
+  p.rng = CounterRng(s_.seed ^ 0x5bd1e995ULL, std::uint64_t(step_));
+  return p;
+}
 
-template <class Shape>
-void push_loop(Species& sp, const PicSettings& s, Fields& f, std::int64_t step) {
-  const GridGeometry& g = s.geom;
+FieldViews field_views(Fields& f) {
   FieldViews v;
   for (int c = 0; c < 3; ++c) {
     v.e[c] = f.view(kEx + c);
     v.b[c] = f.view(kBx + c);
     v.j[c] = f.view(kJx + c);
   }
-  const double alpha = 0.5 * sp.charge / sp.mass * s.dt;
-  const double inv_dx = 1.0 / g.dx, inv_dy = 1.0 / g.dy;
-  const double xlo = g.x0, xhi = g.x0 + g.lx(), ylo = g.y0, yhi = g.y0 + g.ly();
-  const CounterRng rng(s.seed ^ 0x5bd1e995ULL, std::uint64_t(step));
+  return v;
+}
+
+namespace {
+
+template <class Shape>
+void push_loop(Species& sp, const PushParams& pp, const FieldViews& v) {
   const HostAccumulate acc;
   std::size_t out = 0;
   const std::size_t n = sp.size();
-  for (std::size_t p = 0; p < n; ++p) {
-    const double x0 = sp.x[p], y0 = sp.y[p];
-    const double xi0 = (x0 - g.x0) * inv_dx, yi0 = (y0 - g.y0) * inv_dy;
-    Vec3d E, B;
-    gather_fields<Shape>(v, xi0, yi0, E, B);
-    E = axpy(1.0, s.external_e, E);
-    B = axpy(1.0, s.external_b, B);
-    Vec3d u = push_momentum(s.pusher, {sp.ux[p], sp.uy[p], sp.uz[p]}, E, B, alpha);
-    double inv_g = 1.0 / lorentz_gamma(u);
-    double x1 = x0 + s.dt * u.x * inv_g, y1 = y0 + s.dt * u.y * inv_g;
-    bool keep = true;
-    double wrap_x = 0, wrap_y = 0;
-    auto side = [&](double& c, double lo, double hi, double len, double& uc, int s_lo, int s_hi, double& wrap,
-                    std::uint64_t salt) {
-      int which = -1;
-      if (c < lo) which = s_lo;
-      else if (c >= hi) which = s_hi;
-      if (which < 0) return;
-      const bool low = c < lo;
-      switch (sp.bc.side[which]) {
-        case ParticleBoundary::periodic: wrap = low ? len : -len; break;
-        case ParticleBoundary::absorb: keep = false; break;
-        case ParticleBoundary::reflect:
-          c = low ? 2 * lo - c : 2 * hi - c;
-          uc = -uc;
-          break;
-        case ParticleBoundary::thermal: {
-          c = low ? 2 * lo - c : 2 * hi - c;
-          const std::uint64_t k = 8 * std::uint64_t(p) + salt;
-          const double un = std::fabs(sp.thermal_u * rng.normal(k));
-          u.x = sp.thermal_u * rng.normal(k + 1);
-          u.y = sp.thermal_u * rng.normal(k + 2);
-          u.z = sp.thermal_u * rng.normal(k + 3);
-          uc = low ? un : -un;
-          break;
-        }
-      }
-    };
-    side(x1, xlo, xhi, g.lx(), u.x, 0, 1, wrap_x, 0);
-    side(y1, ylo, yhi, g.ly(), u.y, 2, 3, wrap_y, 4);
-    inv_g = 1.0 / lorentz_gamma(u);
-    if (s.deposit)
-      deposit_esirkepov<Shape>(v, xi0, yi0, (x1 - g.x0) * inv_dx, (y1 - g.y0) * inv_dy, u.z * inv_g,
-                               sp.charge * sp.w[p], g.dx, g.dy, s.dt, acc);
-    if (!keep) continue;
-    sp.x[out] = x1 + wrap_x;
-    sp.y[out] = y1 + wrap_y;
-    // A wrap by the box length can round onto the upper edge: keep the coordinate inside.
-    if (sp.x[out] >= xhi) sp.x[out] = xlo;
-    if (sp.y[out] >= yhi) sp.y[out] = ylo;
-    sp.ux[out] = u.x, sp.uy[out] = u.y, sp.uz[out] = u.z, sp.w[out] = sp.w[p];
+  for (std::size_t i = 0; i < n; ++i) {
+    ParticleRef p{sp.x[i], sp.y[i], sp.ux[i], sp.uy[i], sp.uz[i], sp.w[i]};
+    if (!advance_particle<Shape>(p, i, v, pp, acc)) continue;
+    sp.x[out] = p.x, sp.y[out] = p.y, sp.ux[out] = p.ux, sp.uy[out] = p.uy, sp.uz[out] = p.uz, sp.w[out] = p.w;
     ++out;
   }
   sp.resize(out);
@@ -143,8 +108,10 @@ void push_loop(Species& sp, const PicSettings& s, Fields& f, std::int64_t step) 
 void PicSimulation::push_species(int index) {
   Species& sp = species_[std::size_t(index)];
   if (sp.immobile) return;
-  if (s_.shape == ShapeOrder::tsc) push_loop<ShapeTSC>(sp, s_, fields_, step_);
-  else push_loop<ShapeCIC>(sp, s_, fields_, step_);
+  const PushParams pp = push_params(sp);
+  const FieldViews v = field_views(fields_);
+  if (s_.shape == ShapeOrder::tsc) push_loop<ShapeTSC>(sp, pp, v);
+  else push_loop<ShapeCIC>(sp, pp, v);
 }
 
 void PicSimulation::solve_fields() {

@@ -7,6 +7,7 @@
 #include "pic/field_solver.hpp"
 #include "pic/grid.hpp"
 #include "pic/laser.hpp"
+#include "pic/particle_step.hpp"
 #include "pic/profile.hpp"
 #include "pic/pusher.hpp"
 #include "pic/shapes.hpp"
@@ -47,6 +48,12 @@ struct EnergyReport {
   double total = 0;
 };
 
+// The gather/deposit views of the host fields.
+FieldViews field_views(Fields& f);
+// The per-species constants of the particle step at step `step` (the thermal boundary's random
+// numbers are keyed by it).
+PushParams make_push_params(const PicSettings& s, const Species& sp, std::int64_t step);
+
 class PicSimulation {
  public:
   explicit PicSimulation(const PicSettings& s);
@@ -82,6 +89,8 @@ class PicSimulation {
   void set_time(double t, std::int64_t step) { t_ = t, step_ = step; }
   // Fills the guard cells after fields were set by hand.
   void refresh_guards() { solver_.fill_guards(fields_); }
+  // The per-species constants of the particle step at the present step (also for the GPU path).
+  [[nodiscard]] PushParams push_params(const Species& sp) const;
 
  private:
   void push_species(int index);
