@@ -102,10 +102,18 @@ TEST_P(GpuVsCpu, FieldsAndParticlesAfter100Steps) {
   compare(cpu, back, mode == DepositMode::atomic ? "atomic" : "deterministic");
 }
 
+std::string mode_name(const ::testing::TestParamInfo<std::tuple<ShapeOrder, DepositMode, bool>>& info) {
+  std::string n = std::get<0>(info.param) == ShapeOrder::tsc ? "tsc" : "cic";
+  n += std::get<1>(info.param) == DepositMode::atomic ? "_atomic" : "_deterministic";
+  n += std::get<2>(info.param) ? "_laser" : "_periodic";
+  return n;
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, GpuVsCpu,
                          ::testing::Combine(::testing::Values(ShapeOrder::cic, ShapeOrder::tsc),
                                             ::testing::Values(DepositMode::atomic, DepositMode::deterministic),
-                                            ::testing::Values(false, true)));
+                                            ::testing::Values(false, true)),
+                         mode_name);
 
 TEST(Gpu, GaussLawHoldsToRounding) {
   REQUIRE_GPU();
