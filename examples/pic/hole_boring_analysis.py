@@ -6,7 +6,8 @@ time, fits its velocity over the flat top of the pulse, and compares it with Rob
 Plasma Phys. Control. Fusion 51, 024004 (2009): v_hb/c = sqrt(Pi)/(1 + sqrt(Pi)),
 Pi = I/(rho c^3), rho = sum over ion species of n_i m_i. Also the ion energy spectra, with the
 reflected-ion energy E_i = m_i c^2 2 Pi/(1 + 2 sqrt Pi). Writes hole_boring.json and, with
-matplotlib, hole_boring_front.png and hole_boring_spectrum.png into the directory.
+matplotlib, hole_boring_front.png, hole_boring_spectrum.png and hole_boring_phase_space.png (x-p_x
+of electrons and the first ion species, E_y and E_z along x) into the directory.
 
 usage: hole_boring_analysis.py CONFIG.toml RUN_DIR [--fit-from T] [--fit-to T]   (times in periods)
 """
@@ -108,6 +109,7 @@ def main(argv):
     try:
         import matplotlib
         matplotlib.use("Agg")
+        import matplotlib.colors
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(5, 3.5))
         ax.plot(times, fronts, "o-", ms=3, label="front (electron density peak)")
@@ -127,6 +129,27 @@ def main(argv):
         ax.legend()
         fig.tight_layout()
         fig.savefig(os.path.join(run_dir, "hole_boring_spectrum.png"), dpi=120)
+        # Phase space x-p_x of the ions and electrons, and the fields, at the last dump.
+        with h5py.File(last, "r") as f:
+            it = next(iter(f["data"].values()))
+            fig, axes = plt.subplots(3, 1, figsize=(6, 7), sharex=True)
+            for ax, name in zip(axes[:2], ["electron"] + [s["name"] for s in ions][:1]):
+                p = it["particles/" + name]
+                x = p["position/x"][()] / (2 * math.pi)
+                ax.hist2d(x, p["momentum/x"][()], bins=(300, 200), weights=p["weighting"][()], cmap="viridis",
+                          norm=matplotlib.colors.LogNorm())
+                ax.set_ylabel(f"{name} u_x = p_x / m c")
+            E = it["meshes/E"]
+            ey = E["y"][()]
+            xs = E.attrs["gridGlobalOffset"][1] / (2 * math.pi) + np.arange(ey.shape[1]) * E.attrs["gridSpacing"][1] / (2 * math.pi)
+            axes[2].plot(xs, ey[ey.shape[0] // 2], lw=0.7, label="E_y")
+            axes[2].plot(xs, E["z"][()][ey.shape[0] // 2], lw=0.7, label="E_z")
+            axes[2].set_ylabel("E (m_e c omega0 / e)")
+            axes[2].set_xlabel("x (wavelengths)")
+            axes[2].legend()
+            fig.suptitle(f"t = {it.attrs['time'] / (2 * math.pi):.2f} periods")
+            fig.tight_layout()
+            fig.savefig(os.path.join(run_dir, "hole_boring_phase_space.png"), dpi=120)
     except ImportError:
         pass
     return 0
