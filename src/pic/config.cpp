@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -249,6 +250,7 @@ void apply_override(toml::table& root, const std::string& o) {
 
 PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root;
+  if (std::ifstream probe(path); !probe) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
   try {
     root = toml::parse_file(path);
   } catch (const toml::parse_error& err) {
