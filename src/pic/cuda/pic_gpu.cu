@@ -11,6 +11,7 @@
 #include "cuda/check.hpp"
 #include "cuda/launch_policy.hpp"
 #include "nbody/error.hpp"
+#include "particles/memory.hpp"
 #include "pic/field_stencils.hpp"
 #include "pic/gpu.hpp"
 #include "pic/particle_step.hpp"
@@ -494,6 +495,20 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
   m.mode = mode;
   m.step = from.step_count();
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
+  {
+    // Everything this object allocates, checked before the first allocation: one clear error for
+    // a grid or a plasma that does not fit on the device.
+    std::size_t particles = 0, most = 0;
+    for (const Species& s : from.species()) particles += s.size(), most = std::max(most, s.size());
+    const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
+    std::size_t bytes = std::size_t(kComponents) * m.g.size() * sizeof(double) + particles * (6 * sizeof(double) + 1);
+    if (mode == DepositMode::deterministic)
+      bytes += most * (std::size_t(3 * K * K) * sizeof(double) + 4 * sizeof(unsigned)) + 2 * m.g.size() * sizeof(unsigned);
+    require_memory(Location::cuda(device), bytes,
+                   "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
+                       std::to_string(particles) + " particles" +
+                       (mode == DepositMode::deterministic ? " (deterministic deposition)" : ""));
+  }
   for (int c = 0; c < kComponents; ++c) {
     m.f[c] = device_alloc<double>(m.g.size());
     NBODY_CUDA_CHECK(cudaMemcpy(m.f[c], from.fields().data[c].data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
