@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -20,14 +21,14 @@ namespace {
     if (!pic_gpu_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
   } while (0)
 
-// A periodic thermal electron-deuteron plasma with a magnetic field (every current component),
-// CK solver at 0.95 of its limit, TSC.
+// A periodic thermal electron-deuteron plasma (n = 0.1 n_c: omega_p = 0.32) with a magnetic field
+// (every current component), CK solver at 0.95 of its limit.
 PicSimulation make_plasma(ShapeOrder shape, bool open_x = false) {
   PicSettings s;
   s.geom.nx = 48, s.geom.ny = 32, s.geom.dx = 0.2, s.geom.dy = 0.3;
   s.solver = SolverKind::ck;
   s.shape = shape;
-  s.dt = 0.95 * max_stable_dt_plasma(s.solver, 0.2, 0.3, 1.0);
+  s.dt = 0.95 * max_stable_dt_plasma(s.solver, 0.2, 0.3, std::sqrt(0.1));
   s.external_b = {0.1, 0.2, 0.5};
   if (open_x) {
     s.field_bc.x = FieldBoundary::open;
@@ -38,7 +39,7 @@ PicSimulation make_plasma(ShapeOrder shape, bool open_x = false) {
   }
   PicSimulation sim(s);
   LoadSpec l;
-  l.profile.n0 = 1.0;
+  l.profile.n0 = 0.1;
   if (open_x) l.profile.x_start = 3.0;
   l.ppc_x = l.ppc_y = 3;
   l.u_thermal[0] = l.u_thermal[1] = l.u_thermal[2] = 0.2;
@@ -70,20 +71,21 @@ double max_abs(const std::vector<double>& a) {
 // The bound: the GPU sums each grid point's current contributions in another order (atomics, or
 // the sorted order) and nvcc contracts a*b+c into FMAs: each step's currents differ by at most
 // ~ (contributions per point, ~ ppc K^2 = 225) x 2^-53 relative ~ 3e-14; over 100 steps these
-// differences add (1e-12 of the field scale) and the particle orbits, ~5 plasma periods long,
-// amplify them by at most e^(5) ~ 150 in this stable plasma: 1e-10 relative, bound 1e-9.
+// differences add (3e-12 of the field scale), and the particle orbits, which diverge at most
+// like exp(omega_p t) with omega_p t = 0.32 x 18 = 6 here, amplify them by at most e^6 ~ 400:
+// ~1e-9 in the worst case, 1e-11 typically; bound 1e-8.
 void compare(const PicSimulation& cpu, const PicSimulation& gpu, const char* label) {
   for (int c = kEx; c <= kBz; ++c) {
     const double scale = std::max(max_abs(cpu.fields().data[c]), 1e-3);
-    EXPECT_LE(max_abs_diff(cpu.fields().data[c], gpu.fields().data[c]) / scale, 1e-9) << label << " " << kComponentNames[c];
+    EXPECT_LE(max_abs_diff(cpu.fields().data[c], gpu.fields().data[c]) / scale, 1e-8) << label << " " << kComponentNames[c];
   }
   for (std::size_t s = 0; s < cpu.species().size(); ++s) {
     const Species& a = cpu.species()[s];
     const Species& b = gpu.species()[s];
     ASSERT_EQ(a.size(), b.size()) << label;
-    EXPECT_LE(max_abs_diff(a.x, b.x) / cpu.settings().geom.dx, 1e-9) << label;
-    EXPECT_LE(max_abs_diff(a.ux, b.ux) / std::max(max_abs(a.ux), 1e-6), 1e-9) << label;
-    EXPECT_LE(max_abs_diff(a.uz, b.uz) / std::max(max_abs(a.uz), 1e-6), 1e-9) << label;
+    EXPECT_LE(max_abs_diff(a.x, b.x) / cpu.settings().geom.dx, 1e-8) << label;
+    EXPECT_LE(max_abs_diff(a.ux, b.ux) / std::max(max_abs(a.ux), 1e-6), 1e-8) << label;
+    EXPECT_LE(max_abs_diff(a.uz, b.uz) / std::max(max_abs(a.uz), 1e-6), 1e-8) << label;
   }
 }
 

@@ -534,7 +534,7 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
       NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
     }
     d.alive = device_alloc<unsigned char>(d.n);
-    NBODY_CUDA_CHECK(cudaMemset(d.alive, s.immobile ? 1 : 1, d.n));
+    NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
     m.sp.push_back(d);
   }
   if (mode == DepositMode::deterministic) {
