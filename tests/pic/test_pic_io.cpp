@@ -136,6 +136,19 @@ TEST(PicCli, BadInputIsOneLineAndExitTwo) {
   EXPECT_TRUE(fs::exists(d / "ok" / "diagnostics.csv"));
 }
 
+TEST(PicCli, CheckPassesAndPrintsTheMeasuredNumbers) {
+  const fs::path d = temp_dir("check");
+  const std::string exe = NBODY_EXE_PATH;
+  const int s = std::system((exe + " pic check >" + (d / "out").string() + " 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(s));
+  EXPECT_EQ(WEXITSTATUS(s), 0);
+  std::ifstream in(d / "out");
+  std::string line;
+  int passes = 0;
+  while (std::getline(in, line)) passes += line.rfind("pass ", 0) == 0;
+  EXPECT_GE(passes, 9);
+}
+
 TEST(PicRestart, BitExactAcrossACheckpoint) {
   const fs::path d = temp_dir("restart");
   const fs::path cfg = write(d, kBase);
