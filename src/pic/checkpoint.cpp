@@ -11,7 +11,7 @@
 namespace nbody::pic {
 namespace {
 
-constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '1'};
+constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '2'};
 
 void put(std::string& out, const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
 template <class T>
@@ -57,6 +57,7 @@ void save_pic_checkpoint(const std::string& path, const PicSimulation& sim) {
   put<std::int64_t>(out, sim.step_count());
   put<double>(out, sim.time());
   for (int c = 0; c < kComponents; ++c) put_vec(out, sim.fields().data[c]);
+  for (int c = 0; c < kPsiCount; ++c) put_vec(out, sim.fields().psi[c]);  // empty without a PML
   put<std::uint32_t>(out, std::uint32_t(sim.species().size()));
   for (const Species& s : sim.species()) {
     put<std::uint32_t>(out, std::uint32_t(s.name.size()));
@@ -86,6 +87,12 @@ void load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
     r.get_vec(v, kComponentNames[c]);
     if (v.size() != g.size()) throw_input_error("pic checkpoint '" + path + "': field size differs");
     sim.fields().data[c] = std::move(v);
+  }
+  for (int c = 0; c < kPsiCount; ++c) {
+    std::vector<double> v;
+    r.get_vec(v, "PML memory");
+    if (!v.empty() && v.size() != g.size()) throw_input_error("pic checkpoint '" + path + "': PML memory size differs");
+    sim.fields().psi[c] = std::move(v);
   }
   const auto ns = r.get<std::uint32_t>();
   if (ns != sim.species().size())

@@ -49,7 +49,7 @@ std::vector<double> numbers(const toml::node* n, const std::string& key) {
 FieldBoundary field_boundary(const std::string& s, const std::string& key) {
   if (s == "periodic") return FieldBoundary::periodic;
   if (s == "open") return FieldBoundary::open;
-  bad(key, "'" + s + "' is not one of periodic, open");
+  bad(key, "'" + s + "' is not one of periodic, open" + std::string(key == "grid.boundary_x" ? ", pml" : ""));
 }
 ParticleBoundary particle_boundary(const std::string& s, const std::string& key) {
   if (s == "periodic") return ParticleBoundary::periodic;
@@ -130,7 +130,10 @@ void read_table(const toml::table& root, PicConfig& c) {
     else if (k == "dy") c.dy = num(v, key);
     else if (k == "x0") c.x0 = num(v, key);
     else if (k == "y0") c.y0 = num(v, key);
-    else if (k == "boundary_x") c.field_bc.x = field_boundary(text(v, key), key);
+    else if (k == "boundary_x") {
+      c.pml_x = text(v, key) == "pml";
+      c.field_bc.x = c.pml_x ? FieldBoundary::open : field_boundary(text(v, key), key);
+    } else if (k == "pml_cells") c.pml_cells = int(integer(v, key));
     else if (k == "boundary_y") c.field_bc.y = field_boundary(text(v, key), key);
     else bad(key, "unknown key");
   });
@@ -329,6 +332,8 @@ void validate_pic_config(const PicConfig& c) {
   if (c.steps < 0) bad("time.steps", "must be >= 0");
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
+  if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
+  if (c.pml_x && c.use_gpu) bad("grid.boundary_x", "pml is not implemented on the GPU path yet (use open)");
   if (c.use_gpu) {
     std::string why;
     if (!pic_gpu_available(&why)) bad("solver.device", "cuda is not available: " + why);
@@ -401,6 +406,7 @@ PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles) {
   s.shape = c.shape;
   s.pusher = c.pusher;
   s.field_bc = c.field_bc;
+  s.field_bc.pml_cells_x = c.pml_x ? c.pml_cells : 0;
   s.seed = c.seed;
   s.laser = c.laser;
   Laser& l = s.laser;

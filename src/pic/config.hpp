@@ -32,7 +32,9 @@ struct PicConfig {
   // grid (lambda)
   int nx = 0, ny = 0;
   double dx = 0, dy = 0, x0 = 0, y0 = 0;
-  FieldBoundaries field_bc;
+  FieldBoundaries field_bc;  // boundary_x = "pml": open with field_bc.pml_cells_x = pml_cells
+  int pml_cells = 16;
+  bool pml_x = false;
   // time (lambda / c)
   double dt = 0;          // 0: courant x the solver's limit
   double courant = 0.98;  // used when dt = 0

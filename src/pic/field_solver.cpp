@@ -44,8 +44,19 @@ double discrete_omega(SolverKind kind, double dx, double dy, double dt, double k
   return 2.0 / dt * std::asin(std::sqrt(std::min(1.0, s2)));
 }
 
-MaxwellSolver::MaxwellSolver(SolverKind kind, const GridGeometry& geom, FieldBoundaries bc)
-    : kind_(kind), g_(geom), bc_(bc), c_(curl_coefficients(kind, geom.dx, geom.dy)) {}
+PmlLayer make_pml(const GridGeometry& g, const FieldBoundaries& bc, bool laser_left) {
+  PmlLayer p;
+  if (bc.x != FieldBoundary::open || bc.pml_cells_x <= 0) return p;
+  p.cells = bc.pml_cells_x;
+  p.left = !laser_left;
+  p.right = true;
+  p.nx = g.nx;
+  p.sigma_max = 0.8 * 4.0 / g.dx;
+  return p;
+}
+
+MaxwellSolver::MaxwellSolver(SolverKind kind, const GridGeometry& geom, FieldBoundaries bc, bool laser_left)
+    : kind_(kind), g_(geom), bc_(bc), c_(curl_coefficients(kind, geom.dx, geom.dy)), pml_(make_pml(geom, bc, laser_left)) {}
 
 namespace {
 
@@ -61,7 +72,7 @@ Range span(FieldBoundary b, int n, bool half) {
 
 }  // namespace
 
-void MaxwellSolver::advance_b(Fields& f, double dt) const {
+void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   const FieldView ex = f.view(kEx), ey = f.view(kEy), ez = f.view(kEz);
   const FieldView bx = f.view(kBx), by = f.view(kBy), bz = f.view(kBz);
   const double cx = dt / g_.dx, cy = dt / g_.dy;
@@ -78,12 +89,21 @@ void MaxwellSolver::advance_b(Fields& f, double dt) const {
         bx(i, j) -= cy * curl_dy(ez, i, j, smooth, sc);
       }
   }
+  if (pml_.cells > 0)
+    for (auto& v : f.psi)
+      if (v.size() != g_.size()) v.assign(g_.size(), 0.0);
+  double* psi_by = pml_.cells > 0 ? f.psi[kPsiBy].data() : nullptr;
+  double* psi_bz = pml_.cells > 0 ? f.psi[kPsiBz].data() : nullptr;
   // By (i+1/2, j) += dt d*_x Ez
   {
     const Range ri = span(bc_.x, g_.nx, true), rj = span(bc_.y, g_.ny, false);
     for (int j = rj.lo; j <= rj.hi; ++j) {
       const bool smooth = py || (j > 0 && j < g_.ny);
-      for (int i = ri.lo; i <= ri.hi; ++i) by(i, j) += cx * curl_dx(ez, i, j, smooth, sc);
+      for (int i = ri.lo; i <= ri.hi; ++i) {
+        double d = curl_dx(ez, i, j, smooth, sc);
+        if (psi_by) d = pml_derivative(d, psi_by[by.index(i, j)], pml_.sigma(i + 0.5), 2 * dt, pml_update);
+        by(i, j) += cx * d;
+      }
     }
   }
   // Bz (i+1/2, j+1/2) -= dt (d*_x Ey - d*_y Ex)
@@ -93,7 +113,9 @@ void MaxwellSolver::advance_b(Fields& f, double dt) const {
       const bool smooth_x = py || (j > 0 && j < g_.ny - 1);
       for (int i = ri.lo; i <= ri.hi; ++i) {
         const bool smooth_y = px || (i > 0 && i < g_.nx - 1);
-        bz(i, j) -= cx * curl_dx(ey, i, j, smooth_x, sc) - cy * curl_dy(ex, i, j, smooth_y, sc);
+        double d = curl_dx(ey, i, j, smooth_x, sc);
+        if (psi_bz) d = pml_derivative(d, psi_bz[bz.index(i, j)], pml_.sigma(i + 0.5), 2 * dt, pml_update);
+        bz(i, j) -= cx * d - cy * curl_dy(ex, i, j, smooth_y, sc);
       }
     }
   }
@@ -136,18 +158,30 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
     for (int j = rj.lo + oy; j <= rj.hi - oy; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) ex(i, j) += cy * (bz(i, j) - bz(i, j - 1)) - dt * jx(i, j);
   }
+  if (pml_.cells > 0)
+    for (auto& v : f.psi)
+      if (v.size() != g_.size()) v.assign(g_.size(), 0.0);
+  double* psi_ey = pml_.cells > 0 ? f.psi[kPsiEy].data() : nullptr;
+  double* psi_ez = pml_.cells > 0 ? f.psi[kPsiEz].data() : nullptr;
   // Ey (i, j+1/2) += dt (-d_x Bz - Jy)
   {
     const Range ri = span(bc_.x, nx, false), rj = span(bc_.y, ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
-      for (int i = ri.lo + ox; i <= ri.hi - ox; ++i) ey(i, j) += -cx * (bz(i, j) - bz(i - 1, j)) - dt * jy(i, j);
+      for (int i = ri.lo + ox; i <= ri.hi - ox; ++i) {
+        double d = bz(i, j) - bz(i - 1, j);
+        if (psi_ey) d = pml_derivative(d, psi_ey[ey.index(i, j)], pml_.sigma(i), dt, true);
+        ey(i, j) += -cx * d - dt * jy(i, j);
+      }
   }
   // Ez (i, j) += dt (d_x By - d_y Bx - Jz)
   {
     const Range ri = span(bc_.x, nx, false), rj = span(bc_.y, ny, false);
     for (int j = rj.lo + oy; j <= rj.hi - oy; ++j)
-      for (int i = ri.lo + ox; i <= ri.hi - ox; ++i)
-        ez(i, j) += cx * (by(i, j) - by(i - 1, j)) - cy * (bx(i, j) - bx(i, j - 1)) - dt * jz(i, j);
+      for (int i = ri.lo + ox; i <= ri.hi - ox; ++i) {
+        double d = by(i, j) - by(i - 1, j);
+        if (psi_ez) d = pml_derivative(d, psi_ez[ez.index(i, j)], pml_.sigma(i), dt, true);
+        ez(i, j) += cx * d - cy * (bx(i, j) - bx(i, j - 1)) - dt * jz(i, j);
+      }
   }
   // Mur (1981) first order on the tangential components of an open boundary:
   //   E_0^{n+1} = E_1^n + k (E_1^{n+1} - E_0^n), k = (c dt - d) / (c dt + d),

@@ -12,16 +12,18 @@
 #include <functional>
 #include <string>
 
+#include "pic/field_stencils.hpp"
 #include "pic/grid.hpp"
 
 namespace nbody::pic {
 
 enum class SolverKind { yee, ck };
-enum class FieldBoundary { periodic, open };  // open: first-order Mur absorbing (and injecting)
+enum class FieldBoundary { periodic, open };  // open: first-order Mur absorbing (and injecting), optionally with a PML inside
 
 struct FieldBoundaries {
   FieldBoundary x = FieldBoundary::periodic;
   FieldBoundary y = FieldBoundary::periodic;
+  int pml_cells_x = 0;  // an open x axis: a PML of this many cells inside Mur's boundary (0: none)
 };
 
 // The incident wave at the left boundary (x = x0) for injection: Ey and Ez at (x, y, t).
@@ -48,11 +50,14 @@ double discrete_omega(SolverKind kind, double dx, double dy, double dt, double k
 
 class MaxwellSolver {
  public:
-  MaxwellSolver(SolverKind kind, const GridGeometry& geom, FieldBoundaries bc);
+  // laser_left: a laser enters at the left boundary (no PML layer there).
+  MaxwellSolver(SolverKind kind, const GridGeometry& geom, FieldBoundaries bc, bool laser_left = false);
+  [[nodiscard]] const PmlLayer& pml() const { return pml_; }
   [[nodiscard]] SolverKind kind() const { return kind_; }
   [[nodiscard]] const FieldBoundaries& boundaries() const { return bc_; }
 
-  void advance_b(Fields& f, double dt) const;
+  // dt: this half step; pml_update: advance the PML memories by 2 dt (the second half step).
+  void advance_b(Fields& f, double dt, bool pml_update = true) const;
   // t: the time at the start of the step (for the incident wave at the left boundary).
   void advance_e(Fields& f, double dt, double t, const IncidentField* incident) const;
   // Copies periodic images into the guard cells of the field components.
@@ -66,7 +71,10 @@ class MaxwellSolver {
   GridGeometry g_;
   FieldBoundaries bc_;
   CurlCoefficients c_;
+  PmlLayer pml_;
 };
+
+PmlLayer make_pml(const GridGeometry& g, const FieldBoundaries& bc, bool laser_left);
 
 const char* solver_name(SolverKind k);
 

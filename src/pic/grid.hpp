@@ -41,9 +41,14 @@ inline constexpr const char* kComponentNames[kComponents] = {"Ex", "Ey", "Ez", "
                                                             "Bz", "Jx", "Jy", "Jz", "rho"};
 
 // The fields on the host: one array per component.
+enum PmlMemory { kPsiBy, kPsiBz, kPsiEy, kPsiEz, kPsiCount };
+
 struct Fields {
   GridGeometry geom;
   std::vector<double> data[kComponents];
+  // The PML's convolution memories (empty without a PML): psi of dEz/dx for By, dEy/dx for Bz,
+  // dBz/dx for Ey, dBy/dx for Ez, at the position of the component they update.
+  std::vector<double> psi[kPsiCount];
 
   Fields() = default;
   explicit Fields(const GridGeometry& g) : geom(g) {

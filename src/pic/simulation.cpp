@@ -12,7 +12,7 @@
 namespace nbody::pic {
 
 PicSimulation::PicSimulation(const PicSettings& s)
-    : s_(s), fields_(s.geom), solver_(s.solver, s.geom, s.field_bc), t_(s.t0) {
+    : s_(s), fields_(s.geom), solver_(s.solver, s.geom, s.field_bc, s.laser.enabled), t_(s.t0) {
   if (s.geom.nx < 2 || s.geom.ny < 1) throw_input_error("pic grid: at least 2 x 1 cells are needed");
   if (!(s.dt > 0)) throw_input_error("pic dt: must be > 0");
   const double limit = max_stable_dt(s.solver, s.geom.dx, s.geom.dy);
@@ -118,9 +118,9 @@ void PicSimulation::solve_fields() {
   const std::function<void(double, double, double, double&, double&)> inc =
       [this](double x, double y, double t, double& ey, double& ez) { s_.laser.field(x, y, t, ey, ez); };
   solver_.fold_sources(fields_, kJx, kJz);
-  solver_.advance_b(fields_, 0.5 * s_.dt);
+  solver_.advance_b(fields_, 0.5 * s_.dt, false);
   solver_.advance_e(fields_, s_.dt, t_, s_.laser.enabled ? &inc : nullptr);
-  solver_.advance_b(fields_, 0.5 * s_.dt);
+  solver_.advance_b(fields_, 0.5 * s_.dt, true);
 }
 
 void PicSimulation::step() {

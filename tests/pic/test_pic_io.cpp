@@ -112,6 +112,8 @@ TEST(PicConfig, ErrorsNameTheProblem) {
   // c dt = dx is the CK limit in vacuum, but this plasma (omega_p = 2) makes it unstable.
   EXPECT_NE(input_error(kBase, {"solver.field=ck", "time.dt=0.02"}).find("unstable with the plasma"), std::string::npos);
   EXPECT_EQ(input_error(kBase, {"solver.field=ck", "time.dt=0.0195"}), "");
+  EXPECT_EQ(input_error(kBase, {"grid.boundary_x=pml"}), "");
+  EXPECT_NE(input_error(kBase, {"grid.boundary_x=pml", "grid.pml_cells=40"}).find("grid.pml_cells"), std::string::npos);
 }
 
 // Runs `command`, returns its exit status; stderr to `err`.
@@ -150,9 +152,10 @@ TEST(PicCli, CheckPassesAndPrintsTheMeasuredNumbers) {
 }
 
 TEST(PicRestart, BitExactAcrossACheckpoint) {
-  const fs::path d = temp_dir("restart");
+  for (const std::string boundary : {"open", "pml"}) {
+  const fs::path d = temp_dir("restart_" + boundary);
   const fs::path cfg = write(d, kBase);
-  PicConfig c = read_pic_config(cfg.string(), {"time.steps=60"});
+  PicConfig c = read_pic_config(cfg.string(), {"time.steps=60", "grid.boundary_x=" + boundary, "grid.pml_cells=8"});
   c.out_dir = (d / "straight").string();
   PicSimulation a = build_pic_simulation(c);
   (void)run_pic(c, a);
@@ -174,6 +177,8 @@ TEST(PicRestart, BitExactAcrossACheckpoint) {
     EXPECT_EQ(a.species()[s].x, r.species()[s].x);
     EXPECT_EQ(a.species()[s].ux, r.species()[s].ux);
     EXPECT_EQ(a.species()[s].uz, r.species()[s].uz);
+  }
+  for (int k = 0; k < kPsiCount; ++k) EXPECT_EQ(a.fields().psi[k], r.fields().psi[k]) << boundary;
   }
 }
 

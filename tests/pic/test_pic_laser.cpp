@@ -67,13 +67,15 @@ TEST(Laser, CkInjectionAndMurAbsorption) { check_injection_and_absorption(Solver
 // travelling at angle theta to +x is reflected with the amplitude |cos(theta) - 1| / (cos(theta) + 1)
 // of the continuum analysis of Mur's first-order condition (0.0077 at 10 deg, 0.072 at 30 deg):
 // the boundary absorbs well only near normal incidence (docs/pic.md; a PML would do better).
-double oblique_reflection(double theta_deg, double* predicted) {
-  const int cells_per_lambda = 32, ny = 6 * cells_per_lambda;  // a 6-lambda strip
+double oblique_reflection(double theta_deg, double* predicted, int pml_cells = 0, SolverKind solver = SolverKind::yee) {
+  const int cells_per_lambda = 32;
+  const int ny = theta_deg == 0.0 ? 4 : 6 * cells_per_lambda;  // a 6-lambda strip for oblique waves
   const double dx = kLambda / cells_per_lambda;
   PicSettings s = test::periodic_settings(12 * cells_per_lambda, ny, dx, dx, 0.0);
-  s.solver = SolverKind::yee;
-  s.dt = 0.95 * max_stable_dt(s.solver, dx, dx);
+  s.solver = solver;
+  s.dt = (solver == SolverKind::ck ? 0.999 : 0.95) * max_stable_dt(s.solver, dx, dx);
   s.field_bc.x = FieldBoundary::open;
+  s.field_bc.pml_cells_x = pml_cells;
   PicSimulation sim(s);
   // ky fits the periodic strip: the angle is the nearest the strip allows.
   const double k0 = 1.0, ly = ny * dx;
@@ -104,7 +106,8 @@ double oblique_reflection(double theta_deg, double* predicted) {
   sim.run(int(std::ceil(14 * kLambda / s.dt)));
   double left = 0;
   for (int j = 0; j < ny; ++j)
-    for (int i = 4 * cells_per_lambda; i < s.geom.nx - 4; ++i) left = std::max(left, std::fabs(sim.fields().at(kEz, i, j)));
+    for (int i = 4 * cells_per_lambda; i < s.geom.nx - 4 - pml_cells; ++i)
+      left = std::max(left, std::fabs(sim.fields().at(kEz, i, j)));
   return left / peak;
 }
 
@@ -115,6 +118,21 @@ TEST(Laser, MurObliqueReflectionFollowsFirstOrderTheory) {
     std::printf("Mur first order, %g deg: reflected amplitude %.4f, continuum theory %.4f\n", angle, measured, predicted);
     EXPECT_NEAR(measured / predicted, 1.0, 0.1) << angle << " deg";
   }
+}
+
+// The PML (16 cells inside Mur's boundary, CPU path) at normal incidence: 1.4e-5 of the amplitude
+// with Yee (Mur alone: 1.4e-3 for this packet), 5.7e-5 with CK. At oblique incidence this test
+// measures 0.022 at 30 degrees whatever sigma_max (0.3x to 3x) -- not yet understood, so the PML is
+// validated at normal incidence only (docs/pic.md).
+TEST(Laser, PmlAbsorbsAtNormalIncidence) {
+  for (SolverKind solver : {SolverKind::yee, SolverKind::ck}) {
+    double predicted = 0;
+    const double measured = oblique_reflection(0.0, &predicted, 16, solver);
+    std::printf("PML 16 cells (%s), normal incidence: reflected amplitude %.3g\n", solver_name(solver), measured);
+    EXPECT_LT(measured, 1e-4);
+  }
+  double predicted = 0;
+  EXPECT_GT(oblique_reflection(0.0, &predicted, 0, SolverKind::yee), 5e-4);  // Mur alone, for comparison
 }
 
 // Circular polarisation: |E_perp| = a0 along the flat part of the pulse.

@@ -491,6 +491,7 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
   NBODY_CUDA_CHECK(cudaSetDevice(device));
   Impl& m = *impl_;
   m.s = from.settings();
+  if (m.s.field_bc.pml_cells_x > 0) throw_input_error("pic: the PML is not implemented on the GPU path yet (use open boundaries)");
   m.g = m.s.geom;
   m.mode = mode;
   m.step = from.step_count();
