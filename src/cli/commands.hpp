@@ -19,5 +19,6 @@ Command add_check_command(CLI::App& parent);
 // command_line: how the program was invoked, recorded in benchmark JSON.
 Command add_bench_command(CLI::App& parent, const std::string& command_line);
 Command add_convert_command(CLI::App& parent);
+Command add_pic_command(CLI::App& parent);  // cmd_pic.cpp
 
 }  // namespace nbody::cli

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   commands.push_back(cli::add_bench_command(app, command_line));
   commands.push_back(cli::add_convert_command(app));
+  commands.push_back(cli::add_pic_command(app));
 
   // `nbody` alone: the list, and exit 2 (it asks for nothing); `nbody help`: the list, exit 0;
   // `nbody help SUBCOMMAND`: that subcommand's --help.

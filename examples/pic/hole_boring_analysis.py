@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Hole-boring analysis of a `nbody pic run` output directory (openPMD files pic_*.h5).
+
+Measures the front (the laser piston: the peak of the electron density, averaged over y) against
+time, fits its velocity over the flat top of the pulse, and compares it with Robinson et al.,
+Plasma Phys. Control. Fusion 51, 024004 (2009): v_hb/c = sqrt(Pi)/(1 + sqrt(Pi)),
+Pi = I/(rho c^3), rho = sum over ion species of n_i m_i. Also the ion energy spectra, with the
+reflected-ion energy E_i = m_i c^2 2 Pi/(1 + 2 sqrt Pi). Writes hole_boring.json and, with
+matplotlib, hole_boring_front.png, hole_boring_spectrum.png and hole_boring_phase_space.png (x-p_x
+of electrons and the first ion species, E_y and E_z along x) into the directory.
+
+usage: hole_boring_analysis.py CONFIG.toml RUN_DIR [--fit-from T] [--fit-to T]   (times in periods)
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+import h5py
+import numpy as np
+
+MASS = {"electron": 1.0, "positron": 1.0, "proton": 1836.15267343, "deuteron": 3670.48, "triton": 5496.92}
+MEC2_MEV = 0.51099895
+
+
+def species_mass(s):
+    if s.get("mass"):
+        return s["mass"]
+    return MASS[s.get("type", s["name"])]
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    cfg_path, run_dir = argv[1], argv[2]
+    opts = dict(zip(argv[3::2], argv[4::2]))
+    with open(cfg_path, "rb") as f:
+        cfg = tomllib.load(f)
+    laser = cfg["laser"]
+    a0 = laser["a0"]
+    circular = laser.get("polarisation", "linear") == "circular"
+    # Intensity in n_c m_e c^3: a0^2 (circular, |a| = a0) or a0^2 / 2 (linear, cycle average).
+    intensity = a0 * a0 * (1.0 if circular else 0.5)
+    ions = [s for s in cfg["species"] if species_mass(s) > 1.5]
+    rho = sum(s["density"] * species_mass(s) for s in ions)
+    Pi = intensity / rho
+    v_theory = math.sqrt(Pi) / (1 + math.sqrt(Pi))
+
+    files = sorted(glob.glob(os.path.join(run_dir, "pic_*.h5")))
+    if not files:
+        print(f"no openPMD files in {run_dir}")
+        return 1
+    times, fronts = [], []
+    last = None
+    for name in files:
+        with h5py.File(name, "r") as f:
+            it = next(iter(f["data"].values()))
+            t = it.attrs["time"] / (2 * math.pi)  # periods
+            p = it["particles/electron"]
+            x = p["position/x"][()] / (2 * math.pi)  # wavelengths
+            w = p["weighting"][()]
+            g = cfg["grid"]
+            edges = g["x0"] + g["dx"] * np.arange(g["nx"] + 1)
+            h, _ = np.histogram(x, bins=edges, weights=w)
+            if h.max() <= 0:
+                continue
+            times.append(t)
+            fronts.append(0.5 * (edges[h.argmax()] + edges[h.argmax() + 1]))
+            last = name
+    times, fronts = np.array(times), np.array(fronts)
+    t0 = float(opts.get("--fit-from", times[0] + 0.4 * (times[-1] - times[0])))
+    t1 = float(opts.get("--fit-to", times[-1]))
+    sel = (times >= t0) & (times <= t1)
+    v_measured = float(np.polyfit(times[sel], fronts[sel], 1)[0]) if sel.sum() >= 2 else float("nan")
+
+    spectra = {}
+    with h5py.File(last, "r") as f:
+        it = next(iter(f["data"].values()))
+        for s in ions:
+            p = it["particles/" + s["name"]]
+            m = species_mass(s)
+            u2 = sum(p["momentum/" + c][()] ** 2 for c in "xyz")
+            e_mev = (np.sqrt(1 + u2) - 1) * m * MEC2_MEV
+            w = p["weighting"][()]
+            expected = m * MEC2_MEV * 2 * Pi / (1 + 2 * math.sqrt(Pi))
+            fast = e_mev > 0.3 * expected
+            hist, edges = np.histogram(e_mev[fast], bins=60, weights=w[fast]) if fast.any() else (np.zeros(1), np.zeros(2))
+            peak = float(0.5 * (edges[hist.argmax()] + edges[hist.argmax() + 1])) if fast.any() else float("nan")
+            spectra[s["name"]] = {"peak_MeV": peak, "expected_MeV": expected, "hist": hist.tolist(), "edges": edges.tolist()}
+
+    result = {
+        "a0": a0, "circular": circular, "Pi": Pi, "v_hb_theory": v_theory, "v_hb_measured": v_measured,
+        "ratio": v_measured / v_theory, "fit_periods": [t0, t1],
+        "front": {"t_periods": times.tolist(), "x_lambda": fronts.tolist()},
+        "ion_peaks": {k: {"peak_MeV": v["peak_MeV"], "expected_MeV": v["expected_MeV"]} for k, v in spectra.items()},
+    }
+    with open(os.path.join(run_dir, "hole_boring.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"Pi = {Pi:.4g}: v_hb/c theory {v_theory:.4f}, measured {v_measured:.4f} (ratio {v_measured / v_theory:.3f}, "
+          f"fit over t = {t0:.2f}..{t1:.2f} periods)")
+    for k, v in spectra.items():
+        print(f"{k}: spectrum peak {v['peak_MeV']:.3f} MeV, reflected-ion energy {v['expected_MeV']:.3f} MeV")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.colors
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        ax.plot(times, fronts, "o-", ms=3, label="front (electron density peak)")
+        ax.plot(times, fronts[sel][0] + v_theory * (times - times[sel][0]), "--", label=f"Robinson v_hb = {v_theory:.4f} c")
+        ax.set_xlabel("t (laser periods)")
+        ax.set_ylabel("x (wavelengths)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(run_dir, "hole_boring_front.png"), dpi=120)
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        for k, v in spectra.items():
+            e = np.array(v["edges"])
+            ax.step(0.5 * (e[1:] + e[:-1]), v["hist"], where="mid", label=k)
+            ax.axvline(v["expected_MeV"], ls="--", lw=0.8)
+        ax.set_xlabel("ion energy (MeV)")
+        ax.set_ylabel("dN/dE (arb.)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(run_dir, "hole_boring_spectrum.png"), dpi=120)
+        # Phase space x-p_x of the ions and electrons, and the fields, at the last dump.
+        with h5py.File(last, "r") as f:
+            it = next(iter(f["data"].values()))
+            fig, axes = plt.subplots(3, 1, figsize=(6, 7), sharex=True)
+            for ax, name in zip(axes[:2], ["electron"] + [s["name"] for s in ions][:1]):
+                p = it["particles/" + name]
+                x = p["position/x"][()] / (2 * math.pi)
+                ax.hist2d(x, p["momentum/x"][()], bins=(300, 200), weights=p["weighting"][()], cmap="viridis",
+                          norm=matplotlib.colors.LogNorm())
+                ax.set_ylabel(f"{name} u_x = p_x / m c")
+            E = it["meshes/E"]
+            ey = E["y"][()]
+            xs = E.attrs["gridGlobalOffset"][1] / (2 * math.pi) + np.arange(ey.shape[1]) * E.attrs["gridSpacing"][1] / (2 * math.pi)
+            axes[2].plot(xs, ey[ey.shape[0] // 2], lw=0.7, label="E_y")
+            axes[2].plot(xs, E["z"][()][ey.shape[0] // 2], lw=0.7, label="E_z")
+            axes[2].set_ylabel("E (m_e c omega0 / e)")
+            axes[2].set_xlabel("x (wavelengths)")
+            axes[2].legend()
+            fig.suptitle(f"t = {it.attrs['time'] / (2 * math.pi):.2f} periods")
+            fig.tight_layout()
+            fig.savefig(os.path.join(run_dir, "hole_boring_phase_space.png"), dpi=120)
+    except ImportError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,635 @@
+// The PIC step on a CUDA device (float64): the fused particle kernel (gather -> push -> deposit,
+// the old position in registers), atomic or deterministic deposition, the fold of the guard
+// currents, and the Maxwell solver kernels. The physics is the host's: particle_step.hpp and
+// field_stencils.hpp are shared __host__ __device__ code.
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cuda/check.hpp"
+#include "cuda/launch_policy.hpp"
+#include "nbody/error.hpp"
+#include "particles/memory.hpp"
+#include "pic/field_stencils.hpp"
+#include "pic/gpu.hpp"
+#include "pic/particle_step.hpp"
+
+namespace nbody::pic {
+
+using nbody::cuda::ElementwisePolicy;
+
+bool pic_gpu_available(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess || n == 0) {
+    if (why) *why = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+template <class T>
+T* device_alloc(std::size_t n) {
+  void* p = nullptr;
+  NBODY_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)));
+  return static_cast<T*>(p);
+}
+
+struct DevParticles {
+  double *x, *y, *ux, *uy, *uz, *w;
+  unsigned char* alive;
+  std::size_t n;
+};
+
+struct AtomicAccumulate {
+  __device__ void operator()(double* p, double v) const { atomicAdd(p, v); }
+};
+
+// Writes a particle's contributions into its own K x K x 3 slots of the buffer.
+template <int K>
+struct LocalAccumulate {
+  double* jbase[3];
+  std::size_t grid_size;
+  int sx;
+  int bxg, byg;  // the stencil's first point, in padded indices
+  double* out;
+  std::size_t stride;  // particle slots
+  std::size_t p;
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        const std::size_t idx = std::size_t(ptr - jbase[c]);
+        const int n = int(idx / std::size_t(sx)) - byg, m = int(idx % std::size_t(sx)) - bxg;
+        out[(std::size_t((c * K + n) * K + m)) * stride + p] += v;
+        return;
+      }
+    }
+  }
+};
+
+template <class Shape>
+__global__ void particles_atomic(DevParticles d, FieldViews v, PushParams pp) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    if (advance_particle<Shape>(r, i, v, pp, AtomicAccumulate{})) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+template <class Shape>
+__global__ void particles_ordered(DevParticles d, FieldViews v, PushParams pp, LocalAccumulate<Shape::support + 2> acc,
+                                  unsigned* keys, unsigned* order, unsigned sentinel) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    order[i] = unsigned(i);
+    if (!d.alive[i]) {
+      keys[i] = sentinel;
+      continue;
+    }
+    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    LocalAccumulate<Shape::support + 2> a = acc;
+    a.bxg = Shape::first(xi0) - 1 + kGuard;
+    a.byg = Shape::first(yi0) - 1 + kGuard;
+    a.p = i;
+    keys[i] = unsigned(a.byg) * unsigned(acc.sx) + unsigned(a.bxg);
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    if (advance_particle<Shape>(r, i, v, pp, a)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+__global__ void cell_ranges(const unsigned* keys, std::size_t n, unsigned sentinel, unsigned* start, unsigned* end) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; s < n; s += stride) {
+    const unsigned k = keys[s];
+    if (k == sentinel) continue;
+    if (s == 0 || keys[s - 1] != k) start[k] = unsigned(s);
+    if (s + 1 == n || keys[s + 1] != k) end[k] = unsigned(s + 1);
+  }
+}
+
+// One thread per grid point: the contributions of the K x K stencil cells that reach it, cell by
+// cell in a fixed order, particles in sorted (stable) order.
+template <int K>
+__global__ void reduce_ordered(double* jx, double* jy, double* jz, int sx, std::size_t size, const unsigned* start,
+                               const unsigned* end, const unsigned* order, const double* contrib, std::size_t stride) {
+  const std::size_t gs = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t g = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; g < size; g += gs) {
+    const int ip = int(g % std::size_t(sx)), jp = int(g / std::size_t(sx));
+    double sum[3] = {0, 0, 0};
+    for (int n = 0; n < K; ++n) {
+      const int cj = jp - n;
+      if (cj < 0) continue;
+      for (int m = 0; m < K; ++m) {
+        const int ci = ip - m;
+        if (ci < 0) continue;
+        const std::size_t cell = std::size_t(cj) * std::size_t(sx) + std::size_t(ci);
+        for (unsigned s = start[cell]; s < end[cell]; ++s) {
+          const std::size_t p = order[s];
+          for (int c = 0; c < 3; ++c) sum[c] += contrib[std::size_t((c * K + n) * K + m) * stride + p];
+        }
+      }
+    }
+    jx[g] += sum[0];
+    jy[g] += sum[1];
+    jz[g] += sum[2];
+  }
+}
+
+// Guards: periodic images, rows then columns (the host's order).
+__global__ void fill_rows(FieldView* views, int ncomp, int nx, int ny) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int rows = ny + 2 * kGuard;
+  if (t >= ncomp * rows) return;
+  const FieldView v = views[t / rows];
+  const int j = t % rows - kGuard;
+  for (int g = 1; g <= kGuard; ++g) {
+    v(-g, j) = v(nx - g, j);
+    v(nx - 1 + g, j) = v(g - 1, j);
+  }
+}
+__global__ void fill_columns(FieldView* views, int ncomp, int nx, int ny) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int cols = nx + 2 * kGuard;
+  if (t >= ncomp * cols) return;
+  const FieldView v = views[t / cols];
+  const int i = t % cols - kGuard;
+  for (int g = 1; g <= kGuard; ++g) {
+    v(i, -g) = v(i, ny - g);
+    v(i, ny - 1 + g) = v(i, g - 1);
+  }
+}
+// Sources: fold the guards onto their periodic images (or drop them beyond an open boundary).
+__global__ void fold_columns(FieldView* views, int ncomp, int nx, int ny, bool periodic) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int cols = nx + 2 * kGuard;
+  if (t >= ncomp * cols) return;
+  const FieldView v = views[t / cols];
+  const int i = t % cols - kGuard;
+  if (periodic) {
+    for (int g = 1; g <= kGuard; ++g) {
+      v(i, ny - g) += v(i, -g);
+      v(i, g - 1) += v(i, ny - 1 + g);
+    }
+  } else {
+    for (int g = 1; g <= kGuard; ++g) v(i, -g) = 0;
+    for (int j = ny + 1; j < ny + kGuard; ++j) v(i, j) = 0;
+  }
+}
+__global__ void fold_rows(FieldView* views, int ncomp, int nx, int ny, bool periodic) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int rows = ny + 2 * kGuard;
+  if (t >= ncomp * rows) return;
+  const FieldView v = views[t / rows];
+  const int j = t % rows - kGuard;
+  if (periodic) {
+    for (int g = 1; g <= kGuard; ++g) {
+      v(nx - g, j) += v(-g, j);
+      v(g - 1, j) += v(nx - 1 + g, j);
+    }
+  } else {
+    for (int g = 1; g <= kGuard; ++g) v(-g, j) = 0;
+    for (int i = nx + 1; i < nx + kGuard; ++i) v(i, j) = 0;
+  }
+}
+
+struct Range2 {
+  int ilo, ihi, jlo, jhi;
+  __device__ bool take(int t, int& i, int& j) const {
+    const int w = ihi - ilo + 1;
+    if (t >= w * (jhi - jlo + 1)) return false;
+    i = ilo + t % w;
+    j = jlo + t / w;
+    return true;
+  }
+  [[nodiscard]] int count() const { return std::max(0, ihi - ilo + 1) * std::max(0, jhi - jlo + 1); }
+};
+
+struct SolverArgs {
+  FieldView ex, ey, ez, bx, by, bz, jx, jy, jz;
+  StencilCoefficients sc;
+  double cx, cy, dt;
+  int nx, ny;
+  bool px, py;  // periodic axes
+};
+
+__global__ void update_bx(SolverArgs a, Range2 r) {
+  int i, j;
+  if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
+  const bool smooth = a.px || (i > 0 && i < a.nx);
+  a.bx(i, j) -= a.cy * curl_dy(a.ez, i, j, smooth, a.sc);
+}
+__global__ void update_by(SolverArgs a, Range2 r) {
+  int i, j;
+  if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
+  const bool smooth = a.py || (j > 0 && j < a.ny);
+  a.by(i, j) += a.cx * curl_dx(a.ez, i, j, smooth, a.sc);
+}
+__global__ void update_bz(SolverArgs a, Range2 r) {
+  int i, j;
+  if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
+  const bool smooth_x = a.py || (j > 0 && j < a.ny - 1);
+  const bool smooth_y = a.px || (i > 0 && i < a.nx - 1);
+  a.bz(i, j) -= a.cx * curl_dx(a.ey, i, j, smooth_x, a.sc) - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
+}
+__global__ void update_ex(SolverArgs a, Range2 r) {
+  int i, j;
+  if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
+  a.ex(i, j) += a.cy * (a.bz(i, j) - a.bz(i, j - 1)) - a.dt * a.jx(i, j);
+}
+__global__ void update_ey(SolverArgs a, Range2 r) {
+  int i, j;
+  if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
+  a.ey(i, j) += -a.cx * (a.bz(i, j) - a.bz(i - 1, j)) - a.dt * a.jy(i, j);
+}
+__global__ void update_ez(SolverArgs a, Range2 r) {
+  int i, j;
+  if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
+  a.ez(i, j) += a.cx * (a.by(i, j) - a.by(i - 1, j)) - a.cy * (a.bx(i, j) - a.bx(i, j - 1)) - a.dt * a.jz(i, j);
+}
+
+// Saves the two outermost lines of the tangential components of the open boundaries:
+// save[((side * 2 + comp) * 2 + point) * len + k].
+__global__ void save_x_lines(SolverArgs a, double* save) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int len = a.ny + 1;
+  if (j > a.ny) return;
+  const FieldView comp[2] = {a.ey, a.ez};
+  for (int c = 0; c < 2; ++c)
+    for (int p = 0; p < 2; ++p) {
+      save[((0 * 2 + c) * 2 + p) * len + j] = comp[c](p, j);
+      save[((1 * 2 + c) * 2 + p) * len + j] = comp[c](a.nx - p, j);
+    }
+}
+__global__ void save_y_lines(SolverArgs a, double* save) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int len = a.nx + 1;
+  if (i > a.nx) return;
+  const FieldView comp[2] = {a.ex, a.ez};
+  for (int c = 0; c < 2; ++c)
+    for (int p = 0; p < 2; ++p) {
+      save[((0 * 2 + c) * 2 + p) * len + i] = comp[c](i, p);
+      save[((1 * 2 + c) * 2 + p) * len + i] = comp[c](i, a.ny - p);
+    }
+}
+__global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, double x0, double y0, double dx,
+                      double dy, double t, double dt) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int len = a.ny + 1;
+  if (j > a.ny) return;
+  const FieldView comp[2] = {a.ey, a.ez};
+  for (int c = 0; c < 2; ++c) {
+    if (c == 0 && j > a.ny - 1) continue;  // Ey lives on half points in y
+    double inc0_old = 0, inc1_old = 0, inc0_new = 0, inc1_new = 0;
+    if (laser.enabled) {
+      const double y = y0 + (j + (c == 0 ? 0.5 : 0.0)) * dy;
+      double e_y, e_z;
+      laser.field(x0, y, t, e_y, e_z);
+      inc0_old = c == 0 ? e_y : e_z;
+      laser.field(x0 + dx, y, t, e_y, e_z);
+      inc1_old = c == 0 ? e_y : e_z;
+      laser.field(x0, y, t + dt, e_y, e_z);
+      inc0_new = c == 0 ? e_y : e_z;
+      laser.field(x0 + dx, y, t + dt, e_y, e_z);
+      inc1_new = c == 0 ? e_y : e_z;
+    }
+    const FieldView e = comp[c];
+    e(0, j) = mur_value(e(1, j), save[((0 * 2 + c) * 2 + 0) * len + j], save[((0 * 2 + c) * 2 + 1) * len + j], k, inc0_new,
+                        inc0_old, inc1_new, inc1_old);
+    e(a.nx, j) = mur_value(e(a.nx - 1, j), save[((1 * 2 + c) * 2 + 0) * len + j], save[((1 * 2 + c) * 2 + 1) * len + j],
+                           k, 0, 0, 0, 0);
+  }
+}
+__global__ void mur_y(SolverArgs a, const double* save, double k) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int len = a.nx + 1;
+  if (i > a.nx) return;
+  const FieldView comp[2] = {a.ex, a.ez};
+  for (int c = 0; c < 2; ++c) {
+    if (c == 0 && i > a.nx - 1) continue;
+    const FieldView e = comp[c];
+    e(i, 0) = mur_value(e(i, 1), save[((0 * 2 + c) * 2 + 0) * len + i], save[((0 * 2 + c) * 2 + 1) * len + i], k, 0, 0, 0, 0);
+    e(i, a.ny) = mur_value(e(i, a.ny - 1), save[((1 * 2 + c) * 2 + 0) * len + i], save[((1 * 2 + c) * 2 + 1) * len + i],
+                           k, 0, 0, 0, 0);
+  }
+}
+
+int blocks_for(std::size_t n) { return ElementwisePolicy::blocks(n); }
+int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1) / ElementwisePolicy::kBlock); }
+
+}  // namespace
+
+struct PicGpu::Impl {
+  PicSettings s;
+  GridGeometry g;
+  DepositMode mode;
+  std::vector<Species> meta;  // names, charges, boundaries (no particles)
+  double* f[kComponents] = {};
+  FieldView* view_table = nullptr;  // device copies of the views: E, B (6), then J (3)
+  std::vector<DevParticles> sp;
+  std::int64_t step = 0;
+  double* save_x = nullptr;
+  double* save_y = nullptr;
+  // deterministic mode
+  double* contrib = nullptr;
+  std::size_t contrib_slots = 0;
+  unsigned *keys = nullptr, *keys_sorted = nullptr, *order = nullptr, *order_sorted = nullptr;
+  unsigned *cell_start = nullptr, *cell_end = nullptr;
+  void* cub_temp = nullptr;
+  std::size_t cub_bytes = 0;
+  bool timing = false;
+  cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+  double particle_seconds = 0;
+
+  FieldView view(int c) const { return {f[c], g.stride()}; }
+  FieldViews views() const {
+    FieldViews v;
+    for (int c = 0; c < 3; ++c) v.e[c] = view(kEx + c), v.b[c] = view(kBx + c), v.j[c] = view(kJx + c);
+    return v;
+  }
+  SolverArgs args(double dt) const {
+    const CurlCoefficients c = curl_coefficients(s.solver, g.dx, g.dy);
+    return {view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
+            {c.alpha_x, c.beta_xy, c.alpha_y, c.beta_yx}, dt / g.dx, dt / g.dy, dt, g.nx, g.ny,
+            s.field_bc.x == FieldBoundary::periodic, s.field_bc.y == FieldBoundary::periodic};
+  }
+  Range2 span(bool half_x, bool half_y) const {
+    auto r = [](FieldBoundary b, int n, bool half, int& lo, int& hi) {
+      lo = 0;
+      hi = b == FieldBoundary::periodic ? n - 1 : (half ? n - 1 : n);
+    };
+    Range2 out{};
+    r(s.field_bc.x, g.nx, half_x, out.ilo, out.ihi);
+    r(s.field_bc.y, g.ny, half_y, out.jlo, out.jhi);
+    return out;
+  }
+
+  void fill_guards() {
+    if (s.field_bc.x == FieldBoundary::periodic) {
+      fill_rows<<<exact_blocks(6 * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(view_table, 6, g.nx, g.ny);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (s.field_bc.y == FieldBoundary::periodic) {
+      fill_columns<<<exact_blocks(6 * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(view_table, 6, g.nx, g.ny);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+  }
+  void fold_currents() {
+    FieldView* j = view_table + 6;
+    const bool px = s.field_bc.x == FieldBoundary::periodic, py = s.field_bc.y == FieldBoundary::periodic;
+    fold_columns<<<exact_blocks(3 * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(j, 3, g.nx, g.ny, py);
+    NBODY_CUDA_CHECK_LAUNCH();
+    fold_rows<<<exact_blocks(3 * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(j, 3, g.nx, g.ny, px);
+    NBODY_CUDA_CHECK_LAUNCH();
+    if (px) {
+      fill_rows<<<exact_blocks(3 * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(j, 3, g.nx, g.ny);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (py) {
+      fill_columns<<<exact_blocks(3 * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(j, 3, g.nx, g.ny);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+  }
+  template <class K>
+  void launch(K kernel, const SolverArgs& a, const Range2& r) {
+    if (r.count() == 0) return;
+    kernel<<<exact_blocks(std::size_t(r.count())), ElementwisePolicy::kBlock>>>(a, r);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+  void advance_b(double dt) {
+    const SolverArgs a = args(dt);
+    launch(update_bx, a, span(false, true));
+    launch(update_by, a, span(true, false));
+    launch(update_bz, a, span(true, true));
+    fill_guards();
+  }
+  void advance_e(double dt, double t) {
+    const SolverArgs a = args(dt);
+    const bool ox = s.field_bc.x == FieldBoundary::open, oy = s.field_bc.y == FieldBoundary::open;
+    if (ox) {
+      save_x_lines<<<exact_blocks(std::size_t(g.ny + 1)), ElementwisePolicy::kBlock>>>(a, save_x);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (oy) {
+      save_y_lines<<<exact_blocks(std::size_t(g.nx + 1)), ElementwisePolicy::kBlock>>>(a, save_y);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    Range2 rx = span(true, false), ry = span(false, true), rz = span(false, false);
+    rx.jlo += oy, rx.jhi -= oy;
+    ry.ilo += ox, ry.ihi -= ox;
+    rz.ilo += ox, rz.ihi -= ox, rz.jlo += oy, rz.jhi -= oy;
+    launch(update_ex, a, rx);
+    launch(update_ey, a, ry);
+    launch(update_ez, a, rz);
+    if (ox) {
+      mur_x<<<exact_blocks(std::size_t(g.ny + 1)), ElementwisePolicy::kBlock>>>(
+          a, save_x, (dt - g.dx) / (dt + g.dx), s.laser, g.x0, g.y0, g.dx, g.dy, t, dt);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (oy) {
+      mur_y<<<exact_blocks(std::size_t(g.nx + 1)), ElementwisePolicy::kBlock>>>(a, save_y, (dt - g.dy) / (dt + g.dy));
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    fill_guards();
+  }
+
+  template <class Shape>
+  void push(std::size_t k) {
+    const DevParticles& d = sp[k];
+    if (d.n == 0) return;
+    const PushParams pp = make_push_params(s, meta[k], step);
+    const FieldViews v = views();
+    if (mode == DepositMode::atomic || !s.deposit) {
+      particles_atomic<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp);
+      NBODY_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    constexpr int K = Shape::support + 2;
+    const std::size_t per = std::size_t(3 * K * K);
+    NBODY_CUDA_CHECK(cudaMemset(contrib, 0, per * d.n * sizeof(double)));
+    LocalAccumulate<K> acc{{f[kJx], f[kJy], f[kJz]}, g.size(), g.stride(), 0, 0, contrib, d.n, 0};
+    const unsigned sentinel = unsigned(g.size());
+    particles_ordered<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, acc, keys, order, sentinel);
+    NBODY_CUDA_CHECK_LAUNCH();
+    int bits = 1;
+    while ((std::size_t(1) << bits) <= g.size()) ++bits;
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    if (need > cub_bytes) {
+      if (cub_temp) NBODY_CUDA_CHECK(cudaFree(cub_temp));
+      cub_temp = device_alloc<char>(need);
+      cub_bytes = need;
+    }
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    NBODY_CUDA_CHECK(cudaMemset(cell_start, 0, g.size() * sizeof(unsigned)));
+    NBODY_CUDA_CHECK(cudaMemset(cell_end, 0, g.size() * sizeof(unsigned)));
+    cell_ranges<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, cell_start, cell_end);
+    NBODY_CUDA_CHECK_LAUNCH();
+    reduce_ordered<K><<<blocks_for(g.size()), ElementwisePolicy::kBlock>>>(
+        f[kJx], f[kJy], f[kJz], g.stride(), g.size(), cell_start, cell_end, order_sorted, contrib, d.n);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+};
+
+PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(std::make_unique<Impl>()) {
+  std::string why;
+  if (!pic_gpu_available(&why)) throw_input_error("pic: no usable CUDA device (" + why + ")");
+  NBODY_CUDA_CHECK(cudaSetDevice(device));
+  Impl& m = *impl_;
+  m.s = from.settings();
+  if (m.s.field_bc.pml_cells_x > 0) throw_input_error("pic: the PML is not implemented on the GPU path yet (use open boundaries)");
+  m.g = m.s.geom;
+  m.mode = mode;
+  m.step = from.step_count();
+  if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
+  {
+    // Everything this object allocates, checked before the first allocation: one clear error for
+    // a grid or a plasma that does not fit on the device.
+    std::size_t particles = 0, most = 0;
+    for (const Species& s : from.species()) particles += s.size(), most = std::max(most, s.size());
+    const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
+    std::size_t bytes = std::size_t(kComponents) * m.g.size() * sizeof(double) + particles * (6 * sizeof(double) + 1);
+    if (mode == DepositMode::deterministic)
+      bytes += most * (std::size_t(3 * K * K) * sizeof(double) + 4 * sizeof(unsigned)) + 2 * m.g.size() * sizeof(unsigned);
+    require_memory(Location::cuda(device), bytes,
+                   "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
+                       std::to_string(particles) + " particles" +
+                       (mode == DepositMode::deterministic ? " (deterministic deposition)" : ""));
+  }
+  for (int c = 0; c < kComponents; ++c) {
+    m.f[c] = device_alloc<double>(m.g.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(m.f[c], from.fields().data[c].data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  std::vector<FieldView> table;
+  for (int c : {kEx, kEy, kEz, kBx, kBy, kBz, kJx, kJy, kJz}) table.push_back(m.view(c));
+  m.view_table = device_alloc<FieldView>(table.size());
+  NBODY_CUDA_CHECK(cudaMemcpy(m.view_table, table.data(), table.size() * sizeof(FieldView), cudaMemcpyHostToDevice));
+  m.save_x = device_alloc<double>(8 * std::size_t(m.g.ny + 1));
+  m.save_y = device_alloc<double>(8 * std::size_t(m.g.nx + 1));
+  std::size_t most = 0;
+  for (const Species& s : from.species()) {
+    Species meta = s;
+    meta.resize(0);
+    m.meta.push_back(meta);
+    DevParticles d{};
+    d.n = s.size();
+    most = std::max(most, d.n);
+    double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
+    const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
+    for (int k = 0; k < 6; ++k) {
+      *arrays[k] = device_alloc<double>(d.n);
+      NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
+    }
+    d.alive = device_alloc<unsigned char>(d.n);
+    NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
+    m.sp.push_back(d);
+  }
+  if (mode == DepositMode::deterministic) {
+    const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
+    m.contrib = device_alloc<double>(std::size_t(3 * K * K) * most);
+    m.keys = device_alloc<unsigned>(most);
+    m.keys_sorted = device_alloc<unsigned>(most);
+    m.order = device_alloc<unsigned>(most);
+    m.order_sorted = device_alloc<unsigned>(most);
+    m.cell_start = device_alloc<unsigned>(m.g.size());
+    m.cell_end = device_alloc<unsigned>(m.g.size());
+  }
+}
+
+PicGpu::~PicGpu() {
+  if (!impl_) return;
+  Impl& m = *impl_;
+  for (double* p : m.f) cudaFree(p);
+  cudaFree(m.view_table);
+  cudaFree(m.save_x);
+  cudaFree(m.save_y);
+  for (DevParticles& d : m.sp) {
+    for (double* p : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) cudaFree(p);
+    cudaFree(d.alive);
+  }
+  for (void* p : {static_cast<void*>(m.contrib), static_cast<void*>(m.keys), static_cast<void*>(m.keys_sorted),
+                  static_cast<void*>(m.order), static_cast<void*>(m.order_sorted), static_cast<void*>(m.cell_start),
+                  static_cast<void*>(m.cell_end), m.cub_temp})
+    if (p) cudaFree(p);
+  if (m.ev0) cudaEventDestroy(m.ev0);
+  if (m.ev1) cudaEventDestroy(m.ev1);
+}
+
+void PicGpu::step() {
+  Impl& m = *impl_;
+  for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
+  if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev0));
+  for (std::size_t k = 0; k < m.sp.size(); ++k) {
+    if (m.meta[k].immobile) continue;
+    if (m.s.shape == ShapeOrder::tsc) m.push<ShapeTSC>(k);
+    else m.push<ShapeCIC>(k);
+  }
+  if (m.timing) {
+    NBODY_CUDA_CHECK(cudaEventRecord(m.ev1));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(m.ev1));
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev0, m.ev1));
+    m.particle_seconds += 1e-3 * double(ms);
+  }
+  if (m.s.solve_fields) {
+    const double t = m.s.t0 + double(m.step) * m.s.dt;
+    m.fold_currents();
+    m.advance_b(0.5 * m.s.dt);
+    m.advance_e(m.s.dt, t);
+    m.advance_b(0.5 * m.s.dt);
+  }
+  ++m.step;
+}
+
+std::int64_t PicGpu::step_count() const { return impl_->step; }
+
+void PicGpu::enable_timing(bool on) {
+  Impl& m = *impl_;
+  if (on && !m.ev0) {
+    NBODY_CUDA_CHECK(cudaEventCreate(&m.ev0));
+    NBODY_CUDA_CHECK(cudaEventCreate(&m.ev1));
+  }
+  m.timing = on;
+}
+
+double PicGpu::particle_kernel_seconds() const { return impl_->particle_seconds; }
+
+void PicGpu::copy_to(PicSimulation& to) const {
+  const Impl& m = *impl_;
+  NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+  for (int c = 0; c < kComponents; ++c)
+    NBODY_CUDA_CHECK(cudaMemcpy(to.fields().data[c].data(), m.f[c], m.g.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  if (to.species().size() != m.sp.size()) throw_runtime_error("pic: copy_to a simulation with other species");
+  for (std::size_t k = 0; k < m.sp.size(); ++k) {
+    const DevParticles& d = m.sp[k];
+    std::vector<double> a[6];
+    const double* src[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
+    for (int q = 0; q < 6; ++q) {
+      a[q].resize(d.n);
+      NBODY_CUDA_CHECK(cudaMemcpy(a[q].data(), src[q], d.n * sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    std::vector<unsigned char> alive(d.n);
+    NBODY_CUDA_CHECK(cudaMemcpy(alive.data(), d.alive, d.n, cudaMemcpyDeviceToHost));
+    Species& s = to.species()[k];
+    s.resize(0);
+    for (std::size_t p = 0; p < d.n; ++p)
+      if (alive[p]) s.push_back(a[0][p], a[1][p], a[2][p], a[3][p], a[4][p], a[5][p]);
+  }
+  to.set_time(m.s.t0 + double(m.step) * m.s.dt, m.step);
+}
+
+}  // namespace nbody::pic

@@ -1,0 +1,24 @@
+// The PIC GPU path in a build without CUDA: it says so.
+#include "nbody/error.hpp"
+#include "pic/gpu.hpp"
+
+namespace nbody::pic {
+
+struct PicGpu::Impl {};
+
+bool pic_gpu_available(std::string* why) {
+  if (why) *why = "this build of nbody has no CUDA support (configure with -DNBODY_ENABLE_CUDA=ON)";
+  return false;
+}
+
+PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
+  throw_input_error("pic: the GPU path needs a build with CUDA (configure with -DNBODY_ENABLE_CUDA=ON)");
+}
+PicGpu::~PicGpu() = default;
+void PicGpu::step() {}
+void PicGpu::copy_to(PicSimulation&) const {}
+std::int64_t PicGpu::step_count() const { return 0; }
+void PicGpu::enable_timing(bool) {}
+double PicGpu::particle_kernel_seconds() const { return 0; }
+
+}  // namespace nbody::pic

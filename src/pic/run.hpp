@@ -1,0 +1,34 @@
+#pragma once
+// A PIC run from a configuration: steps, scalar diagnostics (CSV), a summary.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "pic/config.hpp"
+
+namespace nbody::pic {
+
+struct PicRunResult {
+  std::int64_t steps = 0;
+  double wall_seconds = 0;
+  double particle_steps = 0;  // sum over steps of the particles pushed
+  double particle_kernel_seconds = 0;  // GPU: the fused particle kernels alone (gather+push+deposit)
+  bool gpu = false;
+  double energy_start = 0, energy_end = 0;
+  double laser_energy_in = 0, energy_out = 0;  // through the left / right planes, integrated
+  // The last diagnostic's change of div E - rho since the start, over max|rho_s| (the interior
+  // nodes; the open boundary nodes are not Gauss exact).
+  double gauss_residual = 0;
+};
+
+// progress(step done, total, seconds so far)
+using PicProgress = std::function<void(std::int64_t, std::int64_t, double)>;
+
+// Runs the configured steps, writing <out>/diagnostics.csv every diag_every steps (and the
+// first and last) and <out>/units.json (the SI conversion) when out_dir is set.
+PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress = {});
+
+// The columns of diagnostics.csv for these species.
+std::string diagnostics_header(const PicSimulation& sim);
+
+}  // namespace nbody::pic

@@ -1,0 +1,40 @@
+#pragma once
+// A particle species in structure-of-arrays storage: positions x, y; momenta u = gamma v (in c);
+// weights w (the number of real particles per unit length in z, in n_c (c/omega0)^2).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace nbody::pic {
+
+enum class ParticleBoundary { periodic, absorb, reflect, thermal };
+
+struct ParticleBoundaries {
+  // xmin, xmax, ymin, ymax
+  ParticleBoundary side[4] = {ParticleBoundary::periodic, ParticleBoundary::periodic,
+                              ParticleBoundary::periodic, ParticleBoundary::periodic};
+};
+
+struct Species {
+  std::string name;
+  double charge = -1;  // in e
+  double mass = 1;     // in m_e
+  bool immobile = false;  // a fixed neutralising background: never pushed, no current
+  double thermal_u = 0;   // u_th of the thermalising boundary (sqrt(T / m c^2) per component)
+  ParticleBoundaries bc;
+  std::vector<double> x, y, ux, uy, uz, w;
+
+  [[nodiscard]] std::size_t size() const { return x.size(); }
+  void resize(std::size_t n) {
+    for (auto* v : {&x, &y, &ux, &uy, &uz, &w}) v->resize(n);
+  }
+  void push_back(double px, double py, double pux, double puy, double puz, double pw) {
+    x.push_back(px), y.push_back(py), ux.push_back(pux), uy.push_back(puy), uz.push_back(puz), w.push_back(pw);
+  }
+};
+
+// The predefined species: electron (q = -1, m = 1), proton, deuteron (m = 3670.48),
+// triton (m = 5496.92), positron. Returns false for an unknown name.
+bool predefined_species(const std::string& name, double& charge, double& mass);
+
+}  // namespace nbody::pic

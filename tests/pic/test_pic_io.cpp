@@ -1,0 +1,255 @@
+// The PIC configuration (validation errors), the CLI's exit statuses, openPMD files read back,
+// and bit-exact restart.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "nbody/error.hpp"
+#include "pic/checkpoint.hpp"
+#include "pic/config.hpp"
+#include "pic/openpmd.hpp"
+#include "pic/run.hpp"
+
+#if NBODY_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
+namespace nbody::pic {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kBase = R"(
+[grid]
+nx = 64
+ny = 4
+dx = 0.02
+dy = 0.04
+x0 = -0.5
+boundary_x = "open"
+[time]
+t_end = 0.5
+courant = 0.95
+[solver]
+field = "yee"
+shape = "tsc"
+[laser]
+a0 = 2.0
+polarisation = "circular"
+envelope = "sin2"
+duration = 2.0
+[[species]]
+name = "electron"
+ppc = 4
+density = 4.0
+x_start = 0.1
+temperature_keV = 2.0
+boundary_xmin = "thermal"
+boundary_xmax = "absorb"
+[[species]]
+name = "deuteron"
+ppc = 2
+density = 4.0
+x_start = 0.1
+boundary_xmin = "reflect"
+boundary_xmax = "absorb"
+)";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("nbody_pic_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+fs::path write(const fs::path& dir, const std::string& text) {
+  const fs::path p = dir / "pic.toml";
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string input_error(const std::string& toml, const std::vector<std::string>& overrides = {}) {
+  const fs::path d = temp_dir("cfg");
+  try {
+    (void)read_pic_config(write(d, toml).string(), overrides);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_status(), 2);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PicConfig, ReadsTheBaseConfiguration) {
+  const fs::path d = temp_dir("base");
+  const PicConfig c = read_pic_config(write(d, kBase).string(), {});
+  EXPECT_EQ(c.nx, 64);
+  EXPECT_EQ(c.species.size(), 2u);
+  EXPECT_TRUE(c.laser.enabled);
+  EXPECT_EQ(c.species[0].ppc_x * c.species[0].ppc_y, 4);
+  PicSimulation sim = build_pic_simulation(c);
+  EXPECT_DOUBLE_EQ(sim.species()[1].mass, 3670.48);
+  EXPECT_GT(sim.species()[0].size(), 0u);
+}
+
+TEST(PicConfig, ErrorsNameTheProblem) {
+  EXPECT_NE(input_error(kBase, {"time.dt=0.02"}).find("time.dt"), std::string::npos);  // Yee Courant
+  EXPECT_NE(input_error(kBase, {"time.dt=0.02"}).find("stability limit"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"species.0.x_start=5.0"}).find("has no particles"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"laser.a0=0"}).find("give a0 or intensity"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"grid.nxx=3"}).find("grid.nxx: unknown key"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"solver.field=fdtd"}).find("solver.field"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"species.1.boundary_xmax=periodic"}).find("boundary_xmax"), std::string::npos);
+  EXPECT_NE(input_error(std::string(kBase) + "[[species]]\nname = \"muon\"\ndensity = 1.0\n").find("no predefined species"),
+            std::string::npos);
+  // c dt = dx is the CK limit in vacuum, but this plasma (omega_p = 2) makes it unstable.
+  EXPECT_NE(input_error(kBase, {"solver.field=ck", "time.dt=0.02"}).find("unstable with the plasma"), std::string::npos);
+  EXPECT_EQ(input_error(kBase, {"solver.field=ck", "time.dt=0.0195"}), "");
+  EXPECT_EQ(input_error(kBase, {"grid.boundary_x=pml"}), "");
+  EXPECT_NE(input_error(kBase, {"grid.boundary_x=pml", "grid.pml_cells=40"}).find("grid.pml_cells"), std::string::npos);
+}
+
+// Runs `command`, returns its exit status; stderr to `err`.
+int shell(const std::string& command, const fs::path& err) {
+  const int s = std::system((command + " >/dev/null 2>" + err.string()).c_str());
+  return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
+}
+
+TEST(PicCli, BadInputIsOneLineAndExitTwo) {
+  const fs::path d = temp_dir("cli");
+  const fs::path cfg = write(d, kBase);
+  const std::string exe = NBODY_EXE_PATH;
+  EXPECT_EQ(shell(exe + " pic run --config " + cfg.string() + " --set time.dt=0.5 --out " + (d / "o").string(), d / "e"), 2);
+  std::ifstream in(d / "e");
+  std::string line, more;
+  std::getline(in, line);
+  EXPECT_NE(line.find("time.dt"), std::string::npos) << line;
+  EXPECT_FALSE(std::getline(in, more)) << "one line only";
+  EXPECT_FALSE(fs::exists(d / "o")) << "nothing written for bad input";
+  EXPECT_EQ(shell(exe + " pic run --config " + (d / "missing.toml").string(), d / "e"), 2);
+  EXPECT_EQ(shell(exe + " pic run --config " + cfg.string() + " --out " + (d / "ok").string() + " --steps 5", d / "e"), 0);
+  EXPECT_TRUE(fs::exists(d / "ok" / "diagnostics.csv"));
+}
+
+TEST(PicCli, CheckPassesAndPrintsTheMeasuredNumbers) {
+  const fs::path d = temp_dir("check");
+  const std::string exe = NBODY_EXE_PATH;
+  const int s = std::system((exe + " pic check >" + (d / "out").string() + " 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(s));
+  EXPECT_EQ(WEXITSTATUS(s), 0);
+  std::ifstream in(d / "out");
+  std::string line;
+  int passes = 0;
+  while (std::getline(in, line)) passes += line.rfind("pass ", 0) == 0;
+  EXPECT_GE(passes, 9);
+}
+
+TEST(PicRestart, BitExactAcrossACheckpoint) {
+  for (const std::string boundary : {"open", "pml"}) {
+  const fs::path d = temp_dir("restart_" + boundary);
+  const fs::path cfg = write(d, kBase);
+  PicConfig c = read_pic_config(cfg.string(), {"time.steps=60", "grid.boundary_x=" + boundary, "grid.pml_cells=8"});
+  c.out_dir = (d / "straight").string();
+  PicSimulation a = build_pic_simulation(c);
+  (void)run_pic(c, a);
+  c.steps = 30;
+  c.out_dir = (d / "split").string();
+  PicSimulation b = build_pic_simulation(c);
+  (void)run_pic(c, b);
+  save_pic_checkpoint((d / "ck.bin").string(), b);
+  c.steps = 60;
+  PicSimulation r = build_pic_simulation(c, false);
+  load_pic_checkpoint((d / "ck.bin").string(), r);
+  (void)run_pic(c, r);
+  ASSERT_EQ(r.step_count(), a.step_count());
+  for (int k = 0; k < kComponents; ++k)
+    EXPECT_EQ(std::memcmp(a.fields().data[k].data(), r.fields().data[k].data(), a.fields().data[k].size() * sizeof(double)), 0)
+        << kComponentNames[k];
+  for (std::size_t s = 0; s < a.species().size(); ++s) {
+    ASSERT_EQ(a.species()[s].size(), r.species()[s].size());
+    EXPECT_EQ(a.species()[s].x, r.species()[s].x);
+    EXPECT_EQ(a.species()[s].ux, r.species()[s].ux);
+    EXPECT_EQ(a.species()[s].uz, r.species()[s].uz);
+  }
+  for (int k = 0; k < kPsiCount; ++k) EXPECT_EQ(a.fields().psi[k], r.fields().psi[k]) << boundary;
+  }
+}
+
+TEST(PicCheckpoint, RejectsAnotherConfiguration) {
+  const fs::path d = temp_dir("ckbad");
+  PicConfig c = read_pic_config(write(d, kBase).string(), {"time.steps=2"});
+  PicSimulation a = build_pic_simulation(c);
+  save_pic_checkpoint((d / "ck.bin").string(), a);
+  PicConfig other = read_pic_config(write(d, kBase).string(), {"grid.nx=80"});
+  PicSimulation b = build_pic_simulation(other, false);
+  try {
+    load_pic_checkpoint((d / "ck.bin").string(), b);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("grid"), std::string::npos);
+  }
+}
+
+#if NBODY_HAVE_HDF5
+std::string read_string_attr(hid_t obj, const char* name) {
+  const hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  const hid_t t = H5Aget_type(a);
+  std::string s(H5Tget_size(t), '\0');
+  H5Aread(a, t, s.data());
+  H5Tclose(t);
+  H5Aclose(a);
+  return s;
+}
+
+TEST(PicOpenPmd, FileReadsBackWithTheStandardLayout) {
+  const fs::path d = temp_dir("openpmd");
+  PicConfig c = read_pic_config(write(d, kBase).string(), {"time.steps=40"});
+  PicSimulation sim = build_pic_simulation(c);
+  sim.run(40);
+  sim.compute_rho();
+  const std::string path = write_openpmd(d.string(), sim, 1e-6);
+  EXPECT_EQ(fs::path(path).filename().string(), "pic_00000040.h5");
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  EXPECT_EQ(read_string_attr(f, "openPMD"), "1.1.0");
+  EXPECT_EQ(read_string_attr(f, "basePath"), "/data/%T/");
+  const hid_t ds = H5Dopen2(f, "/data/40/meshes/E/y", H5P_DEFAULT);
+  ASSERT_GE(ds, 0);
+  const hid_t space = H5Dget_space(ds);
+  hsize_t dims[2];
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  EXPECT_EQ(dims[0], hsize_t(c.ny + 1));
+  EXPECT_EQ(dims[1], hsize_t(c.nx + 1));
+  std::vector<double> ey(dims[0] * dims[1]);
+  H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, ey.data());
+  double worst = 0, peak = 0;
+  for (int j = 0; j <= c.ny; ++j)
+    for (int i = 0; i <= c.nx; ++i) {
+      worst = std::max(worst, std::fabs(ey[std::size_t(j) * dims[1] + std::size_t(i)] - sim.fields().at(kEy, i, j)));
+      peak = std::max(peak, std::fabs(sim.fields().at(kEy, i, j)));
+    }
+  EXPECT_EQ(worst, 0.0);
+  EXPECT_GT(peak, 0.1);  // the laser is in
+  H5Sclose(space);
+  H5Dclose(ds);
+  const hid_t px = H5Dopen2(f, "/data/40/particles/electron/position/x", H5P_DEFAULT);
+  ASSERT_GE(px, 0);
+  const hid_t ps = H5Dget_space(px);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(ps, &n, nullptr);
+  EXPECT_EQ(n, sim.species()[0].size());
+  H5Sclose(ps);
+  H5Dclose(px);
+  H5Fclose(f);
+}
+#endif
+
+}  // namespace
+}  // namespace nbody::pic
