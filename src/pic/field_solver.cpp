@@ -70,6 +70,23 @@ Range span(FieldBoundary b, int n, bool half) {
   return {0, half ? n - 1 : n};
 }
 
+// The guard cells of a periodic axis: copies of the interior's far side (x first, then y over the
+// full x range, so the corners get their images).
+void copy_periodic_guards(const FieldView& v, int nx, int ny, bool periodic_x, bool periodic_y) {
+  if (periodic_x)
+    for (int j = -kGuard; j < ny + kGuard; ++j)
+      for (int g = 1; g <= kGuard; ++g) {
+        v(-g, j) = v(nx - g, j);
+        v(nx - 1 + g, j) = v(g - 1, j);
+      }
+  if (periodic_y)
+    for (int g = 1; g <= kGuard; ++g)
+      for (int i = -kGuard; i < nx + kGuard; ++i) {
+        v(i, -g) = v(i, ny - g);
+        v(i, ny - 1 + g) = v(i, g - 1);
+      }
+}
+
 }  // namespace
 
 void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
@@ -228,18 +245,7 @@ void MaxwellSolver::fill_guards(Fields& f) const {
   const int nx = g_.nx, ny = g_.ny;
   for (int c = kEx; c <= kBz; ++c) {
     const FieldView v = f.view(c);
-    if (bc_.x == FieldBoundary::periodic)
-      for (int j = -kGuard; j < ny + kGuard; ++j)
-        for (int g = 1; g <= kGuard; ++g) {
-          v(-g, j) = v(nx - g, j);
-          v(nx - 1 + g, j) = v(g - 1, j);
-        }
-    if (bc_.y == FieldBoundary::periodic)
-      for (int g = 1; g <= kGuard; ++g)
-        for (int i = -kGuard; i < nx + kGuard; ++i) {
-          v(i, -g) = v(i, ny - g);
-          v(i, ny - 1 + g) = v(i, g - 1);
-        }
+    copy_periodic_guards(v, nx, ny, bc_.x == FieldBoundary::periodic, bc_.y == FieldBoundary::periodic);
   }
 }
 
@@ -274,18 +280,7 @@ void MaxwellSolver::fold_sources(Fields& f, int first, int last) const {
       }
     }
     // Refresh the guards with the folded values.
-    if (bc_.x == FieldBoundary::periodic)
-      for (int j = -kGuard; j < ny + kGuard; ++j)
-        for (int g = 1; g <= kGuard; ++g) {
-          v(-g, j) = v(nx - g, j);
-          v(nx - 1 + g, j) = v(g - 1, j);
-        }
-    if (bc_.y == FieldBoundary::periodic)
-      for (int g = 1; g <= kGuard; ++g)
-        for (int i = -kGuard; i < nx + kGuard; ++i) {
-          v(i, -g) = v(i, ny - g);
-          v(i, ny - 1 + g) = v(i, g - 1);
-        }
+    copy_periodic_guards(v, nx, ny, bc_.x == FieldBoundary::periodic, bc_.y == FieldBoundary::periodic);
   }
 }
 
