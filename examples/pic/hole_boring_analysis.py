@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Hole-boring analysis of a `nbody pic run` output directory (openPMD files pic_*.h5).
+"""Hole-boring analysis of a `nbody pic run` output directory: its openPMD files pic_*.h5, or,
+from a build without HDF5, its reduced outputs (profile_*.csv, spectrum_*.csv, phase_*.csv).
 
 Measures the front (the laser piston: the peak of the electron density, averaged over y) against
 time, fits its velocity over the flat top of the pulse, and compares it with Robinson et al.,
@@ -21,8 +22,12 @@ try:
     import tomllib
 except ImportError:  # Python < 3.11
     tomllib = None
-import h5py
 import numpy as np
+
+try:
+    import h5py
+except ImportError:  # the CSV outputs need only numpy
+    h5py = None
 
 MASS = {"electron": 1.0, "positron": 1.0, "proton": 1836.15267343, "deuteron": 3670.48, "triton": 5496.92}
 MEC2_MEV = 0.51099895
@@ -53,26 +58,46 @@ def main(argv):
     v_theory = math.sqrt(Pi) / (1 + math.sqrt(Pi))
 
     files = sorted(glob.glob(os.path.join(run_dir, "pic_*.h5")))
-    if not files:
-        print(f"no openPMD files in {run_dir}")
+    profiles = sorted(glob.glob(os.path.join(run_dir, "profile_*.csv")))
+    if files and h5py is None and not profiles:
+        print("reading openPMD files needs h5py (Debian: python3-h5py)")
+        return 1
+    use_csv = not files or h5py is None
+    if use_csv and not profiles:
+        print(f"no openPMD files and no profile_*.csv in {run_dir}")
         return 1
     times, fronts = [], []
     last = None
-    for name in files:
-        with h5py.File(name, "r") as f:
-            it = next(iter(f["data"].values()))
-            t = it.attrs["time"] / (2 * math.pi)  # periods
-            p = it["particles/electron"]
-            x = p["position/x"][()] / (2 * math.pi)  # wavelengths
-            w = p["weighting"][()]
-            g = cfg["grid"]
-            edges = g["x0"] + g["dx"] * np.arange(g["nx"] + 1)
-            h, _ = np.histogram(x, bins=edges, weights=w)
+    g = cfg["grid"]
+    t_start = cfg.get("time", {}).get("t_start", 0.0)
+    dt_periods = None
+    if use_csv:
+        with open(os.path.join(run_dir, "units.json")) as f:
+            dt_periods = json.load(f)["dt"] / (2 * math.pi)
+        for name in profiles:
+            step = int(os.path.basename(name)[len("profile_"):-len(".csv")])
+            data = np.genfromtxt(name, delimiter=",", names=True)
+            h = data["weight_electron"]
             if h.max() <= 0:
                 continue
-            times.append(t)
-            fronts.append(0.5 * (edges[h.argmax()] + edges[h.argmax() + 1]))
+            times.append(t_start + step * dt_periods)
+            fronts.append(float(data["x_lambda"][h.argmax()]))
             last = name
+    else:
+        for name in files:
+            with h5py.File(name, "r") as f:
+                it = next(iter(f["data"].values()))
+                t = it.attrs["time"] / (2 * math.pi)  # periods
+                p = it["particles/electron"]
+                x = p["position/x"][()] / (2 * math.pi)  # wavelengths
+                w = p["weighting"][()]
+                edges = g["x0"] + g["dx"] * np.arange(g["nx"] + 1)
+                h, _ = np.histogram(x, bins=edges, weights=w)
+                if h.max() <= 0:
+                    continue
+                times.append(t)
+                fronts.append(0.5 * (edges[h.argmax()] + edges[h.argmax() + 1]))
+                last = name
     times, fronts = np.array(times), np.array(fronts)
     t0 = float(opts.get("--fit-from", times[0] + 0.4 * (times[-1] - times[0])))
     t1 = float(opts.get("--fit-to", times[-1]))
@@ -80,19 +105,32 @@ def main(argv):
     v_measured = float(np.polyfit(times[sel], fronts[sel], 1)[0]) if sel.sum() >= 2 else float("nan")
 
     spectra = {}
-    with h5py.File(last, "r") as f:
-        it = next(iter(f["data"].values()))
-        for s in ions:
-            p = it["particles/" + s["name"]]
-            m = species_mass(s)
-            u2 = sum(p["momentum/" + c][()] ** 2 for c in "xyz")
-            e_mev = (np.sqrt(1 + u2) - 1) * m * MEC2_MEV
-            w = p["weighting"][()]
-            expected = m * MEC2_MEV * 2 * Pi / (1 + 2 * math.sqrt(Pi))
-            fast = e_mev > 0.3 * expected
-            hist, edges = np.histogram(e_mev[fast], bins=60, weights=w[fast]) if fast.any() else (np.zeros(1), np.zeros(2))
-            peak = float(0.5 * (edges[hist.argmax()] + edges[hist.argmax() + 1])) if fast.any() else float("nan")
-            spectra[s["name"]] = {"peak_MeV": peak, "expected_MeV": expected, "hist": hist.tolist(), "edges": edges.tolist()}
+    if use_csv:
+        spectrum = np.genfromtxt(last.replace("profile_", "spectrum_"), delimiter=",", names=True, dtype=None,
+                                 encoding="utf-8")
+    for s in ions:
+        m = species_mass(s)
+        expected = m * MEC2_MEV * 2 * Pi / (1 + 2 * math.sqrt(Pi))
+        if use_csv:
+            rows = spectrum[spectrum["species"] == s["name"]]
+            mid = 0.5 * (rows["e_lo_MeV"] + rows["e_hi_MeV"])
+            fast = mid > 0.3 * expected
+            hist = rows["weight"][fast]
+            edges = np.append(rows["e_lo_MeV"][fast], rows["e_hi_MeV"][fast][-1:]) if fast.any() else np.zeros(2)
+            peak = float(mid[fast][hist.argmax()]) if fast.any() and hist.max() > 0 else float("nan")
+            hist = hist if fast.any() else np.zeros(1)
+        else:
+            with h5py.File(last, "r") as f:
+                it = next(iter(f["data"].values()))
+                p = it["particles/" + s["name"]]
+                u2 = sum(p["momentum/" + c][()] ** 2 for c in "xyz")
+                e_mev = (np.sqrt(1 + u2) - 1) * m * MEC2_MEV
+                w = p["weighting"][()]
+                fast = e_mev > 0.3 * expected
+                hist, edges = np.histogram(e_mev[fast], bins=60, weights=w[fast]) if fast.any() else (np.zeros(1), np.zeros(2))
+                peak = float(0.5 * (edges[hist.argmax()] + edges[hist.argmax() + 1])) if fast.any() else float("nan")
+        spectra[s["name"]] = {"peak_MeV": peak, "expected_MeV": expected, "hist": np.asarray(hist).tolist(),
+                              "edges": np.asarray(edges).tolist()}
 
     result = {
         "a0": a0, "circular": circular, "Pi": Pi, "v_hb_theory": v_theory, "v_hb_measured": v_measured,
@@ -130,26 +168,41 @@ def main(argv):
         fig.tight_layout()
         fig.savefig(os.path.join(run_dir, "hole_boring_spectrum.png"), dpi=120)
         # Phase space x-p_x of the ions and electrons, and the fields, at the last dump.
-        with h5py.File(last, "r") as f:
-            it = next(iter(f["data"].values()))
-            fig, axes = plt.subplots(3, 1, figsize=(6, 7), sharex=True)
-            for ax, name in zip(axes[:2], ["electron"] + [s["name"] for s in ions][:1]):
-                p = it["particles/" + name]
-                x = p["position/x"][()] / (2 * math.pi)
-                ax.hist2d(x, p["momentum/x"][()], bins=(300, 200), weights=p["weighting"][()], cmap="viridis",
-                          norm=matplotlib.colors.LogNorm())
+        fig, axes = plt.subplots(3, 1, figsize=(6, 7), sharex=True)
+        names = ["electron"] + [s["name"] for s in ions][:1]
+        if use_csv:
+            phase = np.genfromtxt(last.replace("profile_", "phase_"), delimiter=",", names=True, dtype=None,
+                                  encoding="utf-8")
+            prof = np.genfromtxt(last, delimiter=",", names=True)
+            for ax, name in zip(axes[:2], names):
+                rows = phase[phase["species"] == name]
+                ax.scatter(rows["x_lambda"], rows["ux"], c=np.log10(rows["weight"]), s=1, marker="s", cmap="viridis")
                 ax.set_ylabel(f"{name} u_x = p_x / m c")
-            E = it["meshes/E"]
-            ey = E["y"][()]
-            xs = E.attrs["gridGlobalOffset"][1] / (2 * math.pi) + np.arange(ey.shape[1]) * E.attrs["gridSpacing"][1] / (2 * math.pi)
-            axes[2].plot(xs, ey[ey.shape[0] // 2], lw=0.7, label="E_y")
-            axes[2].plot(xs, E["z"][()][ey.shape[0] // 2], lw=0.7, label="E_z")
-            axes[2].set_ylabel("E (m_e c omega0 / e)")
-            axes[2].set_xlabel("x (wavelengths)")
-            axes[2].legend()
-            fig.suptitle(f"t = {it.attrs['time'] / (2 * math.pi):.2f} periods")
-            fig.tight_layout()
-            fig.savefig(os.path.join(run_dir, "hole_boring_phase_space.png"), dpi=120)
+            xs, ey, ez = prof["x_lambda"], prof["Ey_mid"], prof["Ez_mid"]
+            t_last = times[-1]
+        else:
+            with h5py.File(last, "r") as f:
+                it = next(iter(f["data"].values()))
+                for ax, name in zip(axes[:2], names):
+                    p = it["particles/" + name]
+                    x = p["position/x"][()] / (2 * math.pi)
+                    ax.hist2d(x, p["momentum/x"][()], bins=(300, 200), weights=p["weighting"][()], cmap="viridis",
+                              norm=matplotlib.colors.LogNorm())
+                    ax.set_ylabel(f"{name} u_x = p_x / m c")
+                E = it["meshes/E"]
+                ey_all = E["y"][()]
+                xs = (E.attrs["gridGlobalOffset"][1] / (2 * math.pi)
+                      + np.arange(ey_all.shape[1]) * E.attrs["gridSpacing"][1] / (2 * math.pi))
+                ey, ez = ey_all[ey_all.shape[0] // 2], E["z"][()][ey_all.shape[0] // 2]
+                t_last = it.attrs["time"] / (2 * math.pi)
+        axes[2].plot(xs, ey, lw=0.7, label="E_y")
+        axes[2].plot(xs, ez, lw=0.7, label="E_z")
+        axes[2].set_ylabel("E (m_e c omega0 / e)")
+        axes[2].set_xlabel("x (wavelengths)")
+        axes[2].legend()
+        fig.suptitle(f"t = {t_last:.2f} periods")
+        fig.tight_layout()
+        fig.savefig(os.path.join(run_dir, "hole_boring_phase_space.png"), dpi=120)
     except ImportError:
         pass
     return 0

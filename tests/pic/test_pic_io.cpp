@@ -2,6 +2,8 @@
 // and bit-exact restart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,11 +13,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "nbody/error.hpp"
 #include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
 #include "pic/openpmd.hpp"
+#include "pic/reduced_output.hpp"
 #include "pic/run.hpp"
 
 #if NBODY_HAVE_HDF5
@@ -195,6 +199,61 @@ TEST(PicCheckpoint, RejectsAnotherConfiguration) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("grid"), std::string::npos);
   }
+}
+
+
+// The reduced CSV outputs (written with or without HDF5): the profile's weights add up to every
+// particle's weight inside the grid, each species' spectrum to its whole weight, the fields on
+// the middle row are the grid's, and the phase space holds every particle's weight.
+TEST(PicReducedOutputs, ProfilesSpectraAndPhaseSpaceHoldEveryParticle) {
+  const fs::path d = temp_dir("reduced");
+  PicConfig c = read_pic_config(write(d, kBase).string(), {"time.steps=40"});
+  PicSimulation sim = build_pic_simulation(c);
+  sim.run(40);
+  write_reduced_outputs(d.string(), sim);
+  auto rows = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::vector<std::vector<std::string>> out;
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream ss(line);
+      std::string cell;
+      while (std::getline(ss, cell, ',')) cells.push_back(cell);
+      out.push_back(cells);
+    }
+    return out;
+  };
+  const auto profile = rows(d / "profile_00000040.csv");
+  ASSERT_EQ(profile.size(), std::size_t(c.nx));
+  const GridGeometry& g = sim.settings().geom;
+  const int mid = g.ny / 2;
+  for (std::size_t s = 0; s < sim.species().size(); ++s) {
+    const Species& sp = sim.species()[s];
+    double inside = 0, whole = 0;
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      whole += sp.w[k];
+      if (sp.x[k] >= g.x0 && sp.x[k] < g.x0 + g.lx()) inside += sp.w[k];
+    }
+    double profile_sum = 0;
+    for (const auto& r : profile) profile_sum += std::stod(r[1 + s]);
+    EXPECT_NEAR(profile_sum, inside, 1e-9 * whole) << sp.name;
+    double spectrum_sum = 0, phase_sum = 0;
+    for (const auto& r : rows(d / "spectrum_00000040.csv"))
+      if (r[0] == sp.name) spectrum_sum += std::stod(r[3]);
+    for (const auto& r : rows(d / "phase_00000040.csv"))
+      if (r[0] == sp.name) phase_sum += std::stod(r[3]);
+    EXPECT_NEAR(spectrum_sum, whole, 1e-9 * whole) << sp.name;
+    EXPECT_NEAR(phase_sum, whole, 1e-9 * whole) << sp.name;
+  }
+  const std::size_t ey_col = 1 + sim.species().size();
+  double peak = 0;
+  for (int i = 0; i < g.nx; ++i) {
+    EXPECT_NEAR(std::stod(profile[std::size_t(i)][ey_col]), sim.fields().at(kEy, i, mid), 1e-8 * (1 + std::fabs(sim.fields().at(kEy, i, mid))));
+    peak = std::max(peak, std::fabs(sim.fields().at(kEy, i, mid)));
+  }
+  EXPECT_GT(peak, 0.1);  // the laser is in
 }
 
 #if NBODY_HAVE_HDF5
