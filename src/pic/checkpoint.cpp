@@ -13,7 +13,9 @@ namespace {
 
 constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '2'};
 
-void put(std::string& out, const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
+void put(std::string& out, const void* p, std::size_t n) {
+  if (n > 0) out.append(static_cast<const char*>(p), n);
+}
 template <class T>
 void put(std::string& out, T v) {
   put(out, &v, sizeof v);
@@ -29,7 +31,7 @@ struct Reader {
   std::string path;
   void get(void* p, std::size_t n) {
     if (pos + n > buf.size()) throw_input_error("pic checkpoint '" + path + "': truncated");
-    std::memcpy(p, buf.data() + pos, n);
+    if (n > 0) std::memcpy(p, buf.data() + pos, n);  // an empty array may have no storage
     pos += n;
   }
   template <class T>
