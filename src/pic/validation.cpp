@@ -4,49 +4,19 @@
 #include <cmath>
 
 #include "pic/directional_splitting.hpp"
+#include "pic/probes.hpp"
 #include "pic/simulation.hpp"
 #include "pic/units.hpp"
 
 namespace nbody::pic {
 namespace {
 
-PicSettings periodic(int nx, int ny, double dx, double dy, double dt) {
-  PicSettings s;
-  s.geom.nx = nx, s.geom.ny = ny, s.geom.dx = dx, s.geom.dy = dy;
-  s.dt = dt;
-  return s;
-}
+using probes::background_of;
+using probes::electrons;
+using probes::periodic_settings;
+using probes::project;
+using probes::frequency_from_zeros;
 
-Species electron_species() {
-  Species e;
-  e.name = "electron";
-  return e;
-}
-
-Species background(const Species& of) {
-  Species b = of;
-  b.name = "background";
-  b.charge = -of.charge;
-  b.immobile = true;
-  return b;
-}
-
-double mode(const Fields& f, int c, double k, double shift, bool s) {
-  double sum = 0;
-  for (int j = 0; j < f.geom.ny; ++j)
-    for (int i = 0; i < f.geom.nx; ++i) {
-      const double x = (i + shift) * f.geom.dx;
-      sum += f.at(c, i, j) * (s ? std::sin(k * x) : std::cos(k * x));
-    }
-  return 2 * sum / (f.geom.nx * f.geom.ny);
-}
-
-double freq_zeros(const std::vector<double>& t, const std::vector<double>& a) {
-  std::vector<double> z;
-  for (std::size_t k = 1; k < a.size(); ++k)
-    if ((a[k - 1] < 0) != (a[k] < 0) && a[k] != a[k - 1]) z.push_back(t[k - 1] + (t[k] - t[k - 1]) * a[k - 1] / (a[k - 1] - a[k]));
-  return z.size() < 3 ? 0 : kPi * double(z.size() - 1) / (z.back() - z.front());
-}
 
 ValidationResult within(const std::string& name, double measured, double expected, double rel) {
   ValidationResult r;
@@ -61,28 +31,28 @@ ValidationResult within(const std::string& name, double measured, double expecte
 
 ValidationResult langmuir() {
   const double k = 0.5, u0 = 0.01, dx = 2 * kPi / k / 64;
-  PicSettings s = periodic(64, 2, dx, dx, 0.13);
+  PicSettings s = periodic_settings(64, 2, dx, dx, 0.13);
   PicSimulation sim(s);
   LoadSpec l;
   l.profile.n0 = 1;
   l.ppc_x = 4;
   l.regular = true;
-  sim.load(sim.add_species(electron_species()), l);
-  sim.add_species(background(sim.species()[0]));
+  sim.load(sim.add_species(electrons()), l);
+  sim.add_species(background_of(sim.species()[0]));
   for (std::size_t p = 0; p < sim.species()[0].size(); ++p) sim.species()[0].ux[p] = u0 * std::sin(k * sim.species()[0].x[p]);
   std::vector<double> t, a;
   for (int n = 0; n < int(10.5 * 2 * kPi / s.dt); ++n) {
     sim.step();
     t.push_back(sim.time());
-    a.push_back(mode(sim.fields(), kEx, k, 0.5, true));
+    a.push_back(project(sim.fields(), kEx, k, 0.5, true));
   }
-  return within("Langmuir frequency, 10 periods (leapfrog-corrected)", freq_zeros(t, a), 2 / s.dt * std::asin(0.5 * s.dt), 0.01);
+  return within("Langmuir frequency, 10 periods (leapfrog-corrected)", frequency_from_zeros(t, a), 2 / s.dt * std::asin(0.5 * s.dt), 0.01);
 }
 
 ValidationResult two_stream() {
   const double v0 = 0.1, g0 = 1 / std::sqrt(1 - v0 * v0), wp = 1 / std::pow(g0, 1.5);
   const double k = std::sqrt(3.0 / 8.0) * wp / v0, dx = 2 * kPi / k / 32;
-  PicSettings s = periodic(32, 2, dx, dx, 0.02);
+  PicSettings s = periodic_settings(32, 2, dx, dx, 0.02);
   s.shape = ShapeOrder::tsc;
   PicSimulation sim(s);
   LoadSpec l;
@@ -90,12 +60,12 @@ ValidationResult two_stream() {
   l.ppc_x = 16;
   l.regular = true;
   for (int b = 0; b < 2; ++b) {
-    Species e = electron_species();
+    Species e = electrons();
     e.name = b ? "beam-" : "beam+";
     l.u_drift[0] = (b ? -1 : 1) * g0 * v0;
     sim.load(sim.add_species(e), l);
   }
-  Species bg = background(sim.species()[0]);
+  Species bg = background_of(sim.species()[0]);
   for (double& w : bg.w) w *= 2;
   sim.add_species(bg);
   for (int b = 0; b < 2; ++b)
@@ -107,7 +77,7 @@ ValidationResult two_stream() {
     sim.step();
     const double t = sim.time();
     if (t < 4.5 / gmax || t > 10.5 / gmax) continue;
-    const double lg = std::log(std::hypot(mode(sim.fields(), kEx, k, 0.5, true), mode(sim.fields(), kEx, k, 0.5, false)));
+    const double lg = std::log(std::hypot(project(sim.fields(), kEx, k, 0.5, true), project(sim.fields(), kEx, k, 0.5, false)));
     n += 1, st += t, sl += lg, stt += t * t, stl += t * lg;
   }
   return within("two-stream growth rate omega_p/(2 sqrt 2)", (n * stl - st * sl) / (n * stt - st * st), gmax, 0.05);
@@ -115,29 +85,29 @@ ValidationResult two_stream() {
 
 ValidationResult em_in_plasma() {
   const double k = 1, dx = 2 * kPi / 64;
-  PicSettings s = periodic(64, 2, dx, dx, 0.05);
+  PicSettings s = periodic_settings(64, 2, dx, dx, 0.05);
   PicSimulation sim(s);
   LoadSpec l;
   l.profile.n0 = 1;
   l.ppc_x = 4;
   l.regular = true;
-  sim.load(sim.add_species(electron_species()), l);
-  sim.add_species(background(sim.species()[0]));
+  sim.load(sim.add_species(electrons()), l);
+  sim.add_species(background_of(sim.species()[0]));
   for (int j = -kGuard; j < 2 + kGuard; ++j)
     for (int i = -kGuard; i < 64 + kGuard; ++i) sim.fields().at(kEy, i, j) = 1e-3 * std::cos(k * i * dx);
   std::vector<double> t, a;
   for (int n = 0; n < int(10.5 * 2 * kPi / std::sqrt(2.0) / s.dt); ++n) {
     sim.step();
     t.push_back(sim.time());
-    a.push_back(mode(sim.fields(), kEy, k, 0, false));
+    a.push_back(project(sim.fields(), kEy, k, 0, false));
   }
-  return within("EM wave in plasma omega^2 = omega_p^2 + c^2 k^2", freq_zeros(t, a), std::sqrt(2.0), 0.01);
+  return within("EM wave in plasma omega^2 = omega_p^2 + c^2 k^2", frequency_from_zeros(t, a), std::sqrt(2.0), 0.01);
 }
 
 ValidationResult vacuum(SolverKind kind, double fraction) {
   const int nx = 32, ny = 16;
   const double dx = 0.1, dy = 0.2;
-  PicSettings s = periodic(nx, ny, dx, dy, fraction * max_stable_dt(kind, dx, dy));
+  PicSettings s = periodic_settings(nx, ny, dx, dy, fraction * max_stable_dt(kind, dx, dy));
   s.solver = kind;
   PicSimulation sim(s);
   const double kx = 2 * kPi * 6 / (nx * dx), ky = 2 * kPi * 5 / (ny * dy);
@@ -159,7 +129,7 @@ ValidationResult vacuum(SolverKind kind, double fraction) {
 }
 
 ValidationResult charge_conservation() {
-  PicSettings s = periodic(12, 10, 0.2, 0.3, 0.0);
+  PicSettings s = periodic_settings(12, 10, 0.2, 0.3, 0.0);
   s.solver = SolverKind::ck;
   s.shape = ShapeOrder::tsc;
   s.dt = 0.95 * max_stable_dt(s.solver, 0.2, 0.3);
@@ -169,7 +139,7 @@ ValidationResult charge_conservation() {
   l.profile.n0 = 1;
   l.ppc_x = l.ppc_y = 2;
   l.u_thermal[0] = l.u_thermal[1] = l.u_thermal[2] = 0.3;
-  sim.load(sim.add_species(electron_species()), l);
+  sim.load(sim.add_species(electrons()), l);
   sim.compute_rho();
   const double rho = sim.rho_abs_max();
   const std::vector<double> r0 = sim.gauss_residual_field();
@@ -184,11 +154,11 @@ ValidationResult charge_conservation() {
 
 ValidationResult gyration() {
   const double u0 = 2, g = std::sqrt(5.0), omega = 1 / g, dt = 2 * kPi / omega / 400;
-  PicSettings s = periodic(8, 8, 100, 100, dt);
+  PicSettings s = periodic_settings(8, 8, 100, 100, dt);
   s.deposit = false, s.solve_fields = false;
   s.external_b = {0, 0, 1};
   PicSimulation sim(s);
-  Species e = electron_species();
+  Species e = electrons();
   e.push_back(400, 400, 0, u0, 0, 1);
   sim.add_species(e);
   std::vector<double> t, a;
@@ -197,12 +167,12 @@ ValidationResult gyration() {
     t.push_back(sim.time());
     a.push_back(sim.species()[0].ux[0]);
   }
-  return within("gyration frequency qB/(gamma m)", freq_zeros(t, a), omega, 1e-3);
+  return within("gyration frequency qB/(gamma m)", frequency_from_zeros(t, a), omega, 1e-3);
 }
 
 ValidationResult absorption() {
   const double dx = 2 * kPi / 32;
-  PicSettings s = periodic(16 * 32, 2, dx, 2 * dx, 0.999 * dx);
+  PicSettings s = periodic_settings(16 * 32, 2, dx, 2 * dx, 0.999 * dx);
   s.solver = SolverKind::ck;
   s.field_bc.x = FieldBoundary::open;
   s.laser.enabled = true;
