@@ -165,7 +165,10 @@ int execute(const RunOptions& opts) {
   // dt and softening the model's own where not given (a continued or resumed run keeps the
   // values it stored); before --t-end is turned into steps, which needs dt.
   if (!from) {
-    for (const std::string& note : apply_model_defaults(cfg, opts.params.given_keys())) std::printf("%s\n", note.c_str());
+    const auto notes = apply_model_defaults(cfg, opts.params.given_keys());
+    if (comm::world().rank() == 0) {  // under mpirun every rank resolves the defaults; one says so
+      for (const std::string& note : notes) std::printf("%s\n", note.c_str());
+    }
   }
   cfg = resolve_length(opts.params, cfg);
   const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
