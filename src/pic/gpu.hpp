@@ -16,12 +16,30 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pic/simulation.hpp"
 
 namespace nbody::pic {
 
 enum class DepositMode { atomic, deterministic };
+
+// The run's scalar diagnostics computed on the device, without bringing the state back (one
+// small copy of per-block partial results). Sums are taken in a fixed order (a fixed partition
+// into blocks, a fixed reduction tree, the blocks' results added on the host in block order):
+// the same state gives the same bits on every run. They differ from the host's sums of the same
+// state only by rounding (another summation order).
+struct DeviceDiagnostics {
+  EnergyReport energies;
+  // max |(div E - rho) - reference| over the nodes where Gauss's law is checked (the reference
+  // residual set by set_gauss_reference; zero when none was set); rho is deposited on the device.
+  double gauss_change_max = 0;
+  std::vector<std::size_t> counts;  // live particles per species
+  // The Poynting flux S_x through the planes of track_poynting at the last step, and its time
+  // integral over every step since tracking began (the host path's energy_in / energy_out).
+  double flux_left = 0, flux_right = 0;
+  double energy_in_left = 0, energy_out_right = 0;
+};
 
 // True when a CUDA device is usable for PIC (and the build has CUDA); otherwise *why says why.
 bool pic_gpu_available(std::string* why = nullptr);
@@ -41,6 +59,16 @@ class PicGpu {
   // and the step count into `to`, a simulation with the same settings and species.
   void copy_to(PicSimulation& to) const;
   [[nodiscard]] std::int64_t step_count() const;
+  // Scalar diagnostics on the device (see DeviceDiagnostics). In the deterministic mode rho is
+  // deposited with atomics too, so the Gauss column may vary in its last bits there: a run
+  // that needs every output bit-identical takes its diagnostics from copy_to instead.
+  [[nodiscard]] DeviceDiagnostics diagnostics();
+  // From now on, after every step, the Poynting flux through the planes x0 + (i + 1/2) dx for
+  // i = i_left and i_right is computed on the device and integrated in time (dt a step).
+  void track_poynting(int i_left, int i_right);
+  // The residual div E - rho at every node (PicSimulation::gauss_residual_field's layout) that
+  // the Gauss change of diagnostics() is measured against.
+  void set_gauss_reference(const std::vector<double>& residual);
   // Times the particle kernels with CUDA events (one synchronisation a step).
   void enable_timing(bool on);
   [[nodiscard]] double particle_kernel_seconds() const;

@@ -20,5 +20,8 @@ void PicGpu::copy_to(PicSimulation&) const {}
 std::int64_t PicGpu::step_count() const { return 0; }
 void PicGpu::enable_timing(bool) {}
 double PicGpu::particle_kernel_seconds() const { return 0; }
+DeviceDiagnostics PicGpu::diagnostics() { return {}; }
+void PicGpu::track_poynting(int, int) {}
+void PicGpu::set_gauss_reference(const std::vector<double>&) {}
 
 }  // namespace nbody::pic

@@ -134,6 +134,63 @@ TEST(Gpu, GaussLawHoldsToRounding) {
   }
 }
 
+// The diagnostics reduced on the device against the host's of the same state (brought back by
+// copy_to): the energies and fluxes differ only by the summation order (relative 1e-12), the
+// counts are equal, the Gauss change differs by the atomics' order of rho (absolute, 1e-12 of the
+// species' rho scale). The time integrals of the Poynting fluxes against the CPU run's, which
+// samples every step as the device does: within the GPU-vs-CPU bound above (1e-8).
+TEST(Gpu, DiagnosticsOnTheDeviceMatchTheHost) {
+  REQUIRE_GPU();
+  for (bool open_x : {false, true}) {
+    PicSimulation cpu = make_plasma(ShapeOrder::tsc, open_x);
+    PicSimulation back = make_plasma(ShapeOrder::tsc, open_x);
+    const int i_left = 1, i_right = cpu.settings().geom.nx - 2;
+    cpu.compute_rho(0);
+    const double rho_scale = cpu.rho_abs_max();
+    cpu.compute_rho();
+    const std::vector<double> r0 = cpu.gauss_residual_field();
+    PicGpu gpu(cpu, DepositMode::atomic);
+    gpu.track_poynting(i_left, i_right);
+    gpu.set_gauss_reference(r0);
+    double in = 0, out = 0;
+    for (int n = 0; n < 60; ++n) {
+      cpu.step();
+      gpu.step();
+      in += cpu.poynting_flux_x(i_left) * cpu.settings().dt;
+      out += cpu.poynting_flux_x(i_right) * cpu.settings().dt;
+    }
+    const DeviceDiagnostics d = gpu.diagnostics();
+    const DeviceDiagnostics again = gpu.diagnostics();
+    gpu.copy_to(back);
+    const EnergyReport e = back.energies();
+    const char* label = open_x ? "laser" : "periodic";
+    EXPECT_NEAR(d.energies.e_field, e.e_field, 1e-12 * e.total) << label;
+    EXPECT_NEAR(d.energies.b_field, e.b_field, 1e-12 * e.total) << label;
+    ASSERT_EQ(d.energies.kinetic.size(), e.kinetic.size());
+    for (std::size_t k = 0; k < e.kinetic.size(); ++k) {
+      EXPECT_NEAR(d.energies.kinetic[k], e.kinetic[k], 1e-12 * e.kinetic[k]) << label << " species " << k;
+      EXPECT_EQ(d.counts[k], back.species()[k].size()) << label;
+    }
+    EXPECT_NEAR(d.energies.total, e.total, 1e-12 * e.total) << label;
+    EXPECT_EQ(std::memcmp(&d.energies.total, &again.energies.total, sizeof(double)), 0) << "the same bits twice";
+    back.compute_rho();
+    double host_change = 0;
+    const std::vector<double> r1 = back.gauss_residual_field();
+    for (std::size_t k = 0; k < r1.size(); ++k) host_change = std::max(host_change, std::fabs(r1[k] - r0[k]));
+    EXPECT_NEAR(d.gauss_change_max, host_change, 1e-12 * rho_scale) << label;
+    EXPECT_LE(d.gauss_change_max / rho_scale, 1e-12) << label;
+    const double flux_scale = std::max({std::fabs(back.poynting_flux_x(i_left)), std::fabs(back.poynting_flux_x(i_right)), 1e-300});
+    EXPECT_NEAR(d.flux_left, back.poynting_flux_x(i_left), 1e-12 * flux_scale) << label;
+    EXPECT_NEAR(d.flux_right, back.poynting_flux_x(i_right), 1e-12 * flux_scale) << label;
+    const double energy_scale = std::max({std::fabs(in), std::fabs(out), 1e-12 * e.total});
+    EXPECT_NEAR(d.energy_in_left, in, 1e-8 * energy_scale) << label;
+    EXPECT_NEAR(d.energy_out_right, out, 1e-8 * energy_scale) << label;
+    if (open_x) {
+      EXPECT_GT(d.energy_in_left, 0) << "the laser brings energy in";
+    }
+  }
+}
+
 std::vector<double> all_bits(const PicSimulation& s) {
   std::vector<double> out;
   for (const auto& f : s.fields().data) out.insert(out.end(), f.begin(), f.end());

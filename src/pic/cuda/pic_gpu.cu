@@ -5,9 +5,12 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
+#include "cuda/block_reduce.cuh"
 #include "cuda/check.hpp"
 #include "cuda/launch_policy.hpp"
 #include "nbody/error.hpp"
@@ -327,6 +330,97 @@ __global__ void mur_y(SolverArgs a, const double* save, double k) {
   }
 }
 
+// ---- Diagnostics on the device -------------------------------------------------------------
+// A fixed partition: kReduceBlocks blocks of kReduceBlock threads whatever the device, each
+// thread its items t, t + B T, ... in order, the fixed tree of block_reduce, then the blocks'
+// partial results combined on the host in block order: the same bits on every run.
+constexpr int kReduceBlock = 256;
+constexpr int kReduceBlocks = 240;
+
+// f(item, acc) adds item's V values into acc; Op combines (Sum, or Max for values >= 0).
+template <int V, class Op, class F>
+__global__ void __launch_bounds__(kReduceBlock) reduce_partials(F f, std::size_t n, double* partials) {
+  __shared__ double scratch[kReduceBlock / 32];
+  double acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = Op::template identity<double>();
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) f(t, acc);
+  for (int v = 0; v < V; ++v) {
+    const double r = nbody::cuda::block_reduce<kReduceBlock>(acc[v], scratch, Op{});
+    if (threadIdx.x == 0) partials[std::size_t(v) * gridDim.x + blockIdx.x] = r;
+  }
+}
+
+// E^2 and B^2 summed over the nodes the host's energies() counts (nxe x nye from the origin).
+struct FieldSquares {
+  FieldView ex, ey, ez, bx, by, bz;
+  int nxe;
+  __device__ void operator()(std::size_t t, double* acc) const {
+    const int i = int(t % std::size_t(nxe)), j = int(t / std::size_t(nxe));
+    acc[0] += ex(i, j) * ex(i, j) + ey(i, j) * ey(i, j) + ez(i, j) * ez(i, j);
+    acc[1] += bx(i, j) * bx(i, j) + by(i, j) * by(i, j) + bz(i, j) * bz(i, j);
+  }
+};
+
+// Per species: sum of w (gamma - 1) (the host's cancellation-free form), and the live count.
+struct KineticSum {
+  DevParticles d;
+  __device__ void operator()(std::size_t p, double* acc) const {
+    if (!d.alive[p]) return;
+    const double u2 = d.ux[p] * d.ux[p] + d.uy[p] * d.uy[p] + d.uz[p] * d.uz[p];
+    acc[0] += d.w[p] * u2 / (sqrt(1.0 + u2) + 1.0);
+    acc[1] += 1.0;
+  }
+};
+
+// max |(div E - rho) - reference| over the checked nodes [ilo, ihi] x [jlo, jhi].
+struct GaussChange {
+  FieldView ex, ey, rho;
+  const double* reference;  // padded layout, or null
+  int sx, ilo, jlo, w;
+  double dx, dy;
+  __device__ void operator()(std::size_t t, double* acc) const {
+    const int i = ilo + int(t % std::size_t(w)), j = jlo + int(t / std::size_t(w));
+    const double div = (ex(i, j) - ex(i - 1, j)) / dx + (ey(i, j) - ey(i, j - 1)) / dy;
+    double r = div - rho(i, j);
+    if (reference) r -= reference[std::size_t(j + kGuard) * std::size_t(sx) + std::size_t(i + kGuard)];
+    acc[0] = fmax(acc[0], fabs(r));
+  }
+};
+
+// The host's compute_rho per particle (the same arithmetic), added with float64 atomics.
+template <class Shape>
+__global__ void deposit_rho(DevParticles d, FieldView rho, double x0, double y0, double dx, double dy, double charge) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    deposit_charge<Shape>(rho, (d.x[i] - x0) / dx, (d.y[i] - y0) / dy, charge * d.w[i] / (dx * dy), AtomicAccumulate{});
+  }
+}
+
+// The Poynting flux through the planes i_left + 1/2 (block 0) and i_right + 1/2 (block 1),
+// integrated over y as the host's poynting_flux_x, added (times dt) to the running integrals:
+// track = {flux_left, flux_right, integral_left, integral_right}.
+__global__ void __launch_bounds__(kReduceBlock) poynting_step(FieldView ey, FieldView ez, FieldView by, FieldView bz,
+                                                              int i_left, int i_right, int ny, double dy, double dt,
+                                                              double* track) {
+  __shared__ double scratch[kReduceBlock / 32];
+  const int i = blockIdx.x == 0 ? i_left : i_right;
+  double sum = 0;
+  for (int j = int(threadIdx.x); j < ny; j += blockDim.x) {
+    const double e_y = 0.5 * (ey(i, j) + ey(i + 1, j));
+    const double b_z = bz(i, j);
+    const double e_z = 0.25 * (ez(i, j) + ez(i + 1, j) + ez(i, j + 1) + ez(i + 1, j + 1));
+    const double b_y = 0.5 * (by(i, j) + by(i, j + 1));
+    sum += (e_y * b_z - e_z * b_y) * dy;
+  }
+  const double total = nbody::cuda::block_reduce<kReduceBlock>(sum, scratch, nbody::cuda::Sum{});
+  if (threadIdx.x == 0) {
+    track[blockIdx.x] = total;
+    track[2 + blockIdx.x] += total * dt;
+  }
+}
+
 int blocks_for(std::size_t n) { return ElementwisePolicy::blocks(n); }
 int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1) / ElementwisePolicy::kBlock); }
 
@@ -352,6 +446,13 @@ struct PicGpu::Impl {
   std::size_t cub_bytes = 0;
   bool timing = false;
   cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+  // diagnostics
+  double* partials = nullptr;   // kReduceBlocks x (at most 2) values
+  FieldView* rho_table = nullptr;
+  double* gauss_ref = nullptr;  // the reference residual (g.size()), or null
+  double* track = nullptr;      // Poynting: flux left, right, integral left, right
+  int i_left = 0, i_right = 0;
+  bool tracking = false;
   double particle_seconds = 0;
 
   FieldView view(int c) const { return {f[c], g.stride()}; }
@@ -402,6 +503,40 @@ struct PicGpu::Impl {
       fill_columns<<<exact_blocks(3 * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(j, 3, g.nx, g.ny);
       NBODY_CUDA_CHECK_LAUNCH();
     }
+  }
+  // Reduces f over n items on the device (see reduce_partials): V values, combined with Op.
+  template <int V, class Op, class F>
+  std::array<double, V> reduce(const F& f, std::size_t n) {
+    constexpr bool sum = std::is_same_v<Op, nbody::cuda::Sum>;
+    std::array<double, V> out{};
+    if (n == 0) return out;
+    reduce_partials<V, Op><<<kReduceBlocks, kReduceBlock>>>(f, n, partials);
+    NBODY_CUDA_CHECK_LAUNCH();
+    std::vector<double> h(std::size_t(V) * kReduceBlocks);
+    NBODY_CUDA_CHECK(cudaMemcpy(h.data(), partials, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int v = 0; v < V; ++v)
+      for (int b = 0; b < kReduceBlocks; ++b) {
+        const double x = h[std::size_t(v) * kReduceBlocks + std::size_t(b)];
+        out[std::size_t(v)] = sum ? out[std::size_t(v)] + x : std::max(out[std::size_t(v)], x);
+      }
+    return out;
+  }
+  // rho of every species from the present positions (float64 atomics), guards folded as the
+  // host's compute_rho.
+  template <class Shape>
+  void deposit_rho_all() {
+    NBODY_CUDA_CHECK(cudaMemset(f[kRho], 0, g.size() * sizeof(double)));
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      if (sp[k].n == 0) continue;
+      deposit_rho<Shape><<<blocks_for(sp[k].n), ElementwisePolicy::kBlock>>>(sp[k], view(kRho), g.x0, g.y0, g.dx, g.dy,
+                                                                              meta[k].charge);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    const bool px = s.field_bc.x == FieldBoundary::periodic, py = s.field_bc.y == FieldBoundary::periodic;
+    fold_columns<<<exact_blocks(std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(rho_table, 1, g.nx, g.ny, py);
+    NBODY_CUDA_CHECK_LAUNCH();
+    fold_rows<<<exact_blocks(std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(rho_table, 1, g.nx, g.ny, px);
+    NBODY_CUDA_CHECK_LAUNCH();
   }
   template <class K>
   void launch(K kernel, const SolverArgs& a, const Range2& r) {
@@ -518,6 +653,14 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
   for (int c : {kEx, kEy, kEz, kBx, kBy, kBz, kJx, kJy, kJz}) table.push_back(m.view(c));
   m.view_table = device_alloc<FieldView>(table.size());
   NBODY_CUDA_CHECK(cudaMemcpy(m.view_table, table.data(), table.size() * sizeof(FieldView), cudaMemcpyHostToDevice));
+  {
+    const FieldView rho = m.view(kRho);
+    m.rho_table = device_alloc<FieldView>(1);
+    NBODY_CUDA_CHECK(cudaMemcpy(m.rho_table, &rho, sizeof(FieldView), cudaMemcpyHostToDevice));
+  }
+  m.partials = device_alloc<double>(2 * std::size_t(kReduceBlocks));
+  m.track = device_alloc<double>(4);
+  NBODY_CUDA_CHECK(cudaMemset(m.track, 0, 4 * sizeof(double)));
   m.save_x = device_alloc<double>(8 * std::size_t(m.g.ny + 1));
   m.save_y = device_alloc<double>(8 * std::size_t(m.g.nx + 1));
   std::size_t most = 0;
@@ -555,6 +698,9 @@ PicGpu::~PicGpu() {
   Impl& m = *impl_;
   for (double* p : m.f) cudaFree(p);
   cudaFree(m.view_table);
+  for (void* p : {static_cast<void*>(m.rho_table), static_cast<void*>(m.partials), static_cast<void*>(m.gauss_ref),
+                  static_cast<void*>(m.track)})
+    if (p) cudaFree(p);
   cudaFree(m.save_x);
   cudaFree(m.save_y);
   for (DevParticles& d : m.sp) {
@@ -592,7 +738,75 @@ void PicGpu::step() {
     m.advance_e(m.s.dt, t);
     m.advance_b(0.5 * m.s.dt);
   }
+  if (m.tracking) {
+    poynting_step<<<2, kReduceBlock>>>(m.view(kEy), m.view(kEz), m.view(kBy), m.view(kBz), m.i_left, m.i_right, m.g.ny,
+                                       m.g.dy, m.s.dt, m.track);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
   ++m.step;
+}
+
+void PicGpu::track_poynting(int i_left, int i_right) {
+  Impl& m = *impl_;
+  if (i_left < 0 || i_right < 0 || i_left + 1 >= m.g.nx || i_right + 1 >= m.g.nx)
+    throw_input_error("pic: the Poynting planes must lie inside the grid");
+  m.i_left = i_left, m.i_right = i_right;
+  m.tracking = true;
+  NBODY_CUDA_CHECK(cudaMemset(m.track, 0, 4 * sizeof(double)));
+}
+
+void PicGpu::set_gauss_reference(const std::vector<double>& residual) {
+  Impl& m = *impl_;
+  if (residual.size() != m.g.size()) throw_runtime_error("pic: the Gauss reference has the wrong size");
+  if (!m.gauss_ref) m.gauss_ref = device_alloc<double>(m.g.size());
+  NBODY_CUDA_CHECK(cudaMemcpy(m.gauss_ref, residual.data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
+}
+
+DeviceDiagnostics PicGpu::diagnostics() {
+  using nbody::cuda::Max;
+  using nbody::cuda::Sum;
+  Impl& m = *impl_;
+  const GridGeometry& g = m.g;
+  DeviceDiagnostics out;
+  // Field energy over the host's node range.
+  const int nxe = m.s.field_bc.x == FieldBoundary::periodic ? g.nx : g.nx + 1;
+  const int nye = m.s.field_bc.y == FieldBoundary::periodic ? g.ny : g.ny + 1;
+  const auto sq = m.reduce<2, Sum>(FieldSquares{m.view(kEx), m.view(kEy), m.view(kEz), m.view(kBx), m.view(kBy),
+                                                m.view(kBz), nxe},
+                                   std::size_t(nxe) * std::size_t(nye));
+  out.energies.e_field = 0.5 * sq[0] * g.dx * g.dy;
+  out.energies.b_field = 0.5 * sq[1] * g.dx * g.dy;
+  out.energies.field = out.energies.e_field + out.energies.b_field;
+  out.energies.total = out.energies.field;
+  for (std::size_t k = 0; k < m.sp.size(); ++k) {
+    const auto kc = m.reduce<2, Sum>(KineticSum{m.sp[k]}, m.sp[k].n);
+    const double kinetic = kc[0] * m.meta[k].mass;
+    out.energies.kinetic.push_back(kinetic);
+    out.energies.total += kinetic;
+    out.counts.push_back(std::size_t(kc[1]));
+  }
+  // Gauss's law over the host's checked nodes (gauss_residual_field).
+  if (m.s.shape == ShapeOrder::tsc) m.deposit_rho_all<ShapeTSC>();
+  else m.deposit_rho_all<ShapeCIC>();
+  auto range = [](FieldBoundary b, int n, int& lo, int& hi) {
+    lo = b == FieldBoundary::periodic ? 0 : 3;
+    hi = b == FieldBoundary::periodic ? n - 1 : n - 3;
+  };
+  int ilo, ihi, jlo, jhi;
+  range(m.s.field_bc.x, g.nx, ilo, ihi);
+  range(m.s.field_bc.y, g.ny, jlo, jhi);
+  if (ihi >= ilo && jhi >= jlo) {
+    const int w = ihi - ilo + 1;
+    out.gauss_change_max = m.reduce<1, Max>(GaussChange{m.view(kEx), m.view(kEy), m.view(kRho), m.gauss_ref, g.stride(),
+                                                        ilo, jlo, w, g.dx, g.dy},
+                                            std::size_t(w) * std::size_t(jhi - jlo + 1))[0];
+  }
+  if (m.tracking) {
+    double t[4];
+    NBODY_CUDA_CHECK(cudaMemcpy(t, m.track, sizeof t, cudaMemcpyDeviceToHost));
+    out.flux_left = t[0], out.flux_right = t[1], out.energy_in_left = t[2], out.energy_out_right = t[3];
+  }
+  return out;
 }
 
 std::int64_t PicGpu::step_count() const { return impl_->step; }
