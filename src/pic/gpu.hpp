@@ -24,6 +24,31 @@ namespace nbody::pic {
 
 enum class DepositMode { atomic, deterministic };
 
+// How the particle kernel adds the current to the grid: the rungs of the optimisation study
+// (`nbody bench --suite pic`, docs/pic_optimization.md). All are charge conserving in exact
+// arithmetic; all but `float32` keep float64 sums.
+//   atomic         float64 atomicAdd into the grid (the default; DepositMode::atomic)
+//   cas            float64 atomics emulated by a compare-and-swap loop (document 004's GPUs)
+//   float32        float32 atomicAdd into float32 current grids, added to the float64 ones after
+//                  the particle kernel (document 004's mixed precision)
+//   tiled          particles sorted by tile (16 x 16 cells); one block a tile adds its particles'
+//                  currents into shared memory (the tile and a 3-cell halo), then the tile into
+//                  the grid; a particle that left its tile's halo since the last sort adds to the
+//                  grid directly (PIConGPU / WarpX / Smilei's privatisation)
+//   deterministic  DepositMode::deterministic
+enum class DepositKernel { atomic, cas, float32, tiled, deterministic };
+
+struct PicGpuOptions {
+  DepositKernel deposit = DepositKernel::atomic;
+  // Sorting the particles by tile (tiled only): every `sort_every` steps (0: never by count),
+  // and whenever the share of slots out of place (a particle outside its tile's cells, or an
+  // empty slot left by an absorbed particle) exceeds `empty_ratio` (document 004's policy; < 0:
+  // never by ratio). Sorting also drops the empty slots.
+  int sort_every = 0;
+  double empty_ratio = 0.05;
+  int device = 0;
+};
+
 // The run's scalar diagnostics computed on the device, without bringing the state back (one
 // small copy of per-block partial results). Sums are taken in a fixed order (a fixed partition
 // into blocks, a fixed reduction tree, the blocks' results added on the host in block order):
@@ -47,6 +72,7 @@ bool pic_gpu_available(std::string* why = nullptr);
 class PicGpu {
  public:
   PicGpu(const PicSimulation& from, DepositMode mode, int device = 0);
+  PicGpu(const PicSimulation& from, const PicGpuOptions& options);
   ~PicGpu();
   PicGpu(const PicGpu&) = delete;
   PicGpu& operator=(const PicGpu&) = delete;
@@ -72,6 +98,9 @@ class PicGpu {
   // Times the particle kernels with CUDA events (one synchronisation a step).
   void enable_timing(bool on);
   [[nodiscard]] double particle_kernel_seconds() const;
+  // Sorts done so far (tiled), and the device memory this object holds, in bytes.
+  [[nodiscard]] std::int64_t sorts() const;
+  [[nodiscard]] std::size_t device_bytes() const;
 
   struct Impl;
 

@@ -75,18 +75,165 @@ struct LocalAccumulate {
   }
 };
 
-template <class Shape>
-__global__ void particles_atomic(DevParticles d, FieldViews v, PushParams pp) {
+// Float64 atomics as GPUs before Pascal had to do them: a compare-and-swap loop on the bits.
+struct CasAccumulate {
+  __device__ void operator()(double* p, double v) const {
+    auto* a = reinterpret_cast<unsigned long long*>(p);
+    unsigned long long old = *a, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(a, assumed, __double_as_longlong(__longlong_as_double(assumed) + v));
+    } while (assumed != old);
+  }
+};
+
+// Mixed precision: the contribution rounded to float32 and added with float32 atomics into the
+// float32 grid of the same component (same index).
+struct Float32Accumulate {
+  double* jbase[3];
+  float* fbase[3];
+  std::size_t grid_size;
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        atomicAdd(fbase[c] + (ptr - jbase[c]), float(v));
+        return;
+      }
+    }
+  }
+};
+
+// The particle kernel with one thread per slot (empty slots skipped) and the accumulator Acc.
+template <class Shape, class Acc>
+__global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc acc) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
     ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
-    if (advance_particle<Shape>(r, i, v, pp, AtomicAccumulate{})) {
+    if (advance_particle<Shape>(r, i, v, pp, acc)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
     } else {
       d.alive[i] = 0;
     }
   }
+}
+
+__global__ void add_float_currents(double* jx, double* jy, double* jz, const float* fx, const float* fy, const float* fz,
+                                   std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    jx[i] += double(fx[i]);
+    jy[i] += double(fy[i]);
+    jz[i] += double(fz[i]);
+  }
+}
+
+// ---- Tiles: sorting and shared-memory privatisation ----------------------------------------
+constexpr int kTile = 16;                    // cells a side
+constexpr int kHalo = 3;                     // the stencil's reach beyond the tile (TSC and CIC)
+constexpr int kTileSpan = kTile + 2 * kHalo;  // points a side in shared memory
+constexpr int kTileBlock = 256;
+
+struct TileGeometry {
+  int tiles_x = 1, tiles_y = 1, nx = 1, ny = 1;
+  double x0 = 0, y0 = 0, dx = 1, dy = 1;
+  __device__ unsigned tile_of(double x, double y) const {
+    int i = int(floor((x - x0) / dx)), j = int(floor((y - y0) / dy));
+    i = min(max(i, 0), nx - 1);
+    j = min(max(j, 0), ny - 1);
+    return unsigned(j / kTile) * unsigned(tiles_x) + unsigned(i / kTile);
+  }
+  [[nodiscard]] unsigned count() const { return unsigned(tiles_x) * unsigned(tiles_y); }
+};
+
+// A contribution inside the block's tile and halo goes to shared memory (shared float64
+// atomics); outside (a particle that left its tile since the last sort), to the grid.
+struct SharedTileAccumulate {
+  double* jbase[3];
+  std::size_t grid_size;
+  int sx;
+  double* tile;  // shared: [3][kTileSpan][kTileSpan]
+  int gx0, gy0;  // padded index of the shared array's first point
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        const std::size_t idx = std::size_t(ptr - jbase[c]);
+        const int li = int(idx % std::size_t(sx)) - gx0, lj = int(idx / std::size_t(sx)) - gy0;
+        if (li >= 0 && li < kTileSpan && lj >= 0 && lj < kTileSpan) {
+          atomicAdd(tile + (c * kTileSpan + lj) * kTileSpan + li, v);
+        } else {
+          atomicAdd(ptr, v);
+        }
+        return;
+      }
+    }
+  }
+};
+
+// One block a tile: its particles (slots [start, end) since the last sort) through the particle
+// step into shared memory, then the tile into the grid. counters[0] += particles now outside
+// their tile's cells, counters[1] += particles absorbed.
+template <class Shape>
+__global__ void __launch_bounds__(kTileBlock)
+    particles_tiled(DevParticles d, FieldViews v, PushParams pp, const unsigned* start, const unsigned* end,
+                    TileGeometry tg, double* jx, double* jy, double* jz, std::size_t grid_size, int sx, int rows,
+                    unsigned long long* counters) {
+  __shared__ double tile[3 * kTileSpan * kTileSpan];
+  __shared__ unsigned long long scratch[kTileBlock / 32];
+  const unsigned t = blockIdx.x;
+  const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
+  for (int k = threadIdx.x; k < 3 * kTileSpan * kTileSpan; k += blockDim.x) tile[k] = 0;
+  __syncthreads();
+  const int gx0 = ti * kTile - kHalo + kGuard, gy0 = tj * kTile - kHalo + kGuard;
+  const SharedTileAccumulate acc{{jx, jy, jz}, grid_size, sx, tile, gx0, gy0};
+  unsigned long long moved = 0, absorbed = 0;
+  for (unsigned s = start[t] + threadIdx.x; s < end[t]; s += blockDim.x) {
+    if (!d.alive[s]) continue;
+    ParticleRef r{d.x[s], d.y[s], d.ux[s], d.uy[s], d.uz[s], d.w[s]};
+    if (advance_particle<Shape>(r, s, v, pp, acc)) {
+      d.x[s] = r.x, d.y[s] = r.y, d.ux[s] = r.ux, d.uy[s] = r.uy, d.uz[s] = r.uz;
+      moved += tg.tile_of(r.x, r.y) != t;
+    } else {
+      d.alive[s] = 0;
+      ++absorbed;
+    }
+  }
+  __syncthreads();
+  double* jb[3] = {jx, jy, jz};
+  for (int k = threadIdx.x; k < 3 * kTileSpan * kTileSpan; k += blockDim.x) {
+    const double val = tile[k];
+    if (val == 0.0) continue;
+    const int c = k / (kTileSpan * kTileSpan), rem = k % (kTileSpan * kTileSpan);
+    const int gj = gy0 + rem / kTileSpan, gi = gx0 + rem % kTileSpan;
+    if (gi < 0 || gi >= sx || gj < 0 || gj >= rows) continue;  // never written (no such point)
+    atomicAdd(jb[c] + std::size_t(gj) * std::size_t(sx) + std::size_t(gi), val);
+  }
+  moved = nbody::cuda::block_reduce<kTileBlock>(moved, scratch, nbody::cuda::Sum{});
+  absorbed = nbody::cuda::block_reduce<kTileBlock>(absorbed, scratch, nbody::cuda::Sum{});
+  if (threadIdx.x == 0) {
+    if (moved) atomicAdd(counters, moved);
+    if (absorbed) atomicAdd(counters + 1, absorbed);
+  }
+}
+
+__global__ void tile_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsigned* order, unsigned sentinel) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    order[i] = unsigned(i);
+    keys[i] = d.alive[i] ? tg.tile_of(d.x[i], d.y[i]) : sentinel;
+  }
+}
+
+__global__ void gather_by(double* out, const double* in, const unsigned* order, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = in[order[i]];
+}
+
+// The number of sorted keys below the sentinel (the live particles): the first sentinel's index.
+__global__ void first_sentinel(const unsigned* keys, std::size_t n, unsigned sentinel, unsigned long long* live) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (keys[i] == sentinel && (i == 0 || keys[i - 1] != sentinel)) *live = i;
 }
 
 template <class Shape>
@@ -429,7 +576,8 @@ int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1)
 struct PicGpu::Impl {
   PicSettings s;
   GridGeometry g;
-  DepositMode mode;
+  PicGpuOptions opt;
+  std::size_t bytes = 0;  // device memory held
   std::vector<Species> meta;  // names, charges, boundaries (no particles)
   double* f[kComponents] = {};
   FieldView* view_table = nullptr;  // device copies of the views: E, B (6), then J (3)
@@ -453,6 +601,68 @@ struct PicGpu::Impl {
   double* track = nullptr;      // Poynting: flux left, right, integral left, right
   int i_left = 0, i_right = 0;
   bool tracking = false;
+  // float32 deposition
+  float* fj[3] = {};
+  // tiles (tiled deposition)
+  TileGeometry tg;
+  std::vector<unsigned*> tile_start, tile_end;  // per species
+  double* scratch = nullptr;                    // a particle array, for permutations
+  unsigned long long* counters = nullptr;       // out of place, absorbed (this step); live count
+  bool sorted = false;
+  std::int64_t sort_count = 0;
+  std::uint64_t dead_slots = 0;  // since the last sort
+
+  template <class T>
+  T* alloc(std::size_t n) {
+    bytes += std::max<std::size_t>(n, 1) * sizeof(T);
+    return device_alloc<T>(n);
+  }
+  [[nodiscard]] std::size_t slots() const {
+    std::size_t n = 0;
+    for (const DevParticles& d : sp) n += d.n;
+    return n;
+  }
+  void ensure_cub(std::size_t need) {
+    if (need <= cub_bytes) return;
+    if (cub_temp) NBODY_CUDA_CHECK(cudaFree(cub_temp));
+    cub_temp = alloc<char>(need);
+    cub_bytes = need;
+  }
+  // Sorts species k's particles by tile (live ones first, in tile order, stable), drops the empty
+  // slots, and sets the tiles' slot ranges.
+  void sort_tiles(std::size_t k) {
+    DevParticles& d = sp[k];
+    const unsigned sentinel = tg.count();
+    NBODY_CUDA_CHECK(cudaMemset(tile_start[k], 0, tg.count() * sizeof(unsigned)));
+    NBODY_CUDA_CHECK(cudaMemset(tile_end[k], 0, tg.count() * sizeof(unsigned)));
+    if (d.n == 0) return;
+    tile_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+    NBODY_CUDA_CHECK_LAUNCH();
+    int bits = 1;
+    while ((std::size_t(1) << bits) <= std::size_t(sentinel)) ++bits;
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    ensure_cub(need);
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
+      gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(scratch, a, order_sorted, d.n);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaMemcpy(a, scratch, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+    }
+    const unsigned long long all = d.n;
+    NBODY_CUDA_CHECK(cudaMemcpy(counters + 2, &all, sizeof all, cudaMemcpyHostToDevice));
+    first_sentinel<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, counters + 2);
+    NBODY_CUDA_CHECK_LAUNCH();
+    unsigned long long live = 0;
+    NBODY_CUDA_CHECK(cudaMemcpy(&live, counters + 2, sizeof live, cudaMemcpyDeviceToHost));
+    d.n = std::size_t(live);
+    NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, std::max<std::size_t>(d.n, 1)));
+    if (d.n > 0) {
+      cell_ranges<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, tile_start[k], tile_end[k]);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+  }
   double particle_seconds = 0;
 
   FieldView view(int c) const { return {f[c], g.stride()}; }
@@ -587,10 +797,27 @@ struct PicGpu::Impl {
     if (d.n == 0) return;
     const PushParams pp = make_push_params(s, meta[k], step);
     const FieldViews v = views();
-    if (mode == DepositMode::atomic || !s.deposit) {
-      particles_atomic<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp);
-      NBODY_CUDA_CHECK_LAUNCH();
-      return;
+    const DepositKernel kind = s.deposit ? opt.deposit : DepositKernel::atomic;
+    switch (kind) {
+      case DepositKernel::atomic:
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, AtomicAccumulate{});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::cas:
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, CasAccumulate{});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::float32:
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(
+            d, v, pp, Float32Accumulate{{f[kJx], f[kJy], f[kJz]}, {fj[0], fj[1], fj[2]}, g.size()});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::tiled:
+        particles_tiled<Shape><<<tg.count(), kTileBlock>>>(d, v, pp, tile_start[k], tile_end[k], tg, f[kJx], f[kJy], f[kJz],
+                                                           g.size(), g.stride(), g.rows(), counters);
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::deterministic: break;
     }
     constexpr int K = Shape::support + 2;
     const std::size_t per = std::size_t(3 * K * K);
@@ -603,11 +830,7 @@ struct PicGpu::Impl {
     while ((std::size_t(1) << bits) <= g.size()) ++bits;
     std::size_t need = 0;
     NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
-    if (need > cub_bytes) {
-      if (cub_temp) NBODY_CUDA_CHECK(cudaFree(cub_temp));
-      cub_temp = device_alloc<char>(need);
-      cub_bytes = need;
-    }
+    ensure_cub(need);
     NBODY_CUDA_CHECK(
         cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
     NBODY_CUDA_CHECK(cudaMemset(cell_start, 0, g.size() * sizeof(unsigned)));
@@ -620,15 +843,31 @@ struct PicGpu::Impl {
   }
 };
 
-PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(std::make_unique<Impl>()) {
+namespace {
+PicGpuOptions options_of(DepositMode mode, int device) {
+  PicGpuOptions o;
+  o.deposit = mode == DepositMode::deterministic ? DepositKernel::deterministic : DepositKernel::atomic;
+  o.device = device;
+  return o;
+}
+}  // namespace
+
+PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : PicGpu(from, options_of(mode, device)) {}
+
+PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(std::make_unique<Impl>()) {
   std::string why;
   if (!pic_gpu_available(&why)) throw_input_error("pic: no usable CUDA device (" + why + ")");
+  const int device = options.device;
+  const DepositMode mode = options.deposit == DepositKernel::deterministic ? DepositMode::deterministic : DepositMode::atomic;
   NBODY_CUDA_CHECK(cudaSetDevice(device));
   Impl& m = *impl_;
+  m.opt = options;
   m.s = from.settings();
   if (m.s.field_bc.pml_cells_x > 0) throw_input_error("pic: the PML is not implemented on the GPU path yet (use open boundaries)");
   m.g = m.s.geom;
-  m.mode = mode;
+  m.tg.nx = m.g.nx, m.tg.ny = m.g.ny, m.tg.x0 = m.g.x0, m.tg.y0 = m.g.y0, m.tg.dx = m.g.dx, m.tg.dy = m.g.dy;
+  m.tg.tiles_x = (m.g.nx + kTile - 1) / kTile;
+  m.tg.tiles_y = (m.g.ny + kTile - 1) / kTile;
   m.step = from.step_count();
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
   {
@@ -640,29 +879,33 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
     std::size_t bytes = std::size_t(kComponents) * m.g.size() * sizeof(double) + particles * (6 * sizeof(double) + 1);
     if (mode == DepositMode::deterministic)
       bytes += most * (std::size_t(3 * K * K) * sizeof(double) + 4 * sizeof(unsigned)) + 2 * m.g.size() * sizeof(unsigned);
+    if (options.deposit == DepositKernel::float32) bytes += 3 * m.g.size() * sizeof(float);
+    if (options.deposit == DepositKernel::tiled)
+      bytes += most * (sizeof(double) + 4 * sizeof(unsigned)) +
+               2 * std::size_t(m.tg.count()) * from.species().size() * sizeof(unsigned);
     require_memory(Location::cuda(device), bytes,
                    "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
                        std::to_string(particles) + " particles" +
                        (mode == DepositMode::deterministic ? " (deterministic deposition)" : ""));
   }
   for (int c = 0; c < kComponents; ++c) {
-    m.f[c] = device_alloc<double>(m.g.size());
+    m.f[c] = m.alloc<double>(m.g.size());
     NBODY_CUDA_CHECK(cudaMemcpy(m.f[c], from.fields().data[c].data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
   }
   std::vector<FieldView> table;
   for (int c : {kEx, kEy, kEz, kBx, kBy, kBz, kJx, kJy, kJz}) table.push_back(m.view(c));
-  m.view_table = device_alloc<FieldView>(table.size());
+  m.view_table = m.alloc<FieldView>(table.size());
   NBODY_CUDA_CHECK(cudaMemcpy(m.view_table, table.data(), table.size() * sizeof(FieldView), cudaMemcpyHostToDevice));
   {
     const FieldView rho = m.view(kRho);
-    m.rho_table = device_alloc<FieldView>(1);
+    m.rho_table = m.alloc<FieldView>(1);
     NBODY_CUDA_CHECK(cudaMemcpy(m.rho_table, &rho, sizeof(FieldView), cudaMemcpyHostToDevice));
   }
-  m.partials = device_alloc<double>(2 * std::size_t(kReduceBlocks));
-  m.track = device_alloc<double>(4);
+  m.partials = m.alloc<double>(2 * std::size_t(kReduceBlocks));
+  m.track = m.alloc<double>(4);
   NBODY_CUDA_CHECK(cudaMemset(m.track, 0, 4 * sizeof(double)));
-  m.save_x = device_alloc<double>(8 * std::size_t(m.g.ny + 1));
-  m.save_y = device_alloc<double>(8 * std::size_t(m.g.nx + 1));
+  m.save_x = m.alloc<double>(8 * std::size_t(m.g.ny + 1));
+  m.save_y = m.alloc<double>(8 * std::size_t(m.g.nx + 1));
   std::size_t most = 0;
   for (const Species& s : from.species()) {
     Species meta = s;
@@ -674,22 +917,37 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
     double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
     const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
     for (int k = 0; k < 6; ++k) {
-      *arrays[k] = device_alloc<double>(d.n);
+      *arrays[k] = m.alloc<double>(d.n);
       NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
     }
-    d.alive = device_alloc<unsigned char>(d.n);
+    d.alive = m.alloc<unsigned char>(d.n);
     NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
     m.sp.push_back(d);
   }
+  if (options.deposit == DepositKernel::float32)
+    for (float*& p : m.fj) p = m.alloc<float>(m.g.size());
+  m.counters = m.alloc<unsigned long long>(3);
+  NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
+  if (options.deposit == DepositKernel::tiled) {
+    m.keys = m.alloc<unsigned>(most);
+    m.keys_sorted = m.alloc<unsigned>(most);
+    m.order = m.alloc<unsigned>(most);
+    m.order_sorted = m.alloc<unsigned>(most);
+    m.scratch = m.alloc<double>(most);
+    for (std::size_t k = 0; k < m.sp.size(); ++k) {
+      m.tile_start.push_back(m.alloc<unsigned>(m.tg.count()));
+      m.tile_end.push_back(m.alloc<unsigned>(m.tg.count()));
+    }
+  }
   if (mode == DepositMode::deterministic) {
     const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
-    m.contrib = device_alloc<double>(std::size_t(3 * K * K) * most);
-    m.keys = device_alloc<unsigned>(most);
-    m.keys_sorted = device_alloc<unsigned>(most);
-    m.order = device_alloc<unsigned>(most);
-    m.order_sorted = device_alloc<unsigned>(most);
-    m.cell_start = device_alloc<unsigned>(m.g.size());
-    m.cell_end = device_alloc<unsigned>(m.g.size());
+    m.contrib = m.alloc<double>(std::size_t(3 * K * K) * most);
+    m.keys = m.alloc<unsigned>(most);
+    m.keys_sorted = m.alloc<unsigned>(most);
+    m.order = m.alloc<unsigned>(most);
+    m.order_sorted = m.alloc<unsigned>(most);
+    m.cell_start = m.alloc<unsigned>(m.g.size());
+    m.cell_end = m.alloc<unsigned>(m.g.size());
   }
 }
 
@@ -707,6 +965,12 @@ PicGpu::~PicGpu() {
     for (double* p : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) cudaFree(p);
     cudaFree(d.alive);
   }
+  for (float* p : m.fj)
+    if (p) cudaFree(p);
+  for (auto* v : {&m.tile_start, &m.tile_end})
+    for (unsigned* p : *v) cudaFree(p);
+  if (m.scratch) cudaFree(m.scratch);
+  if (m.counters) cudaFree(m.counters);
   for (void* p : {static_cast<void*>(m.contrib), static_cast<void*>(m.keys), static_cast<void*>(m.keys_sorted),
                   static_cast<void*>(m.order), static_cast<void*>(m.order_sorted), static_cast<void*>(m.cell_start),
                   static_cast<void*>(m.cell_end), m.cub_temp})
@@ -718,11 +982,38 @@ PicGpu::~PicGpu() {
 void PicGpu::step() {
   Impl& m = *impl_;
   for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
+  const bool tiled = m.opt.deposit == DepositKernel::tiled && m.s.deposit;
+  if (tiled) {
+    // Document 004's policy: sort when the share of slots out of place passes empty_ratio (or
+    // every sort_every steps); always before the first step.
+    bool sort = !m.sorted || (m.opt.sort_every > 0 && m.step % m.opt.sort_every == 0);
+    if (!sort && m.opt.empty_ratio >= 0) {
+      unsigned long long c[2];
+      NBODY_CUDA_CHECK(cudaMemcpy(c, m.counters, sizeof c, cudaMemcpyDeviceToHost));
+      m.dead_slots += c[1];
+      const std::size_t n = m.slots();
+      sort = n > 0 && double(c[0] + m.dead_slots) > m.opt.empty_ratio * double(n);
+    }
+    if (sort) {
+      for (std::size_t k = 0; k < m.sp.size(); ++k) m.sort_tiles(k);
+      m.sorted = true;
+      m.dead_slots = 0;
+      ++m.sort_count;
+    }
+    NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 2 * sizeof(unsigned long long)));
+  }
+  if (m.opt.deposit == DepositKernel::float32)
+    for (float* p : m.fj) NBODY_CUDA_CHECK(cudaMemset(p, 0, m.g.size() * sizeof(float)));
   if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev0));
   for (std::size_t k = 0; k < m.sp.size(); ++k) {
     if (m.meta[k].immobile) continue;
     if (m.s.shape == ShapeOrder::tsc) m.push<ShapeTSC>(k);
     else m.push<ShapeCIC>(k);
+  }
+  if (m.opt.deposit == DepositKernel::float32) {
+    add_float_currents<<<blocks_for(m.g.size()), ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.fj[0], m.fj[1],
+                                                                              m.fj[2], m.g.size());
+    NBODY_CUDA_CHECK_LAUNCH();
   }
   if (m.timing) {
     NBODY_CUDA_CHECK(cudaEventRecord(m.ev1));
@@ -758,7 +1049,7 @@ void PicGpu::track_poynting(int i_left, int i_right) {
 void PicGpu::set_gauss_reference(const std::vector<double>& residual) {
   Impl& m = *impl_;
   if (residual.size() != m.g.size()) throw_runtime_error("pic: the Gauss reference has the wrong size");
-  if (!m.gauss_ref) m.gauss_ref = device_alloc<double>(m.g.size());
+  if (!m.gauss_ref) m.gauss_ref = m.alloc<double>(m.g.size());
   NBODY_CUDA_CHECK(cudaMemcpy(m.gauss_ref, residual.data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
 }
 
@@ -821,6 +1112,8 @@ void PicGpu::enable_timing(bool on) {
 }
 
 double PicGpu::particle_kernel_seconds() const { return impl_->particle_seconds; }
+std::int64_t PicGpu::sorts() const { return impl_->sort_count; }
+std::size_t PicGpu::device_bytes() const { return impl_->bytes; }
 
 void PicGpu::copy_to(PicSimulation& to) const {
   const Impl& m = *impl_;
