@@ -298,7 +298,9 @@ TEST(Gpu, TiledSortPoliciesAgree) {
     if (c.every == 1) {
       EXPECT_EQ(gpu.sorts(), 60);
     }
-    if (c.every == 10) EXPECT_EQ(gpu.sorts(), 6);
+    if (c.every == 10) {
+      EXPECT_EQ(gpu.sorts(), 6);
+    }
     if (c.every == 0 && c.ratio == 0.0) {
       EXPECT_GE(gpu.sorts(), 2) << "any particle out of place triggers a sort";
     }
