@@ -268,6 +268,22 @@ PicConfig read_pic_config(const std::string& path, const std::vector<std::string
   return c;
 }
 
+PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& err) {
+    std::ostringstream m;
+    m << "pic config '" << name << "': " << err.description() << " (line " << err.source().begin.line << ")";
+    throw_input_error(m.str());
+  }
+  for (const std::string& o : overrides) apply_override(root, o);
+  PicConfig c;
+  read_table(root, c);
+  validate_pic_config(c);
+  return c;
+}
+
 // omega_p^2 = sum over mobile species of n_max q^2 / m (in omega0^2).
 double plasma_omega_max(const PicConfig& c) {
   double w2 = 0;

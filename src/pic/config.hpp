@@ -62,6 +62,9 @@ struct PicConfig {
 // Reads and validates a configuration file; `overrides` are "table.key=value" pairs applied on
 // top. Every problem is an input error naming the key (exit status 2).
 PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides);
+// The same from the text of a configuration; `name` names it in error messages.
+PicConfig read_pic_config_text(const std::string& text, const std::string& name,
+                               const std::vector<std::string>& overrides);
 // Checks the values (also after overrides): the Courant limit, species with particles, a laser
 // with an amplitude, ...
 void validate_pic_config(const PicConfig& c);

@@ -98,6 +98,12 @@ class PicGpu {
   // Times the particle kernels with CUDA events (one synchronisation a step).
   void enable_timing(bool on);
   [[nodiscard]] double particle_kernel_seconds() const;
+  // With timing enabled: the last step's particle kernels and whole step (sorting, particle
+  // kernels, current fold, field solve), on the device's clock (CUDA events).
+  struct StepTimes {
+    double particles = 0, step = 0;
+  };
+  [[nodiscard]] StepTimes last_step_times() const;
   // Sorts done so far (tiled), and the device memory this object holds, in bytes.
   [[nodiscard]] std::int64_t sorts() const;
   [[nodiscard]] std::size_t device_bytes() const;

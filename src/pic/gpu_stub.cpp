@@ -17,6 +17,7 @@ PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
 PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
 std::int64_t PicGpu::sorts() const { return 0; }
+PicGpu::StepTimes PicGpu::last_step_times() const { return {}; }
 std::size_t PicGpu::device_bytes() const { return 0; }
 void PicGpu::step() {}
 void PicGpu::copy_to(PicSimulation&) const {}

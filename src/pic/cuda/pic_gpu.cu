@@ -593,7 +593,8 @@ struct PicGpu::Impl {
   void* cub_temp = nullptr;
   std::size_t cub_bytes = 0;
   bool timing = false;
-  cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+  cudaEvent_t ev0 = nullptr, ev1 = nullptr, ev_start = nullptr, ev_end = nullptr;
+  PicGpu::StepTimes last{};
   // diagnostics
   double* partials = nullptr;   // kReduceBlocks x (at most 2) values
   FieldView* rho_table = nullptr;
@@ -975,12 +976,13 @@ PicGpu::~PicGpu() {
                   static_cast<void*>(m.order), static_cast<void*>(m.order_sorted), static_cast<void*>(m.cell_start),
                   static_cast<void*>(m.cell_end), m.cub_temp})
     if (p) cudaFree(p);
-  if (m.ev0) cudaEventDestroy(m.ev0);
-  if (m.ev1) cudaEventDestroy(m.ev1);
+  for (cudaEvent_t e : {m.ev0, m.ev1, m.ev_start, m.ev_end})
+    if (e) cudaEventDestroy(e);
 }
 
 void PicGpu::step() {
   Impl& m = *impl_;
+  if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev_start));
   for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
   const bool tiled = m.opt.deposit == DepositKernel::tiled && m.s.deposit;
   if (tiled) {
@@ -1021,6 +1023,7 @@ void PicGpu::step() {
     float ms = 0;
     NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev0, m.ev1));
     m.particle_seconds += 1e-3 * double(ms);
+    m.last.particles = 1e-3 * double(ms);
   }
   if (m.s.solve_fields) {
     const double t = m.s.t0 + double(m.step) * m.s.dt;
@@ -1034,8 +1037,17 @@ void PicGpu::step() {
                                        m.g.dy, m.s.dt, m.track);
     NBODY_CUDA_CHECK_LAUNCH();
   }
+  if (m.timing) {
+    NBODY_CUDA_CHECK(cudaEventRecord(m.ev_end));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(m.ev_end));
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev_start, m.ev_end));
+    m.last.step = 1e-3 * double(ms);
+  }
   ++m.step;
 }
+
+PicGpu::StepTimes PicGpu::last_step_times() const { return impl_->last; }
 
 void PicGpu::track_poynting(int i_left, int i_right) {
   Impl& m = *impl_;
@@ -1105,8 +1117,7 @@ std::int64_t PicGpu::step_count() const { return impl_->step; }
 void PicGpu::enable_timing(bool on) {
   Impl& m = *impl_;
   if (on && !m.ev0) {
-    NBODY_CUDA_CHECK(cudaEventCreate(&m.ev0));
-    NBODY_CUDA_CHECK(cudaEventCreate(&m.ev1));
+    for (cudaEvent_t* e : {&m.ev0, &m.ev1, &m.ev_start, &m.ev_end}) NBODY_CUDA_CHECK(cudaEventCreate(e));
   }
   m.timing = on;
 }
