@@ -146,7 +146,8 @@ void read_table(const toml::table& root, PicConfig& c) {
     else bad(key, "unknown key");
   });
   each("solver", [&](const std::string& key, const std::string& k, const toml::node* v) {
-    const std::string s = k == "seed" ? "" : text(v, key);
+    const bool numeric = k == "seed" || k == "sort_every" || k == "empty_ratio";
+    const std::string s = numeric ? "" : text(v, key);
     if (k == "field") {
       if (s == "yee") c.solver = SolverKind::yee;
       else if (s == "ck") c.solver = SolverKind::ck;
@@ -165,9 +166,17 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "cuda") c.use_gpu = true;
       else bad(key, "'" + s + "' is not one of cpu, cuda");
     } else if (k == "deposit") {
-      if (s == "atomic") c.deterministic = false;
-      else if (s == "deterministic") c.deterministic = true;
-      else bad(key, "'" + s + "' is not one of atomic, deterministic");
+      static const std::set<std::string> kinds = {"atomic", "deterministic", "tiled", "float32", "cas"};
+      if (!kinds.count(s)) bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas");
+      c.deposit = s;
+      c.deterministic = s == "deterministic";
+    } else if (k == "sort_every") {
+      const std::int64_t n = integer(v, key);
+      if (n < 0 || n > 1000000000) bad(key, "must be >= 0 (0: sort by empty_ratio only)");
+      c.sort_every = int(n);
+    } else if (k == "empty_ratio") {
+      c.empty_ratio = num(v, key);
+      if (!(c.empty_ratio <= 1)) bad(key, "must be <= 1 (a negative value: never sort by the ratio)");
     } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
     else bad(key, "unknown key");
   });
@@ -250,6 +259,15 @@ void apply_override(toml::table& root, const std::string& o) {
 }
 
 }  // namespace
+
+DepositKernel deposit_kernel(const std::string& name) {
+  if (name == "atomic") return DepositKernel::atomic;
+  if (name == "deterministic") return DepositKernel::deterministic;
+  if (name == "tiled") return DepositKernel::tiled;
+  if (name == "float32") return DepositKernel::float32;
+  if (name == "cas") return DepositKernel::cas;
+  throw_input_error("solver.deposit: '" + name + "' is not one of atomic, deterministic, tiled, float32, cas");
+}
 
 PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root;

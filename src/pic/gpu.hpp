@@ -38,6 +38,9 @@ enum class DepositMode { atomic, deterministic };
 //   deterministic  DepositMode::deterministic
 enum class DepositKernel { atomic, cas, float32, tiled, deterministic };
 
+// The kernel of a configuration's solver.deposit name (atomic, cas, float32, tiled, deterministic).
+DepositKernel deposit_kernel(const std::string& name);
+
 struct PicGpuOptions {
   DepositKernel deposit = DepositKernel::atomic;
   // Sorting the particles by tile (tiled only): every `sort_every` steps (0: never by count),

@@ -132,7 +132,11 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   std::unique_ptr<PicGpu> gpu;
   bool device_diagnostics = false;
   if (c.use_gpu) {
-    gpu = std::make_unique<PicGpu>(sim, c.deterministic ? DepositMode::deterministic : DepositMode::atomic);
+    PicGpuOptions o;
+    o.deposit = deposit_kernel(c.deposit);
+    o.sort_every = c.sort_every;
+    o.empty_ratio = c.empty_ratio;
+    gpu = std::make_unique<PicGpu>(sim, o);
     gpu->enable_timing(true);
     r.gpu = true;
     device_diagnostics = !c.deterministic;
