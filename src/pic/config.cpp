@@ -166,8 +166,8 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "cuda") c.use_gpu = true;
       else bad(key, "'" + s + "' is not one of cpu, cuda");
     } else if (k == "deposit") {
-      static const std::set<std::string> kinds = {"atomic", "deterministic", "tiled", "float32", "cas"};
-      if (!kinds.count(s)) bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas");
+      static const std::set<std::string> kinds = {"atomic", "deterministic", "tiled", "float32", "cas", "separate", "redundant"};
+      if (!kinds.count(s)) bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
       c.deposit = s;
       c.deterministic = s == "deterministic";
     } else if (k == "sort_every") {
@@ -266,7 +266,10 @@ DepositKernel deposit_kernel(const std::string& name) {
   if (name == "tiled") return DepositKernel::tiled;
   if (name == "float32") return DepositKernel::float32;
   if (name == "cas") return DepositKernel::cas;
-  throw_input_error("solver.deposit: '" + name + "' is not one of atomic, deterministic, tiled, float32, cas");
+  if (name == "separate") return DepositKernel::separate;
+  if (name == "redundant") return DepositKernel::redundant;
+  throw_input_error("solver.deposit: '" + name +
+                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
 }
 
 PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {

@@ -28,17 +28,26 @@ enum class DepositMode { atomic, deterministic };
 // (`nbody bench --suite pic`, docs/pic_optimization.md). All are charge conserving in exact
 // arithmetic; all but `float32` keep float64 sums.
 //   atomic         float64 atomicAdd into the grid (the default; DepositMode::atomic)
+//   separate       the same atomics, but gather, push and deposit as three kernels (E and B, and
+//                  each particle's move, kept in device arrays between them)
 //   cas            float64 atomics emulated by a compare-and-swap loop (document 004's GPUs)
 //   float32        float32 atomicAdd into float32 current grids, added to the float64 ones after
 //                  the particle kernel (document 004's mixed precision)
+//   redundant      document 004's dynamic redundancy: each of the K x K stencil positions writes
+//                  to its own copy of the current grids (particles of neighbouring cells no
+//                  longer collide), and in the densest tiles (re-chosen every 50 steps from the
+//                  particle counts, at most a quarter of the tiles) each copy is split four ways
+//                  again by the particle's quadrant of its cell; float64 atomics into the copies,
+//                  all copies added into the grid after the particle kernel
 //   tiled          particles sorted by tile (16 x 16 cells); one block a tile adds its particles'
 //                  currents into shared memory (the tile and a 3-cell halo), then the tile into
 //                  the grid; a particle that left its tile's halo since the last sort adds to the
 //                  grid directly (PIConGPU / WarpX / Smilei's privatisation)
 //   deterministic  DepositMode::deterministic
-enum class DepositKernel { atomic, cas, float32, tiled, deterministic };
+enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, deterministic };
 
-// The kernel of a configuration's solver.deposit name (atomic, cas, float32, tiled, deterministic).
+// The kernel of a configuration's solver.deposit name (atomic, separate, cas, float32, redundant,
+// tiled, deterministic).
 DepositKernel deposit_kernel(const std::string& name);
 
 struct PicGpuOptions {

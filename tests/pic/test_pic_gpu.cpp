@@ -255,6 +255,8 @@ std::string kernel_name(const ::testing::TestParamInfo<std::tuple<ShapeOrder, De
   std::string n = std::get<0>(info.param) == ShapeOrder::tsc ? "tsc" : "cic";
   switch (std::get<1>(info.param)) {
     case DepositKernel::atomic: return n + "_atomic";
+    case DepositKernel::separate: return n + "_separate";
+    case DepositKernel::redundant: return n + "_redundant";
     case DepositKernel::cas: return n + "_cas";
     case DepositKernel::float32: return n + "_float32";
     case DepositKernel::tiled: return n + "_tiled";
@@ -265,8 +267,10 @@ std::string kernel_name(const ::testing::TestParamInfo<std::tuple<ShapeOrder, De
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GpuDepositKernels,
                          ::testing::Combine(::testing::Values(ShapeOrder::cic, ShapeOrder::tsc),
-                                            ::testing::Values(DepositKernel::atomic, DepositKernel::cas,
-                                                              DepositKernel::float32, DepositKernel::tiled,
+                                            ::testing::Values(DepositKernel::atomic, DepositKernel::separate,
+                                                              DepositKernel::cas,
+                                                              DepositKernel::float32, DepositKernel::redundant,
+                                                              DepositKernel::tiled,
                                                               DepositKernel::deterministic)),
                          kernel_name);
 

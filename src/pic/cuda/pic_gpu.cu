@@ -118,6 +118,46 @@ __global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc 
   }
 }
 
+// The separate kernels: gather (E, B into eb[6][n]), push and move (the moves kept; `active` marks
+// the particles alive at the start of the step), deposit (every active particle's move).
+template <class Shape>
+__global__ void gather_kernel(DevParticles d, FieldViews v, PushParams pp, double* eb) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    const ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    Vec3d E, B;
+    gather_at<Shape>(r, v, pp, E, B);
+    eb[i] = E.x, eb[d.n + i] = E.y, eb[2 * d.n + i] = E.z;
+    eb[3 * d.n + i] = B.x, eb[4 * d.n + i] = B.y, eb[5 * d.n + i] = B.z;
+  }
+}
+
+__global__ void push_kernel(DevParticles d, PushParams pp, const double* eb, ParticleMove* moves, unsigned char* active) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    active[i] = d.alive[i];
+    if (!d.alive[i]) continue;
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    const Vec3d E{eb[i], eb[d.n + i], eb[2 * d.n + i]}, B{eb[3 * d.n + i], eb[4 * d.n + i], eb[5 * d.n + i]};
+    const ParticleMove m = push_and_move(r, i, E, B, pp);
+    moves[i] = m;
+    if (finish_move(r, m, pp)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+template <class Shape>
+__global__ void deposit_kernel(DevParticles d, FieldViews v, PushParams pp, const ParticleMove* moves,
+                               const unsigned char* active) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride)
+    if (active[i]) deposit_move<Shape>(moves[i], d.w[i], v, pp, AtomicAccumulate{});
+}
+
 __global__ void add_float_currents(double* jx, double* jy, double* jz, const float* fx, const float* fy, const float* fz,
                                    std::size_t n) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
@@ -234,6 +274,112 @@ __global__ void first_sentinel(const unsigned* keys, std::size_t n, unsigned sen
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     if (keys[i] == sentinel && (i == 0 || keys[i - 1] != sentinel)) *live = i;
+}
+
+// ---- Dynamic redundancy (document 004) --------------------------------------------------------
+constexpr int kSubCopies = 4;          // a dense tile's copies split by the particle's cell quadrant
+constexpr int kRedundancyRefresh = 50;  // steps between choices of the dense tiles
+
+// Per particle: the stencil position (n, m) of a contribution picks its copy; in a dense tile the
+// copy is split again by the particle's quadrant and lives in the tile's pool slab.
+template <int K>
+struct RedundantAccumulate {
+  double* jbase[3];
+  std::size_t grid_size;
+  int sx;
+  int bxg, byg;              // the stencil's first point (padded indices)
+  double* copies;            // [K*K][3][grid_size]
+  double* pool;              // [slot][K*K*kSubCopies][3][kTileSpan^2], or null (not dense)
+  int sub;                   // quadrant, in a dense tile
+  int gx0, gy0;              // the tile span's first point (padded), in a dense tile
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        const std::size_t idx = std::size_t(ptr - jbase[c]);
+        const int row = int(idx / std::size_t(sx)), col = int(idx % std::size_t(sx));
+        const int dir = (row - byg) * K + (col - bxg);
+        if (pool) {
+          const int li = col - gx0, lj = row - gy0;
+          if (li >= 0 && li < kTileSpan && lj >= 0 && lj < kTileSpan) {
+            atomicAdd(pool + ((std::size_t(dir * kSubCopies + sub) * 3 + std::size_t(c)) * kTileSpan + std::size_t(lj)) *
+                                 kTileSpan + std::size_t(li),
+                      v);
+            return;
+          }
+        }
+        atomicAdd(copies + (std::size_t(dir) * 3 + std::size_t(c)) * grid_size + idx, v);
+        return;
+      }
+    }
+  }
+};
+
+template <class Shape>
+__global__ void particles_redundant(DevParticles d, FieldViews v, PushParams pp, TileGeometry tg, double* jx, double* jy,
+                                    double* jz, std::size_t grid_size, int sx, double* copies, double* pool,
+                                    const int* dense_slot) {
+  constexpr int K = Shape::support + 2;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    RedundantAccumulate<K> acc{{jx, jy, jz}, grid_size, sx, Shape::first(xi0) - 1 + kGuard, Shape::first(yi0) - 1 + kGuard,
+                               copies, nullptr, 0, 0, 0};
+    const unsigned t = tg.tile_of(d.x[i], d.y[i]);
+    const int slot = dense_slot[t];
+    if (slot >= 0) {
+      const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
+      acc.pool = pool + std::size_t(slot) * std::size_t(K * K * kSubCopies) * 3 * kTileSpan * kTileSpan;
+      acc.sub = (xi0 - floor(xi0) >= 0.5 ? 1 : 0) + (yi0 - floor(yi0) >= 0.5 ? 2 : 0);
+      acc.gx0 = ti * kTile - kHalo + kGuard;
+      acc.gy0 = tj * kTile - kHalo + kGuard;
+    }
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    if (advance_particle<Shape>(r, i, v, pp, acc)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+// J += the directional copies, in copy order (one thread a grid point).
+__global__ void reduce_copies(double* jx, double* jy, double* jz, const double* copies, int ncopies, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    double s[3] = {0, 0, 0};
+    for (int k = 0; k < ncopies; ++k)
+      for (int c = 0; c < 3; ++c) s[c] += copies[(std::size_t(k) * 3 + std::size_t(c)) * n + i];
+    jx[i] += s[0];
+    jy[i] += s[1];
+    jz[i] += s[2];
+  }
+}
+
+// One block a dense tile: its pool slab's copies summed per point and added to the grid (float64
+// atomics: the spans of neighbouring dense tiles overlap).
+__global__ void reduce_pool(double* jx, double* jy, double* jz, const double* pool, const unsigned* dense_tiles,
+                            int ncopies, TileGeometry tg, int sx, int rows) {
+  const unsigned t = dense_tiles[blockIdx.x];
+  const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
+  const int gx0 = ti * kTile - kHalo + kGuard, gy0 = tj * kTile - kHalo + kGuard;
+  const double* slab = pool + std::size_t(blockIdx.x) * std::size_t(ncopies) * 3 * kTileSpan * kTileSpan;
+  double* jb[3] = {jx, jy, jz};
+  for (int k = threadIdx.x; k < 3 * kTileSpan * kTileSpan; k += blockDim.x) {
+    const int c = k / (kTileSpan * kTileSpan), p = k % (kTileSpan * kTileSpan);
+    double s = 0;
+    for (int q = 0; q < ncopies; ++q) s += slab[(std::size_t(q) * 3 + std::size_t(c)) * kTileSpan * kTileSpan + std::size_t(p)];
+    if (s == 0.0) continue;
+    const int gi = gx0 + p % kTileSpan, gj = gy0 + p / kTileSpan;
+    if (gi < 0 || gi >= sx || gj < 0 || gj >= rows) continue;
+    atomicAdd(jb[c] + std::size_t(gj) * std::size_t(sx) + std::size_t(gi), s);
+  }
+}
+
+__global__ void count_tiles(DevParticles d, TileGeometry tg, unsigned* counts) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride)
+    if (d.alive[i]) atomicAdd(counts + tg.tile_of(d.x[i], d.y[i]), 1u);
 }
 
 template <class Shape>
@@ -604,6 +750,47 @@ struct PicGpu::Impl {
   bool tracking = false;
   // float32 deposition
   float* fj[3] = {};
+  // dynamic redundancy
+  int ncopies = 0;  // K * K directional copies
+  double* copies = nullptr;
+  double* pool = nullptr;
+  int* dense_slot = nullptr;          // per tile: its pool slab, or -1
+  unsigned* dense_tiles = nullptr;    // per slab: its tile
+  unsigned* tile_counts = nullptr;
+  int max_dense = 0, dense_count = 0;
+  // Chooses the dense tiles from the live particles' tile counts: those above twice the mean
+  // over non-empty tiles, the most populated first, at most max_dense.
+  void choose_dense_tiles() {
+    NBODY_CUDA_CHECK(cudaMemset(tile_counts, 0, tg.count() * sizeof(unsigned)));
+    for (const DevParticles& d : sp) {
+      if (d.n == 0) continue;
+      count_tiles<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, tile_counts);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    std::vector<unsigned> counts(tg.count());
+    NBODY_CUDA_CHECK(cudaMemcpy(counts.data(), tile_counts, counts.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    double sum = 0, filled = 0;
+    for (unsigned c : counts) sum += c, filled += c > 0;
+    const double threshold = filled > 0 ? 2.0 * sum / filled : 0;
+    std::vector<unsigned> order;
+    for (unsigned t = 0; t < counts.size(); ++t)
+      if (counts[t] > threshold) order.push_back(t);
+    std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return counts[a] > counts[b]; });
+    if (int(order.size()) > max_dense) order.resize(std::size_t(max_dense));
+    std::vector<int> slot(tg.count(), -1);
+    for (std::size_t k = 0; k < order.size(); ++k) slot[order[k]] = int(k);
+    dense_count = int(order.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(dense_slot, slot.data(), slot.size() * sizeof(int), cudaMemcpyHostToDevice));
+    if (!order.empty())
+      NBODY_CUDA_CHECK(cudaMemcpy(dense_tiles, order.data(), order.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  }
+  [[nodiscard]] std::size_t pool_slab() const {
+    return std::size_t(ncopies) * kSubCopies * 3 * kTileSpan * kTileSpan;
+  }
+  // separate kernels
+  double* eb = nullptr;
+  ParticleMove* moves = nullptr;
+  unsigned char* active = nullptr;
   // tiles (tiled deposition)
   TileGeometry tg;
   std::vector<unsigned*> tile_start, tile_end;  // per species
@@ -804,6 +991,14 @@ struct PicGpu::Impl {
         particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, AtomicAccumulate{});
         NBODY_CUDA_CHECK_LAUNCH();
         return;
+      case DepositKernel::separate:
+        gather_kernel<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, eb);
+        NBODY_CUDA_CHECK_LAUNCH();
+        push_kernel<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, pp, eb, moves, active);
+        NBODY_CUDA_CHECK_LAUNCH();
+        deposit_kernel<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, moves, active);
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
       case DepositKernel::cas:
         particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, CasAccumulate{});
         NBODY_CUDA_CHECK_LAUNCH();
@@ -811,6 +1006,11 @@ struct PicGpu::Impl {
       case DepositKernel::float32:
         particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(
             d, v, pp, Float32Accumulate{{f[kJx], f[kJy], f[kJz]}, {fj[0], fj[1], fj[2]}, g.size()});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::redundant:
+        particles_redundant<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(
+            d, v, pp, tg, f[kJx], f[kJy], f[kJz], g.size(), g.stride(), copies, pool, dense_slot);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       case DepositKernel::tiled:
@@ -881,6 +1081,13 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     if (mode == DepositMode::deterministic)
       bytes += most * (std::size_t(3 * K * K) * sizeof(double) + 4 * sizeof(unsigned)) + 2 * m.g.size() * sizeof(unsigned);
     if (options.deposit == DepositKernel::float32) bytes += 3 * m.g.size() * sizeof(float);
+    if (options.deposit == DepositKernel::separate) bytes += most * (6 * sizeof(double) + sizeof(ParticleMove) + 1);
+    if (options.deposit == DepositKernel::redundant) {
+      const std::size_t tiles = std::size_t(m.tg.count()), dense = std::max<std::size_t>(1, tiles / 4);
+      bytes += std::size_t(K * K) * 3 * m.g.size() * sizeof(double) +
+               dense * std::size_t(K * K) * kSubCopies * 3 * kTileSpan * kTileSpan * sizeof(double) +
+               tiles * (sizeof(int) + 2 * sizeof(unsigned));
+    }
     if (options.deposit == DepositKernel::tiled)
       bytes += most * (sizeof(double) + 4 * sizeof(unsigned)) +
                2 * std::size_t(m.tg.count()) * from.species().size() * sizeof(unsigned);
@@ -927,6 +1134,21 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   }
   if (options.deposit == DepositKernel::float32)
     for (float*& p : m.fj) p = m.alloc<float>(m.g.size());
+  if (options.deposit == DepositKernel::redundant) {
+    const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
+    m.ncopies = K * K;
+    m.max_dense = std::max(1, int(m.tg.count() / 4));
+    m.copies = m.alloc<double>(std::size_t(m.ncopies) * 3 * m.g.size());
+    m.pool = m.alloc<double>(std::size_t(m.max_dense) * m.pool_slab());
+    m.dense_slot = m.alloc<int>(m.tg.count());
+    m.dense_tiles = m.alloc<unsigned>(m.tg.count());
+    m.tile_counts = m.alloc<unsigned>(m.tg.count());
+  }
+  if (options.deposit == DepositKernel::separate) {
+    m.eb = m.alloc<double>(6 * most);
+    m.moves = m.alloc<ParticleMove>(most);
+    m.active = m.alloc<unsigned char>(most);
+  }
   m.counters = m.alloc<unsigned long long>(3);
   NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
   if (options.deposit == DepositKernel::tiled) {
@@ -971,6 +1193,10 @@ PicGpu::~PicGpu() {
   for (auto* v : {&m.tile_start, &m.tile_end})
     for (unsigned* p : *v) cudaFree(p);
   if (m.scratch) cudaFree(m.scratch);
+  for (void* p : {static_cast<void*>(m.eb), static_cast<void*>(m.moves), static_cast<void*>(m.active),
+                  static_cast<void*>(m.copies), static_cast<void*>(m.pool), static_cast<void*>(m.dense_slot),
+                  static_cast<void*>(m.dense_tiles), static_cast<void*>(m.tile_counts)})
+    if (p) cudaFree(p);
   if (m.counters) cudaFree(m.counters);
   for (void* p : {static_cast<void*>(m.contrib), static_cast<void*>(m.keys), static_cast<void*>(m.keys_sorted),
                   static_cast<void*>(m.order), static_cast<void*>(m.order_sorted), static_cast<void*>(m.cell_start),
@@ -1006,11 +1232,27 @@ void PicGpu::step() {
   }
   if (m.opt.deposit == DepositKernel::float32)
     for (float* p : m.fj) NBODY_CUDA_CHECK(cudaMemset(p, 0, m.g.size() * sizeof(float)));
+  const bool redundant = m.opt.deposit == DepositKernel::redundant && m.s.deposit;
+  if (redundant) {
+    if (m.step % kRedundancyRefresh == 0 || m.dense_count == 0) m.choose_dense_tiles();
+    NBODY_CUDA_CHECK(cudaMemset(m.copies, 0, std::size_t(m.ncopies) * 3 * m.g.size() * sizeof(double)));
+    NBODY_CUDA_CHECK(cudaMemset(m.pool, 0, std::size_t(m.dense_count) * m.pool_slab() * sizeof(double)));
+  }
   if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev0));
   for (std::size_t k = 0; k < m.sp.size(); ++k) {
     if (m.meta[k].immobile) continue;
     if (m.s.shape == ShapeOrder::tsc) m.push<ShapeTSC>(k);
     else m.push<ShapeCIC>(k);
+  }
+  if (redundant) {
+    reduce_copies<<<blocks_for(m.g.size()), ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.copies, m.ncopies,
+                                                                          m.g.size());
+    NBODY_CUDA_CHECK_LAUNCH();
+    if (m.dense_count > 0) {
+      reduce_pool<<<m.dense_count, ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.pool, m.dense_tiles,
+                                                                m.ncopies * kSubCopies, m.tg, m.g.stride(), m.g.rows());
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
   }
   if (m.opt.deposit == DepositKernel::float32) {
     add_float_currents<<<blocks_for(m.g.size()), ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.fj[0], m.fj[1],
