@@ -370,7 +370,6 @@ void validate_pic_config(const PicConfig& c) {
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
-  if (c.pml_x && c.use_gpu) bad("grid.boundary_x", "pml is not implemented on the GPU path yet (use open)");
   if (c.use_gpu) {
     std::string why;
     if (!pic_gpu_available(&why)) bad("solver.device", "cuda is not available: " + why);

@@ -62,9 +62,9 @@ PIC_HD void deposit_esirkepov(const FieldViews& f, double x0, double y0, double 
   Shape::weights(x1, fx1, wx1);
   Shape::weights(y1, fy1, wy1);
   const int ox = fx1 - bx, oy = fy1 - by;
-#pragma unroll
+PIC_UNROLL
   for (int k = 0; k < K; ++k) {
-#pragma unroll
+PIC_UNROLL
     for (int q = 0; q < Shape::support; ++q) {
       if (k - q == ox) sx1[k] = wx1[q];
       if (k - q == oy) sy1[k] = wy1[q];

@@ -23,7 +23,7 @@ namespace {
 
 // A periodic thermal electron-deuteron plasma (n = 0.1 n_c: omega_p = 0.32) with a magnetic field
 // (every current component), CK solver at 0.95 of its limit.
-PicSimulation make_plasma(ShapeOrder shape, bool open_x = false) {
+PicSimulation make_plasma(ShapeOrder shape, bool open_x = false, int pml_cells = 0) {
   PicSettings s;
   s.geom.nx = 48, s.geom.ny = 32, s.geom.dx = 0.2, s.geom.dy = 0.3;
   s.solver = SolverKind::ck;
@@ -32,6 +32,7 @@ PicSimulation make_plasma(ShapeOrder shape, bool open_x = false) {
   s.external_b = {0.1, 0.2, 0.5};
   if (open_x) {
     s.field_bc.x = FieldBoundary::open;
+    s.field_bc.pml_cells_x = pml_cells;
     s.laser.enabled = true;
     s.laser.a0 = 0.5;
     s.laser.polarisation = Polarisation::circular;
@@ -208,6 +209,27 @@ PicSimulation make_absorbing_plasma(ShapeOrder shape) {
 std::vector<double> sorted_copy(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v;
+}
+
+// The PML on the GPU against the CPU's (the laser enters at the left, the layer at the right end
+// absorbs what reaches it): fields, the layer's memories and particles within the bound above.
+TEST(Gpu, PmlAgreesWithTheCpu) {
+  REQUIRE_GPU();
+  for (ShapeOrder shape : {ShapeOrder::cic, ShapeOrder::tsc}) {
+    PicSimulation cpu = make_plasma(shape, true, 8);
+    PicSimulation back = make_plasma(shape, true, 8);
+    ASSERT_GT(cpu.solver().pml().cells, 0);
+    PicGpu gpu(cpu, DepositMode::atomic);
+    cpu.run(100);
+    gpu.run(100);
+    gpu.copy_to(back);
+    compare(cpu, back, "pml");
+    for (int c = 0; c < kPsiCount; ++c) {
+      ASSERT_EQ(back.fields().psi[c].size(), cpu.fields().psi[c].size());
+      const double scale = std::max(max_abs(cpu.fields().psi[c]), 1e-6);
+      EXPECT_LE(max_abs_diff(cpu.fields().psi[c], back.fields().psi[c]) / scale, 1e-8) << "psi " << c;
+    }
+  }
 }
 
 class GpuDepositKernels : public ::testing::TestWithParam<std::tuple<ShapeOrder, DepositKernel>> {};

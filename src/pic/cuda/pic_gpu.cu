@@ -520,6 +520,11 @@ struct SolverArgs {
   double cx, cy, dt;
   int nx, ny;
   bool px, py;  // periodic axes
+  // The PML (the host's MaxwellSolver: pml_derivative on the x differences inside the layer);
+  // null memories without one. pml_update: advance the B memories (the second half step).
+  double *psi_by = nullptr, *psi_bz = nullptr, *psi_ey = nullptr, *psi_ez = nullptr;
+  PmlLayer pml{};
+  bool pml_update = false;
 };
 
 __global__ void update_bx(SolverArgs a, Range2 r) {
@@ -532,14 +537,18 @@ __global__ void update_by(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   const bool smooth = a.py || (j > 0 && j < a.ny);
-  a.by(i, j) += a.cx * curl_dx(a.ez, i, j, smooth, a.sc);
+  double d = curl_dx(a.ez, i, j, smooth, a.sc);
+  if (a.psi_by) d = pml_derivative(d, a.psi_by[a.by.index(i, j)], a.pml.sigma(i + 0.5), 2 * a.dt, a.pml_update);
+  a.by(i, j) += a.cx * d;
 }
 __global__ void update_bz(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   const bool smooth_x = a.py || (j > 0 && j < a.ny - 1);
   const bool smooth_y = a.px || (i > 0 && i < a.nx - 1);
-  a.bz(i, j) -= a.cx * curl_dx(a.ey, i, j, smooth_x, a.sc) - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
+  double d = curl_dx(a.ey, i, j, smooth_x, a.sc);
+  if (a.psi_bz) d = pml_derivative(d, a.psi_bz[a.bz.index(i, j)], a.pml.sigma(i + 0.5), 2 * a.dt, a.pml_update);
+  a.bz(i, j) -= a.cx * d - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
 }
 __global__ void update_ex(SolverArgs a, Range2 r) {
   int i, j;
@@ -549,12 +558,16 @@ __global__ void update_ex(SolverArgs a, Range2 r) {
 __global__ void update_ey(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  a.ey(i, j) += -a.cx * (a.bz(i, j) - a.bz(i - 1, j)) - a.dt * a.jy(i, j);
+  double d = a.bz(i, j) - a.bz(i - 1, j);
+  if (a.psi_ey) d = pml_derivative(d, a.psi_ey[a.ey.index(i, j)], a.pml.sigma(i), a.dt, true);
+  a.ey(i, j) += -a.cx * d - a.dt * a.jy(i, j);
 }
 __global__ void update_ez(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  a.ez(i, j) += a.cx * (a.by(i, j) - a.by(i - 1, j)) - a.cy * (a.bx(i, j) - a.bx(i, j - 1)) - a.dt * a.jz(i, j);
+  double d = a.by(i, j) - a.by(i - 1, j);
+  if (a.psi_ez) d = pml_derivative(d, a.psi_ez[a.ez.index(i, j)], a.pml.sigma(i), a.dt, true);
+  a.ez(i, j) += a.cx * d - a.cy * (a.bx(i, j) - a.bx(i, j - 1)) - a.dt * a.jz(i, j);
 }
 
 // Saves the two outermost lines of the tangential components of the open boundaries:
@@ -726,6 +739,8 @@ struct PicGpu::Impl {
   std::size_t bytes = 0;  // device memory held
   std::vector<Species> meta;  // names, charges, boundaries (no particles)
   double* f[kComponents] = {};
+  double* psi[kPsiCount] = {};  // the PML's memories (null without a PML)
+  PmlLayer pml;
   FieldView* view_table = nullptr;  // device copies of the views: E, B (6), then J (3)
   std::vector<DevParticles> sp;
   std::int64_t step = 0;
@@ -859,11 +874,17 @@ struct PicGpu::Impl {
     for (int c = 0; c < 3; ++c) v.e[c] = view(kEx + c), v.b[c] = view(kBx + c), v.j[c] = view(kJx + c);
     return v;
   }
-  SolverArgs args(double dt) const {
+  SolverArgs args(double dt, bool pml_update = false) const {
     const CurlCoefficients c = curl_coefficients(s.solver, g.dx, g.dy);
-    return {view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
-            {c.alpha_x, c.beta_xy, c.alpha_y, c.beta_yx}, dt / g.dx, dt / g.dy, dt, g.nx, g.ny,
-            s.field_bc.x == FieldBoundary::periodic, s.field_bc.y == FieldBoundary::periodic};
+    SolverArgs a{view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
+                 {c.alpha_x, c.beta_xy, c.alpha_y, c.beta_yx}, dt / g.dx, dt / g.dy, dt, g.nx, g.ny,
+                 s.field_bc.x == FieldBoundary::periodic, s.field_bc.y == FieldBoundary::periodic};
+    if (pml.cells > 0) {
+      a.psi_by = psi[kPsiBy], a.psi_bz = psi[kPsiBz], a.psi_ey = psi[kPsiEy], a.psi_ez = psi[kPsiEz];
+      a.pml = pml;
+      a.pml_update = pml_update;
+    }
+    return a;
   }
   Range2 span(bool half_x, bool half_y) const {
     auto r = [](FieldBoundary b, int n, bool half, int& lo, int& hi) {
@@ -942,8 +963,8 @@ struct PicGpu::Impl {
     kernel<<<exact_blocks(std::size_t(r.count())), ElementwisePolicy::kBlock>>>(a, r);
     NBODY_CUDA_CHECK_LAUNCH();
   }
-  void advance_b(double dt) {
-    const SolverArgs a = args(dt);
+  void advance_b(double dt, bool pml_update) {
+    const SolverArgs a = args(dt, pml_update);
     launch(update_bx, a, span(false, true));
     launch(update_by, a, span(true, false));
     launch(update_bz, a, span(true, true));
@@ -1064,7 +1085,6 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   Impl& m = *impl_;
   m.opt = options;
   m.s = from.settings();
-  if (m.s.field_bc.pml_cells_x > 0) throw_input_error("pic: the PML is not implemented on the GPU path yet (use open boundaries)");
   m.g = m.s.geom;
   m.tg.nx = m.g.nx, m.tg.ny = m.g.ny, m.tg.x0 = m.g.x0, m.tg.y0 = m.g.y0, m.tg.dx = m.g.dx, m.tg.dy = m.g.dy;
   m.tg.tiles_x = (m.g.nx + kTile - 1) / kTile;
@@ -1078,6 +1098,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     for (const Species& s : from.species()) particles += s.size(), most = std::max(most, s.size());
     const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
     std::size_t bytes = std::size_t(kComponents) * m.g.size() * sizeof(double) + particles * (6 * sizeof(double) + 1);
+    if (from.solver().pml().cells > 0) bytes += std::size_t(kPsiCount) * m.g.size() * sizeof(double);
     if (mode == DepositMode::deterministic)
       bytes += most * (std::size_t(3 * K * K) * sizeof(double) + 4 * sizeof(unsigned)) + 2 * m.g.size() * sizeof(unsigned);
     if (options.deposit == DepositKernel::float32) bytes += 3 * m.g.size() * sizeof(float);
@@ -1100,6 +1121,17 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     m.f[c] = m.alloc<double>(m.g.size());
     NBODY_CUDA_CHECK(cudaMemcpy(m.f[c], from.fields().data[c].data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
   }
+  m.pml = from.solver().pml();
+  if (m.pml.cells > 0)
+    for (int c = 0; c < kPsiCount; ++c) {
+      m.psi[c] = m.alloc<double>(m.g.size());
+      const std::vector<double>& h = from.fields().psi[c];
+      if (h.size() == m.g.size()) {
+        NBODY_CUDA_CHECK(cudaMemcpy(m.psi[c], h.data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
+      } else {
+        NBODY_CUDA_CHECK(cudaMemset(m.psi[c], 0, m.g.size() * sizeof(double)));
+      }
+    }
   std::vector<FieldView> table;
   for (int c : {kEx, kEy, kEz, kBx, kBy, kBz, kJx, kJy, kJz}) table.push_back(m.view(c));
   m.view_table = m.alloc<FieldView>(table.size());
@@ -1178,6 +1210,8 @@ PicGpu::~PicGpu() {
   if (!impl_) return;
   Impl& m = *impl_;
   for (double* p : m.f) cudaFree(p);
+  for (double* p : m.psi)
+    if (p) cudaFree(p);
   cudaFree(m.view_table);
   for (void* p : {static_cast<void*>(m.rho_table), static_cast<void*>(m.partials), static_cast<void*>(m.gauss_ref),
                   static_cast<void*>(m.track)})
@@ -1270,9 +1304,9 @@ void PicGpu::step() {
   if (m.s.solve_fields) {
     const double t = m.s.t0 + double(m.step) * m.s.dt;
     m.fold_currents();
-    m.advance_b(0.5 * m.s.dt);
+    m.advance_b(0.5 * m.s.dt, false);
     m.advance_e(m.s.dt, t);
-    m.advance_b(0.5 * m.s.dt);
+    m.advance_b(0.5 * m.s.dt, true);
   }
   if (m.tracking) {
     poynting_step<<<2, kReduceBlock>>>(m.view(kEy), m.view(kEz), m.view(kBy), m.view(kBz), m.i_left, m.i_right, m.g.ny,
@@ -1373,6 +1407,11 @@ void PicGpu::copy_to(PicSimulation& to) const {
   NBODY_CUDA_CHECK(cudaDeviceSynchronize());
   for (int c = 0; c < kComponents; ++c)
     NBODY_CUDA_CHECK(cudaMemcpy(to.fields().data[c].data(), m.f[c], m.g.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int c = 0; c < kPsiCount; ++c) {
+    if (!m.psi[c]) continue;
+    to.fields().psi[c].resize(m.g.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(to.fields().psi[c].data(), m.psi[c], m.g.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  }
   if (to.species().size() != m.sp.size()) throw_runtime_error("pic: copy_to a simulation with other species");
   for (std::size_t k = 0; k < m.sp.size(); ++k) {
     const DevParticles& d = m.sp[k];
