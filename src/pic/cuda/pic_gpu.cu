@@ -773,6 +773,7 @@ struct PicGpu::Impl {
   unsigned* dense_tiles = nullptr;    // per slab: its tile
   unsigned* tile_counts = nullptr;
   int max_dense = 0, dense_count = 0;
+  std::int64_t dense_step = -1;  // the step of the last choice
   // Chooses the dense tiles from the live particles' tile counts: those above twice the mean
   // over non-empty tiles, the most populated first, at most max_dense.
   void choose_dense_tiles() {
@@ -1268,7 +1269,10 @@ void PicGpu::step() {
     for (float* p : m.fj) NBODY_CUDA_CHECK(cudaMemset(p, 0, m.g.size() * sizeof(float)));
   const bool redundant = m.opt.deposit == DepositKernel::redundant && m.s.deposit;
   if (redundant) {
-    if (m.step % kRedundancyRefresh == 0 || m.dense_count == 0) m.choose_dense_tiles();
+    if (m.dense_step < 0 || m.step - m.dense_step >= kRedundancyRefresh) {
+      m.choose_dense_tiles();
+      m.dense_step = m.step;
+    }
     NBODY_CUDA_CHECK(cudaMemset(m.copies, 0, std::size_t(m.ncopies) * 3 * m.g.size() * sizeof(double)));
     NBODY_CUDA_CHECK(cudaMemset(m.pool, 0, std::size_t(m.dense_count) * m.pool_slab() * sizeof(double)));
   }
