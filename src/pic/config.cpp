@@ -272,23 +272,6 @@ DepositKernel deposit_kernel(const std::string& name) {
                     "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
 }
 
-PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
-  toml::table root;
-  if (std::ifstream probe(path); !probe) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& err) {
-    std::ostringstream m;
-    m << "pic config '" << path << "': " << err.description() << " (line " << err.source().begin.line << ")";
-    throw_input_error(m.str());
-  }
-  for (const std::string& o : overrides) apply_override(root, o);
-  PicConfig c;
-  read_table(root, c);
-  validate_pic_config(c);
-  return c;
-}
-
 PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
   toml::table root;
   try {
@@ -303,6 +286,15 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
   read_table(root, c);
   validate_pic_config(c);
   return c;
+}
+
+PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw_input_error("pic config '" + path + "': cannot read it");
+  return read_pic_config_text(text.str(), path, overrides);
 }
 
 // omega_p^2 = sum over mobile species of n_max q^2 / m (in omega0^2).
