@@ -27,6 +27,9 @@ bool parallel_walk(std::int64_t targets) { return parallel_pairs(targets, 1024);
 
 using Range = std::pair<std::int32_t, std::int32_t>;
 
+// The largest group (the schema's bound on --tree-group-size).
+constexpr int kMaxGroup = 64;
+
 void split(const std::uint64_t* keys, std::int32_t b, std::int32_t e, int level, int capacity,
            std::vector<Range>& out) {
   if (e - b <= capacity) {
@@ -259,7 +262,7 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
     tkeys = &tkeys_;
   }
   std::vector<Range> groups;
-  split_groups(*tkeys, std::max(1, params_.group_size), groups);
+  split_groups(*tkeys, std::clamp(params_.group_size, 1, kMaxGroup), groups);
 
   // The previous pass's |a| of a target (0: unknown), for the relative criterion.
   const int ns = static_cast<int>(x_.size());
@@ -325,30 +328,51 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
         for (const auto& r : bodies) list_bodies += static_cast<std::uint64_t>(r.second - r.first);
         m2p += static_cast<std::uint64_t>(e - b) * cells.size();
         p2p += static_cast<std::uint64_t>(e - b) * list_bodies;
-        // Evaluation: per target, the cells, then the bodies, in list order.
-        for (int k = b; k < e; ++k) {
-          const double xi = tx[k], yi = ty[k], zi = tz[k];
-          const int out = tindex[k];
-          if (mode == Mode::acceleration) {
-            double sx = 0, sy = 0, sz = 0;
-            for (const auto& q : cells) eval.accumulate(q.x - xi, q.y - yi, q.z - zi, q, sx, sy, sz);
-            for (const auto& r : bodies) {
-              for (int j = r.first; j < r.second; ++j) law.accumulate(x_[j] - xi, y_[j] - yi, z_[j] - zi, m_[j], sx, sy, sz);
+        // Evaluation: per target, the cells, then the bodies, in list order; the loops run over
+        // the group's targets innermost (one lane a target, as the GPU's threads), so each
+        // target's sum keeps that order whatever the vector width.
+        const int count = e - b;
+        alignas(64) double gx[kMaxGroup], gy[kMaxGroup], gz[kMaxGroup], sx[kMaxGroup], sy[kMaxGroup], sz[kMaxGroup];
+        alignas(64) std::int32_t own[kMaxGroup];
+        for (int k = 0; k < count; ++k) {
+          gx[k] = tx[b + k], gy[k] = ty[b + k], gz[k] = tz[b + k];
+          sx[k] = 0, sy[k] = 0, sz[k] = 0;
+          own[k] = self >= 0 ? rank_[self + tindex[b + k]] : -1;
+        }
+        if (mode == Mode::acceleration) {
+          for (const auto& q : cells) {
+#pragma omp simd
+            for (int k = 0; k < count; ++k) eval.accumulate(q.x - gx[k], q.y - gy[k], q.z - gz[k], q, sx[k], sy[k], sz[k]);
+          }
+          for (const auto& r : bodies) {
+            for (int j = r.first; j < r.second; ++j) {
+              const double xj = x_[j], yj = y_[j], zj = z_[j], mj = m_[j];
+#pragma omp simd
+              for (int k = 0; k < count; ++k) law.accumulate(xj - gx[k], yj - gy[k], zj - gz[k], mj, sx[k], sy[k], sz[k]);
             }
-            ax[out] = G * sx;
-            ay[out] = G * sy;
-            az[out] = G * sz;
-          } else {
-            const int own = self >= 0 ? rank_[self + out] : -1;
-            double p = 0;
-            for (const auto& q : cells) p += eval.potential(q.x - xi, q.y - yi, q.z - zi, q);
-            for (const auto& r : bodies) {
-              for (int j = r.first; j < r.second; ++j) {
-                if (j != own) p += law.potential(x_[j] - xi, y_[j] - yi, z_[j] - zi, m_[j]);
+          }
+          for (int k = 0; k < count; ++k) {
+            const int out = tindex[b + k];
+            ax[out] = G * sx[k];
+            ay[out] = G * sy[k];
+            az[out] = G * sz[k];
+          }
+        } else {
+          for (const auto& q : cells) {
+#pragma omp simd
+            for (int k = 0; k < count; ++k) sx[k] += eval.potential(q.x - gx[k], q.y - gy[k], q.z - gz[k], q);
+          }
+          for (const auto& r : bodies) {
+            for (int j = r.first; j < r.second; ++j) {
+              const double xj = x_[j], yj = y_[j], zj = z_[j], mj = m_[j];
+#pragma omp simd
+              for (int k = 0; k < count; ++k) {
+                const double phi = law.potential(xj - gx[k], yj - gy[k], zj - gz[k], mj);
+                sx[k] += j != own[k] ? phi : 0.0;
               }
             }
-            ax[out] = G * p;
           }
+          for (int k = 0; k < count; ++k) ax[tindex[b + k]] = G * sx[k];
         }
       }
     }
