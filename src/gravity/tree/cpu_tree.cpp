@@ -77,6 +77,10 @@ KeyBox<double> bounding_cube(const double* x, const double* y, const double* z, 
       hi[d] = std::max(hi[d], p[d]);
     }
   }
+  return cube_from_bounds(lo, hi, n);
+}
+
+KeyBox<double> cube_from_bounds(const double lo[3], const double hi[3], int n) {
   if (n == 0) return {-0.5, -0.5, -0.5, 1.0};
   double size = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
   double mid[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};

@@ -49,6 +49,9 @@ struct Octree {
 // coordinates fall inside); a unit cube about the point where all coincide. Throws a runtime
 // error for non-finite coordinates.
 [[nodiscard]] KeyBox<double> bounding_cube(const double* x, const double* y, const double* z, int n);
+// The same cube from the bounds lo[d] <= x_d <= hi[d] of n >= 0 points (the GPU tree reduces them
+// on the device).
+[[nodiscard]] KeyBox<double> cube_from_bounds(const double lo[3], const double hi[3], int n);
 
 // Sorts keys with their indices: by key, equal keys by index (a unique order: deterministic).
 void sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::int32_t>& index);
