@@ -66,6 +66,9 @@ class Communicator {
   [[nodiscard]] virtual int local_rank() const noexcept = 0;
   [[nodiscard]] virtual int local_size() const noexcept = 0;
   [[nodiscard]] virtual std::string name() const = 0;  // "null", "mpi"
+  // For libraries that take the transport's own communicator (parallel HDF5's MPI-IO): the
+  // address of the MPI_Comm of an MPI communicator, null for the others.
+  [[nodiscard]] virtual const void* native_handle() const noexcept { return nullptr; }
 
   virtual void barrier() = 0;
   // A communicator of the ranks that pass member = true, ranked as here (collective: every rank

@@ -90,6 +90,7 @@ class MpiCommunicator final : public Communicator {
   int local_rank() const noexcept override { return local_rank_; }
   int local_size() const noexcept override { return local_size_; }
   std::string name() const override { return "mpi"; }
+  const void* native_handle() const noexcept override { return &comm_; }
 
   void barrier() override { NBODY_MPI_CHECK(MPI_Barrier(comm_)); }
 

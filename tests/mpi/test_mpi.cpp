@@ -3,8 +3,13 @@
 // simulations on every rank against the same simulation made for one process alone.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -16,6 +21,9 @@
 #include "gravity/direct/cpu_solvers.hpp"
 #include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
+#include "ic/ic.hpp"
+#include "io/gadget_hdf5.hpp"
+#include "nbody/error.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody {
@@ -238,6 +246,69 @@ TEST_P(DistributedSimulation, SameStateAsOneProcess) {
   // Every rank holds the same state.
   const std::string mine = state_bits(*sim);
   EXPECT_EQ(world().broadcast_bytes(mine, 0), mine);
+}
+
+// ---- collective HDF5 snapshots ------------------------------------------------------------------
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every rank writes its block of the bodies into one file (MPI-IO): the file has the bytes of the
+// file one process writes, for fp32 and fp64, and for fewer bodies than ranks (ranks with no rows).
+TEST(ParallelHdf5, CollectiveFileHasTheBytesOfOneProcess) {
+  if (!parallel_hdf5_available()) GTEST_SKIP() << "this build has no parallel HDF5 (NBODY_HDF5_PARALLEL=OFF)";
+  if (world().native_handle() == nullptr) GTEST_SKIP() << "not started by mpirun";
+  const std::string dir = world().broadcast_bytes(
+      world().rank() == 0 ? testing::TempDir() + "nbody_parallel_hdf5_" + std::to_string(::getpid()) : "", 0);
+  if (world().rank() == 0) std::filesystem::create_directories(dir);
+  world().barrier();
+  RunConfig cfg;
+  cfg.n = 67;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{67}, std::int64_t{1000}}) {
+    for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+      const Particles<double> p = make_initial_conditions({"plummer", n, 7});
+      const SnapshotMeta meta{precision, 0.375, &cfg, std::nullopt};
+      const std::string tag = std::to_string(n) + (precision == Precision::fp32 ? "_fp32" : "_fp64");
+      const std::filesystem::path alone = dir + "/alone_" + tag + ".hdf5", together = dir + "/together_" + tag + ".hdf5";
+      if (world().rank() == 0) write_gadget_hdf5(alone, p, meta);
+      write_gadget_hdf5_collective(together, p, meta, world());
+      if (world().rank() == 0) {
+        EXPECT_TRUE(file_bytes(alone) == file_bytes(together)) << tag << " on " << world().size() << " ranks";
+        const ParticleFileData back = read_gadget_hdf5(together);
+        const Particles<double> expect = precision == Precision::fp32 ? p.as<float>().as<double>() : p;
+        EXPECT_EQ(back.particles.x, expect.x) << tag;
+        EXPECT_EQ(back.particles.vz, expect.vz) << tag;
+        EXPECT_EQ(back.particles.m, expect.m) << tag;
+        EXPECT_EQ(back.particles.id, expect.id) << tag;
+        // Renamed into place: no temporary is left.
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+          EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+        }
+      }
+      world().barrier();
+    }
+  }
+  if (world().rank() == 0 && !HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// A failure is a runtime error on the ranks (here every rank: the directory does not exist), and
+// nothing is left behind.
+TEST(ParallelHdf5, AFailedCollectiveWriteIsAnErrorOnEveryRank) {
+  if (!parallel_hdf5_available()) GTEST_SKIP() << "this build has no parallel HDF5 (NBODY_HDF5_PARALLEL=OFF)";
+  if (world().native_handle() == nullptr) GTEST_SKIP() << "not started by mpirun";
+  const Particles<double> p = make_initial_conditions({"plummer", 10, 7});
+  const std::filesystem::path target = testing::TempDir() + "nbody_no_such_dir_" + std::to_string(::getpid()) + "/s.hdf5";
+  try {
+    write_gadget_hdf5_collective(target, p, {Precision::fp64, 0.0, nullptr, std::nullopt}, world());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_NE(std::string(e.what()).find("s.hdf5"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(target.parent_path()));
+  world().barrier();
 }
 
 INSTANTIATE_TEST_SUITE_P(Integrators, DistributedSimulation,
