@@ -49,6 +49,12 @@ struct Record {
   double comm_s = 0;               // multi-gpu: median of the gather of every rank's block
   double speedup_vs_one_rank = 0;  // multi-gpu strong: one rank's median / this median
   double efficiency = 0;           // multi-gpu: strong speedup / ranks; weak rate / (ranks x one rank's)
+  // multi-gpu over several ranks: the whole pass with --distribution-exchange pipelined (the
+  // block in pieces, each piece's gather overlapping the next piece's forces; median_s is the
+  // "gather" pass), its pieces, and whether its accelerations have the bits of the gather's.
+  double pipelined_s = 0;
+  int pipelined_chunks = 0;
+  bool pipelined_same_bits = false;
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };

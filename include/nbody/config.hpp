@@ -61,6 +61,11 @@ struct GravitySection {
   std::string device = "auto";    // auto, cpu, cuda
   std::string gravity = "direct";  // direct, reference (the float64 CPU oracle)
   std::string precision = "fp32";
+  // Over several ranks: how the blocks of accelerations are exchanged (gravity/direct/distributed.hpp):
+  // "gather" after the whole block, or "pipelined" in distribution_chunks pieces, each piece's
+  // gather overlapping the next piece's forces. The same bits either way.
+  std::string distribution_exchange = "gather";
+  std::int64_t distribution_chunks = 4;
 
   bool operator==(const GravitySection&) const = default;
 };

@@ -168,6 +168,17 @@ void check_same_bits_as_one_process(const std::string& kind, SofteningLaw law, d
     EXPECT_TRUE(single == spread) << kind << " n = " << n << " on " << world().size() << " ranks";
     EXPECT_EQ(d.interactions(), std::uint64_t(n) * std::uint64_t(n));
 
+    // The pipelined exchange (pieces of each block gathered by non-blocking collectives while the
+    // next piece is computed): the same bits, for any number of pieces (more than targets too).
+    for (const int chunks : {1, 3, 4, 7}) {
+      DistributedSolver<T> p(local_solver<T>(kind, g), comm::world_shared(),
+                             comm::make_host_gather(comm::world_shared()), Exchange::pipelined, chunks);
+      Out<T> piped{std::size_t(n)};
+      p.accelerations(b.targets(), b.sources(), piped.span());
+      EXPECT_TRUE(single == piped) << kind << " pipelined in " << chunks << " pieces, n = " << n << " on "
+                                   << world().size() << " ranks";
+    }
+
     // Hermite's pass on an active subset (every third body).
     std::vector<std::int32_t> active;
     for (int i = 0; i < n; i += 3) active.push_back(i);
@@ -181,6 +192,40 @@ void check_same_bits_as_one_process(const std::string& kind, SofteningLaw law, d
     const double w2 = d.potential_energy(b.sources());
     EXPECT_EQ(std::memcmp(&w1, &w2, sizeof w1), 0);
   }
+}
+
+TEST(DistributedSolver, ExchangeNamesAndBadChunks) {
+  EXPECT_EQ(parse_exchange("gather"), Exchange::gather);
+  EXPECT_EQ(parse_exchange("pipelined"), Exchange::pipelined);
+  EXPECT_THROW((void)parse_exchange("ring"), Error);
+  const GravityParams g{1.0, 0.01, SofteningLaw::plummer};
+  EXPECT_THROW(DistributedSolver<float>(local_solver<float>("direct", g), comm::world_shared(),
+                                        comm::make_host_gather(comm::world_shared()), Exchange::pipelined, 0),
+               Error);
+}
+
+// Non-blocking gathers of pieces at any place, several outstanding at once, waited in any order.
+TEST(Communicator, NonBlockingGathersOfPieces) {
+  const int p = world().size(), r = world().rank();
+  const std::int64_t n = 41;
+  std::vector<double> data(std::size_t(n), -1.0);
+  std::vector<std::unique_ptr<comm::Request>> requests;
+  for (int k = 0; k < 3; ++k) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      const comm::Block block = comm::block_of(n, p, q);
+      const comm::Block piece = comm::block_of(block.count, 3, k);
+      counts[std::size_t(q)] = piece.count;
+      displs[std::size_t(q)] = block.first + piece.first;
+    }
+    for (std::int64_t i = 0; i < counts[std::size_t(r)]; ++i) {
+      const std::int64_t at = displs[std::size_t(r)] + i;
+      data[std::size_t(at)] = 0.25 * double(at);
+    }
+    requests.push_back(world().iallgatherv_in_place(data.data(), counts, displs, comm::DataType::f64));
+  }
+  for (auto it = requests.rbegin(); it != requests.rend(); ++it) (*it)->wait();
+  for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(data[std::size_t(i)], 0.25 * double(i)) << i;
 }
 
 TEST(DistributedSolver, SameBitsAsOneProcessFp32) { check_same_bits_as_one_process<float>("direct", SofteningLaw::plummer, 0.01); }
