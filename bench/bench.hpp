@@ -60,6 +60,12 @@ struct Record {
   double empty_ratio = -2;  // -2: not a sorting record; < 0: never by ratio
   int sort_every = 0;
   long long sorts = -1;
+  // multi-gpu over several ranks: the whole pass with --distribution-exchange pipelined (the
+  // block in pieces, each piece's gather overlapping the next piece's forces; median_s is the
+  // "gather" pass), its pieces, and whether its accelerations have the bits of the gather's.
+  double pipelined_s = 0;
+  int pipelined_chunks = 0;
+  bool pipelined_same_bits = false;
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };

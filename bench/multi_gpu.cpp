@@ -4,6 +4,8 @@
 //   strong: N fixed (2^18 .. --max-n), k ranks; speedup and efficiency against one rank.
 //   weak:   N = k * N0 (N0 = 2^20, or --max-n / K when smaller); per-rank work grows with k for an
 //           O(N^2) sum, so the efficiency is rate_k / (k rate_1).
+// Over several ranks the same passes are then measured whole with the pipelined exchange
+// (--distribution-exchange pipelined, 4 pieces; the same bits required) beside the gather's.
 // A pass is measured as its two parts, on the device's clock (CUDA events; the host clock on a
 // CPU): the force kernel on the rank's block of targets, then the gather of every block (NCCL, or
 // MPI through the host); the pass is their sum. Medians over the repeats after one warm-up pass,
@@ -42,6 +44,8 @@ double median(std::vector<double> v) {
 
 struct Measured {
   double pass = 0, force = 0, gather = 0, mean = 0, min = 0;
+  double pipelined = 0;  // the whole pass with the pipelined exchange (several ranks only)
+  bool pipelined_same_bits = false;
   int repeats = 0;
   std::uint64_t hash = 0;  // of the accelerations' bytes
   std::string kernel, check;
@@ -95,11 +99,30 @@ Measured measure_on(comm::Communicator& world, const std::shared_ptr<comm::Commu
   for (double x : t) mean += x / repeats;
   m.mean = part->allreduce_max(mean);
   m.kernel = sys.kernel();
+  auto hash_of_accelerations = [&] {
+    Accelerations<T> acc_host;
+    sys.download_accelerations(acc_host);
+    std::string bytes;
+    for (const auto* c : {&acc_host.ax, &acc_host.ay, &acc_host.az}) {
+      bytes.append(reinterpret_cast<const char*>(c->data()), c->size() * sizeof(T));
+    }
+    return fnv1a64(bytes);
+  };
+  m.hash = hash_of_accelerations();
+  if (spread) {
+    // The same passes with the pipelined exchange: whole passes (force and gather overlap, so
+    // they are not measured apart), the same number of repeats after a warm-up, and the bits.
+    spread->set_exchange(Exchange::pipelined, kDefaultExchangeChunks);
+    auto whole = [&] { sys.compute_accelerations(); };
+    (void)sys.measure_seconds(whole);
+    std::vector<double> w(repeats);
+    for (int r = 0; r < repeats; ++r) w[r] = sys.measure_seconds(whole);
+    m.pipelined = part->allreduce_max(median(w));
+    m.pipelined_same_bits = part->allreduce_max(hash_of_accelerations() == m.hash ? 0.0 : 1.0) == 0.0;
+    spread->set_exchange(Exchange::gather);
+  }
   Accelerations<T> a;
   sys.download_accelerations(a);
-  std::string bytes;
-  for (const auto* c : {&a.ax, &a.ay, &a.az}) bytes.append(reinterpret_cast<const char*>(c->data()), c->size() * sizeof(T));
-  m.hash = fnv1a64(bytes);
   if (part->size() == 1) {
     // Against the float64 sum from the same (rounded) positions, on sampled bodies: within
     // 4 u (10 + sqrt N) S_i + 4 u |a_i| (verify.hpp).
@@ -195,6 +218,12 @@ void multi_gpu(const Options& o, const std::function<void(Record)>& add) {
       r.min_s = m.min;
       r.force_s = m.force;
       r.comm_s = m.gather;
+      if (m.pipelined > 0) {
+        r.pipelined_s = m.pipelined;
+        r.pipelined_chunks = kDefaultExchangeChunks;
+        r.pipelined_same_bits = m.pipelined_same_bits;
+        if (!m.pipelined_same_bits) r.error = "forces WRONG: the pipelined exchange changed the bits";
+      }
       r.rate = double(c.n) * double(c.n) / m.pass / 1e9;
       if (c.k == 1) {
         r.verified = m.verified;

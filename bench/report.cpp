@@ -58,6 +58,11 @@ std::string table_row(const Record& r) {
       std::snprintf(f, sizeof f, ", speedup %.3g", r.speedup_vs_one_rank);
       line += f;
     }
+    if (r.pipelined_s > 0) {
+      std::snprintf(f, sizeof f, ", pipelined (%d pieces) %.4g ms (%.3gx the gather's pass%s)", r.pipelined_chunks,
+                    r.pipelined_s * 1e3, r.median_s / r.pipelined_s, r.pipelined_same_bits ? "" : ", BITS DIFFER");
+      line += f;
+    }
     if (r.efficiency > 0) {
       std::snprintf(f, sizeof f, ", efficiency %.1f%%", 100 * r.efficiency);
       line += f;
@@ -155,6 +160,13 @@ void write_json(const Report& rep, const std::string& path) {
       j.field("comm_fraction", r.median_s > 0 ? r.comm_s / r.median_s : 0.0);
       if (r.speedup_vs_one_rank > 0) j.field("speedup_vs_one_rank", r.speedup_vs_one_rank);
       if (r.efficiency > 0) j.field("efficiency", r.efficiency);
+      if (r.pipelined_s > 0) {
+        j.field("exchange", std::string("gather"));
+        j.field("pipelined_median_s", r.pipelined_s);
+        j.field("pipelined_chunks", r.pipelined_chunks);
+        j.field("pipelined_speedup_vs_gather", r.median_s / r.pipelined_s);
+        j.field("pipelined_same_bits", r.pipelined_same_bits);
+      }
     }
     if (r.suite.rfind("pic", 0) == 0) {
       if (r.timed()) {

@@ -36,6 +36,14 @@ endif()
 # HDF5 (the C library) for GADGET-4 snapshots. NBODY_ENABLE_HDF5 defaults to ON when HDF5 is
 # found; asking for it when it is missing is a configure error. Without it, everything else
 # builds and the hdf5 snapshot format is simply not offered.
+# Parallel HDF5 (MPI-IO; Debian: libhdf5-openmpi-dev, installed beside the serial libhdf5-dev):
+# FindHDF5 is asked to prefer it (h5pcc over h5cc) unless MPI or NBODY_HDF5_PARALLEL is switched
+# off; whichever it finds, HDF5_IS_PARALLEL says which it is (see NBODY_HDF5_PARALLEL below).
+if((NOT DEFINED NBODY_ENABLE_MPI OR NBODY_ENABLE_MPI) AND (NOT DEFINED NBODY_HDF5_PARALLEL OR NBODY_HDF5_PARALLEL))
+  set(HDF5_PREFER_PARALLEL TRUE)
+else()
+  set(HDF5_PREFER_PARALLEL FALSE)
+endif()
 if(NOT DEFINED NBODY_ENABLE_HDF5 OR NBODY_ENABLE_HDF5)
   enable_language(C)  # FindHDF5 test-compiles a C program
   find_package(HDF5 COMPONENTS C QUIET)
@@ -70,6 +78,29 @@ if(NBODY_ENABLE_MPI AND NOT MPI_CXX_FOUND)
 endif()
 if(NBODY_ENABLE_MPI)
   find_program(NBODY_MPIEXEC NAMES mpirun mpiexec HINTS ${MPIEXEC_EXECUTABLE})
+endif()
+
+# A parallel HDF5's headers include mpi.h: every user of HDF5::HDF5 gets MPI's C interface.
+if(NBODY_ENABLE_HDF5 AND HDF5_IS_PARALLEL)
+  find_package(MPI COMPONENTS C REQUIRED)
+  set_property(TARGET HDF5::HDF5 APPEND PROPERTY INTERFACE_LINK_LIBRARIES MPI::MPI_C)
+endif()
+
+# Snapshots written collectively by every rank (MPI-IO) when HDF5 was built with MPI and this
+# build has MPI; otherwise rank 0 writes them alone (every rank holds every body).
+# NBODY_HDF5_PARALLEL defaults to ON when both are there; asking for it without them is a
+# configure error. (The sanitizer preset turns it off: it runs no MPI tests.)
+if(NBODY_ENABLE_HDF5 AND HDF5_IS_PARALLEL AND NBODY_ENABLE_MPI)
+  set(_nbody_hdf5_parallel_default ON)
+else()
+  set(_nbody_hdf5_parallel_default OFF)
+endif()
+option(NBODY_HDF5_PARALLEL "Write HDF5 snapshots collectively over the MPI ranks (parallel HDF5)"
+       ${_nbody_hdf5_parallel_default})
+if(NBODY_HDF5_PARALLEL AND NOT (NBODY_ENABLE_HDF5 AND HDF5_IS_PARALLEL AND NBODY_ENABLE_MPI))
+  message(FATAL_ERROR "NBODY_HDF5_PARALLEL=ON needs MPI and an HDF5 built with MPI-IO (Debian: libhdf5-openmpi-dev; "
+                      "found HDF5_IS_PARALLEL=${HDF5_IS_PARALLEL}, NBODY_ENABLE_MPI=${NBODY_ENABLE_MPI}), or "
+                      "configure with -DNBODY_HDF5_PARALLEL=OFF.")
 endif()
 
 # NCCL (not in Debian; on GPU machines with NVIDIA's packages) moves device buffers between the

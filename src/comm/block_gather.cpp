@@ -1,9 +1,22 @@
 #include "comm/block_gather.hpp"
 
+#include <vector>
+
 #include "nbody/error.hpp"
 
 namespace nbody::comm {
 namespace {
+
+class HostPending final : public PendingGather {
+ public:
+  explicit HostPending(std::vector<std::unique_ptr<Request>> requests) : requests_(std::move(requests)) {}
+  void wait() override {
+    for (auto& r : requests_) r->wait();
+  }
+
+ private:
+  std::vector<std::unique_ptr<Request>> requests_;
+};
 
 class HostGather final : public BlockGather {
  public:
@@ -11,6 +24,12 @@ class HostGather final : public BlockGather {
   std::string name() const override { return comm_->name(); }
   void gather_in_place(std::span<void* const> arrays, std::span<const std::int64_t> counts, DataType type) override {
     for (void* a : arrays) comm_->allgatherv_in_place(a, counts, type);
+  }
+  std::unique_ptr<PendingGather> start_gather(std::span<void* const> arrays, std::span<const std::int64_t> counts,
+                                              std::span<const std::int64_t> displs, DataType type) override {
+    std::vector<std::unique_ptr<Request>> requests;
+    for (void* a : arrays) requests.push_back(comm_->iallgatherv_in_place(a, counts, displs, type));
+    return std::make_unique<HostPending>(std::move(requests));
   }
 
  private:

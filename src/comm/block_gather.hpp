@@ -19,12 +19,30 @@ class DeviceContext;
 
 namespace nbody::comm {
 
+// A gather started by BlockGather::start_gather. wait() returns when the arrays may be used
+// (host arrays: arrived; device arrays: later work on the device's stream is ordered after the
+// gather); the destructor of an unfinished one waits for it.
+class PendingGather {
+ public:
+  virtual ~PendingGather() = default;
+  virtual void wait() = 0;
+};
+
 class BlockGather {
  public:
   virtual ~BlockGather() = default;
   [[nodiscard]] virtual std::string name() const = 0;  // "mpi", "nccl", "mpi via host"
   // Each of `arrays` (same layout: counts[r] items of `type` per rank, in rank order).
   virtual void gather_in_place(std::span<void* const> arrays, std::span<const std::int64_t> counts, DataType type) = 0;
+  // Starts gathering, in each of `arrays`, rank r's piece of counts[r] items at displs[r], so
+  // that the work that follows (the next piece's forces) overlaps it: host arrays through
+  // non-blocking MPI collectives, device arrays through NCCL on a second stream that waits for
+  // the pieces' kernels (an event) and is waited for by wait(). Through the host (no NCCL) the
+  // gather is done before it returns. Every rank starts the same gathers in the same order.
+  [[nodiscard]] virtual std::unique_ptr<PendingGather> start_gather(std::span<void* const> arrays,
+                                                                    std::span<const std::int64_t> counts,
+                                                                    std::span<const std::int64_t> displs,
+                                                                    DataType type) = 0;
 };
 
 // Host arrays through `c`.

@@ -59,6 +59,21 @@ void NullCommunicator::allgatherv_in_place(void*, std::span<const std::int64_t> 
   if (counts.size() != 1) throw_runtime_error("allgatherv: " + std::to_string(counts.size()) + " counts for 1 rank");
 }
 
+namespace {
+class DoneRequest final : public Request {
+ public:
+  void wait() override {}
+};
+}  // namespace
+
+std::unique_ptr<Request> NullCommunicator::iallgatherv_in_place(void*, std::span<const std::int64_t> counts,
+                                                                std::span<const std::int64_t> displs, DataType) {
+  if (counts.size() != 1 || displs.size() != 1) {
+    throw_runtime_error("iallgatherv: " + std::to_string(counts.size()) + " counts for 1 rank");
+  }
+  return std::make_unique<DoneRequest>();  // one rank: its piece is already in place
+}
+
 void NullCommunicator::send(const void*, std::int64_t, DataType, int dest, int) {
   throw_runtime_error("send: rank " + std::to_string(dest) + " does not exist in a run of one process");
 }

@@ -56,6 +56,14 @@ struct Block {
 // Every rank's count, in rank order.
 [[nodiscard]] std::vector<std::int64_t> block_counts(std::int64_t n, int size);
 
+// A collective started and not yet finished (non-blocking). wait() returns when it is done (a
+// runtime error when it failed); the destructor of an unfinished request waits for it.
+class Request {
+ public:
+  virtual ~Request() = default;
+  virtual void wait() = 0;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -66,6 +74,9 @@ class Communicator {
   [[nodiscard]] virtual int local_rank() const noexcept = 0;
   [[nodiscard]] virtual int local_size() const noexcept = 0;
   [[nodiscard]] virtual std::string name() const = 0;  // "null", "mpi"
+  // For libraries that take the transport's own communicator (parallel HDF5's MPI-IO): the
+  // address of the MPI_Comm of an MPI communicator, null for the others.
+  [[nodiscard]] virtual const void* native_handle() const noexcept { return nullptr; }
 
   virtual void barrier() = 0;
   // A communicator of the ranks that pass member = true, ranked as here (collective: every rank
@@ -78,6 +89,13 @@ class Communicator {
   virtual void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) = 0;
   // The same with rank r's block already in place in `data` at the sum of counts[0..r).
   virtual void allgatherv_in_place(void* data, std::span<const std::int64_t> counts, DataType type) = 0;
+  // Non-blocking in-place gather of pieces at any place: rank r's counts[r] items at offset
+  // displs[r] of `data` reach every rank (where `data` at the other ranks' pieces is overwritten).
+  // Every rank starts the same requests in the same order; `data` is not touched by the caller
+  // until the request is waited for. The counts are copied (the caller's spans may go).
+  [[nodiscard]] virtual std::unique_ptr<Request> iallgatherv_in_place(void* data, std::span<const std::int64_t> counts,
+                                                                      std::span<const std::int64_t> displs,
+                                                                      DataType type) = 0;
   // Element-wise maximum over the ranks (exact: no rounding, so no order to fix).
   virtual void allreduce_max(double* data, std::int64_t count) = 0;
   // Point to point (halos, migration): blocking, matched by (peer, tag).
@@ -137,6 +155,8 @@ class NullCommunicator final : public Communicator {
   void broadcast(void*, std::int64_t, DataType, int root) override;
   void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) override;
   void allgatherv_in_place(void*, std::span<const std::int64_t> counts, DataType) override;
+  std::unique_ptr<Request> iallgatherv_in_place(void*, std::span<const std::int64_t> counts,
+                                                std::span<const std::int64_t> displs, DataType) override;
   void allreduce_max(double*, std::int64_t) override {}
   void send(const void*, std::int64_t, DataType, int dest, int tag) override;
   void recv(void*, std::int64_t, DataType, int source, int tag) override;

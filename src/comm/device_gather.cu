@@ -2,6 +2,7 @@
 // stream), or staged through host memory and the Communicator (MPI that is not CUDA-aware).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ std::vector<std::int64_t> offsets_of(std::span<const std::int64_t> counts) {
   for (std::size_t r = 0; r < counts.size(); ++r) at[r + 1] = at[r] + counts[r];
   return at;
 }
+
+class DonePending final : public PendingGather {
+ public:
+  void wait() override {}
+};
 
 // Own block down to the host, gathered there by the Communicator, everything back up.
 class StagedGather final : public BlockGather {
@@ -49,6 +55,36 @@ class StagedGather final : public BlockGather {
       NBODY_CUDA_CHECK(cudaMemcpyAsync(arrays[k], staging_[k].data(), staging_[k].size(), cudaMemcpyHostToDevice, stream_));
     }
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the staging buffers are reused
+  }
+
+  // Through the host there is nothing to overlap with: the pieces are gathered before it returns.
+  std::unique_ptr<PendingGather> start_gather(std::span<void* const> arrays, std::span<const std::int64_t> counts,
+                                              std::span<const std::int64_t> displs, DataType type) override {
+    const std::size_t item = size_of(type), rank = std::size_t(comm_->rank());
+    std::int64_t end = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) end = std::max(end, displs[r] + counts[r]);
+    staging_.resize(arrays.size());
+    device_->make_current();
+    for (std::size_t k = 0; k < arrays.size(); ++k) {
+      staging_[k].resize(std::size_t(end) * item);
+      const std::size_t first = std::size_t(displs[rank]) * item, bytes = std::size_t(counts[rank]) * item;
+      if (bytes > 0) {
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(staging_[k].data() + first, static_cast<char*>(arrays[k]) + first, bytes,
+                                         cudaMemcpyDeviceToHost, stream_));
+      }
+    }
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (auto& host : staging_) comm_->iallgatherv_in_place(host.data(), counts, displs, type)->wait();
+    for (std::size_t k = 0; k < arrays.size(); ++k) {
+      for (std::size_t r = 0; r < counts.size(); ++r) {
+        if (r == rank || counts[r] == 0) continue;
+        const std::size_t first = std::size_t(displs[r]) * item, bytes = std::size_t(counts[r]) * item;
+        NBODY_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(arrays[k]) + first, staging_[k].data() + first, bytes,
+                                         cudaMemcpyHostToDevice, stream_));
+      }
+    }
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return std::make_unique<DonePending>();
   }
 
  private:
@@ -92,6 +128,7 @@ class NcclGather final : public BlockGather {
   }
   ~NcclGather() override {
     if (nccl_ != nullptr) ncclCommDestroy(nccl_);  // nothing to report to in a destructor
+    if (comm_stream_ != nullptr) cudaStreamDestroy(comm_stream_);
   }
   NcclGather(const NcclGather&) = delete;
   NcclGather& operator=(const NcclGather&) = delete;
@@ -133,10 +170,61 @@ class NcclGather final : public BlockGather {
     if (first_error != ncclSuccess) check_nccl(first_error, failed);
   }
 
+  // The pieces' broadcasts in one group on a second stream, which first waits for the work
+  // enqueued so far on the device's stream (the pieces' kernels); wait() orders the device's
+  // stream after the group. The host never blocks: the next piece's kernel runs beside it.
+  std::unique_ptr<PendingGather> start_gather(std::span<void* const> arrays, std::span<const std::int64_t> counts,
+                                              std::span<const std::int64_t> displs, DataType type) override {
+    if (counts.size() != std::size_t(comm_->size()) || displs.size() != counts.size()) {
+      throw_runtime_error("NCCL: gather: one count and one displacement per rank expected");
+    }
+    device_->make_current();
+    if (comm_stream_ == nullptr) NBODY_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
+    auto pending = std::make_unique<NcclPending>(stream_);
+    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&pending->ready, cudaEventDisableTiming));
+    NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&pending->done, cudaEventDisableTiming));
+    NBODY_CUDA_CHECK(cudaEventRecord(pending->ready, stream_));
+    NBODY_CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, pending->ready, 0));
+    const std::size_t item = size_of(type);
+    ncclResult_t first_error = ncclSuccess;
+    const char* failed = nullptr;
+    NBODY_NCCL_CHECK(ncclGroupStart());
+    for (void* a : arrays) {
+      for (std::size_t r = 0; r < counts.size(); ++r) {
+        if (counts[r] == 0) continue;
+        char* piece = static_cast<char*>(a) + std::size_t(displs[r]) * item;
+        const ncclResult_t res =
+            ncclBroadcast(piece, piece, std::size_t(counts[r]), nccl_type(type), int(r), nccl_, comm_stream_);
+        if (res != ncclSuccess && first_error == ncclSuccess) first_error = res, failed = "ncclBroadcast";
+      }
+    }
+    NBODY_NCCL_CHECK(ncclGroupEnd());
+    if (first_error != ncclSuccess) check_nccl(first_error, failed);
+    NBODY_CUDA_CHECK(cudaEventRecord(pending->done, comm_stream_));
+    return pending;
+  }
+
  private:
+  struct NcclPending final : public PendingGather {
+    explicit NcclPending(cudaStream_t s) : stream(s) {}
+    ~NcclPending() override {
+      if (!waited && done != nullptr) cudaStreamWaitEvent(stream, done, 0);  // nothing to report to here
+      if (ready != nullptr) cudaEventDestroy(ready);
+      if (done != nullptr) cudaEventDestroy(done);
+    }
+    void wait() override {
+      NBODY_CUDA_CHECK(cudaStreamWaitEvent(stream, done, 0));
+      waited = true;
+    }
+    cudaStream_t stream;
+    cudaEvent_t ready = nullptr, done = nullptr;
+    bool waited = false;
+  };
+
   std::shared_ptr<Communicator> comm_;
   std::shared_ptr<DeviceContext> device_;
   cudaStream_t stream_;
+  cudaStream_t comm_stream_ = nullptr;
   ncclComm_t nccl_ = nullptr;
 };
 #endif

@@ -66,6 +66,25 @@ int as_count(std::int64_t n, const char* what) {
   return static_cast<int>(n);
 }
 
+// A started MPI_Iallgatherv: it owns the count and displacement arrays, which MPI reads until
+// the operation completes.
+class MpiRequest final : public Request {
+ public:
+  MpiRequest(std::vector<int> counts, std::vector<int> displs)
+      : counts_(std::move(counts)), displs_(std::move(displs)) {}
+  ~MpiRequest() override {
+    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);  // nothing to report to here
+  }
+  MpiRequest(const MpiRequest&) = delete;
+  MpiRequest& operator=(const MpiRequest&) = delete;
+  void wait() override {
+    if (request_ == MPI_REQUEST_NULL) return;
+    NBODY_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+  }
+  std::vector<int> counts_, displs_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
 class MpiCommunicator final : public Communicator {
  public:
   // Takes `comm` (freed with this object); MPI_COMM_WORLD is duplicated first.
@@ -90,6 +109,7 @@ class MpiCommunicator final : public Communicator {
   int local_rank() const noexcept override { return local_rank_; }
   int local_size() const noexcept override { return local_size_; }
   std::string name() const override { return "mpi"; }
+  const void* native_handle() const noexcept override { return &comm_; }
 
   void barrier() override { NBODY_MPI_CHECK(MPI_Barrier(comm_)); }
 
@@ -121,6 +141,24 @@ class MpiCommunicator final : public Communicator {
     const auto [c, d] = counts_and_displacements(counts);
     NBODY_MPI_CHECK(
         MPI_Allgatherv(MPI_IN_PLACE, c[std::size_t(rank_)], mpi_type(type), data, c.data(), d.data(), mpi_type(type), comm_));
+  }
+
+  std::unique_ptr<Request> iallgatherv_in_place(void* data, std::span<const std::int64_t> counts,
+                                                std::span<const std::int64_t> displs, DataType type) override {
+    if (counts.size() != std::size_t(size_) || displs.size() != std::size_t(size_)) {
+      throw_runtime_error("MPI: iallgatherv: " + std::to_string(counts.size()) + " counts and " +
+                          std::to_string(displs.size()) + " displacements for " + std::to_string(size_) + " ranks");
+    }
+    std::vector<int> c(counts.size()), d(counts.size());
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      c[r] = as_count(counts[r], "iallgatherv");
+      d[r] = as_count(displs[r], "iallgatherv");
+      (void)as_count(displs[r] + counts[r], "iallgatherv");
+    }
+    auto request = std::make_unique<MpiRequest>(std::move(c), std::move(d));
+    NBODY_MPI_CHECK(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, request->counts_.data(),
+                                    request->displs_.data(), mpi_type(type), comm_, &request->request_));
+    return request;
   }
 
   void allreduce_max(double* data, std::int64_t count) override {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/schema.hpp"
+#include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"
 #include "gravity/tree/params.hpp"
@@ -119,6 +120,14 @@ ParamSection gravity_parameters() {
                    "reference, the others --device NAME --gravity direct",
            .choices = &backend_names, .field = &RunConfig::device, .assign = &assign_backend,
            .value_of = &backend_of, .writes = {"device", "gravity"}},
+          {.key = "distribution_exchange", .kind = K::text,
+           .help = "over several ranks (mpirun): gather the accelerations after each rank's whole block, or "
+                   "pipelined: in distribution_chunks pieces, each piece's gather overlapping the next piece's "
+                   "forces (the same bits)",
+           .choices = &exchange_names, .field = &RunConfig::distribution_exchange},
+          {.key = "distribution_chunks", .kind = K::integer,
+           .help = "pieces of a rank's block with --distribution-exchange pipelined", .min = 1, .max = 1024,
+           .field = &RunConfig::distribution_chunks},
       },
       &check_gravity,
   };

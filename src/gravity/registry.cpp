@@ -68,7 +68,8 @@ std::unique_ptr<ForceSolver<T>> make_solver(const SolverRequest& r, const std::s
   if (!r.comm || r.comm->size() == 1) return local;
   auto gather = local->location().on_device() ? comm::make_device_gather(r.comm, device, r.transport)
                                                : comm::make_host_gather(r.comm);
-  return std::make_unique<DistributedSolver<T>>(std::move(local), r.comm, std::move(gather));
+  return std::make_unique<DistributedSolver<T>>(std::move(local), r.comm, std::move(gather), parse_exchange(r.exchange),
+                                                r.exchange_chunks);
 }
 
 namespace {

@@ -115,6 +115,10 @@ struct SolverRequest {
   // ("auto": NCCL when built, else staged through the host; "nccl"; "host").
   std::shared_ptr<comm::Communicator> comm;
   std::string transport = "auto";
+  // How the ranks exchange the accelerations (distributed.hpp): "gather" or "pipelined" in
+  // `exchange_chunks` pieces.
+  std::string exchange = "gather";
+  int exchange_chunks = 4;
 };
 
 class DeviceContext;

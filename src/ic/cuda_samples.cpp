@@ -26,15 +26,11 @@
 
 namespace nbody {
 
-Particles<double> make_shell(const IcRequest& req) {
+void draw_shell(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
   const double s = req.model.cluster_scale;
   const double omega = s * req.model.velocity_scale;
   const double inner = 2.5 * s, outer = 4.0 * s;
-  const auto n = static_cast<std::size_t>(req.n);
-  Particles<double> p;
-  p.resize(n);
-  Rng rng(req.seed);
-  for (std::size_t i = 0; i < n; ++i) {
+  ic::for_each_body(req.seed, ic::kStreamBody, begin, end, [&](std::size_t k, std::size_t i, BodyRng& rng) {
     double dx, dy, dz;
     rng.unit_vector(dx, dy, dz);
     const double r = rng.uniform(inner, outer);
@@ -46,36 +42,44 @@ Particles<double> make_shell(const IcRequest& req) {
       ay = len > 0 ? dx / len : 0.0;
       az = 0;
     }
-    p.x[i] = x;
-    p.y[i] = y;
-    p.z[i] = z;
-    p.vx[i] = omega * (y * az - z * ay);
-    p.vy[i] = omega * (z * ax - x * az);
-    p.vz[i] = omega * (x * ay - y * ax);
-    p.m[i] = 1.0;
-    p.id[i] = i;
-  }
+    p.x[k] = x;
+    p.y[k] = y;
+    p.z[k] = z;
+    p.vx[k] = omega * (y * az - z * ay);
+    p.vy[k] = omega * (z * ax - x * az);
+    p.vz[k] = omega * (x * ay - y * ax);
+    p.m[k] = 1.0;
+    p.id[k] = i;
+  });
+}
+
+Particles<double> make_shell(const IcRequest& req) {
+  Particles<double> p;
+  p.resize(static_cast<std::size_t>(req.n));
+  draw_shell(req, p, 0, p.size());
   centre(p);
   return p;
 }
 
-Particles<double> make_expand(const IcRequest& req) {
+void draw_expand(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
   const double s = req.model.cluster_scale;
   double radius = s * double(req.n) / 1024.0;
   if (radius < 1.0) radius = s;
-  const double k = req.model.velocity_scale;
-  const auto n = static_cast<std::size_t>(req.n);
+  const double rate = req.model.velocity_scale;
+  ic::for_each_body(req.seed, ic::kStreamBody, begin, end, [&](std::size_t k, std::size_t i, BodyRng& rng) {
+    ic::place_in_ball(p, k, radius, rng);
+    p.vx[k] = rate * p.x[k];
+    p.vy[k] = rate * p.y[k];
+    p.vz[k] = rate * p.z[k];
+    p.m[k] = 1.0;
+    p.id[k] = i;
+  });
+}
+
+Particles<double> make_expand(const IcRequest& req) {
   Particles<double> p;
-  p.resize(n);
-  Rng rng(req.seed);
-  for (std::size_t i = 0; i < n; ++i) {
-    ic::place_in_ball(p, i, radius, rng);
-    p.vx[i] = k * p.x[i];
-    p.vy[i] = k * p.y[i];
-    p.vz[i] = k * p.z[i];
-    p.m[i] = 1.0;
-    p.id[i] = i;
-  }
+  p.resize(static_cast<std::size_t>(req.n));
+  draw_expand(req, p, 0, p.size());
   centre(p);
   return p;
 }

@@ -39,6 +39,7 @@
 // fraction needs at least one body (n >= 10 with the default fractions), fewer is an input error.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -176,12 +177,23 @@ class GalaxyModel {
   std::vector<double> sigma2_[2];
 };
 
-void sample_disk(Particles<double>& p, std::size_t begin, std::size_t end, const GalaxyModel& model,
-                 double toomre_q, Rng& rng) {
+// Draws the galaxy's bodies of local index j in [lo, hi) (all of one component), body j from the
+// stream (seed, component, first + j), into out at out_offset + j - begin.
+struct DrawTarget {
+  Particles<double>& out;
+  std::uint64_t seed;
+  std::size_t first;       // global index of the galaxy's body 0
+  std::size_t begin;       // local index drawn to out_offset
+  std::size_t out_offset;
+};
+
+void sample_disk(const DrawTarget& t, std::size_t lo, std::size_t hi, const GalaxyModel& model, double toomre_q) {
   const DiskPart& disk = model.disk();
   const double kappa_ref = std::sqrt(model.kappa2(kToomreRadius));
   const double sigma_r_ref = toomre_q * 3.36 * disk.surface_density(kToomreRadius) / kappa_ref;
-  for (std::size_t i = begin; i < end; ++i) {
+  Particles<double>& p = t.out;
+  for_each_body(t.seed, kStreamDisk, t.first + lo, t.first + hi, [&](std::size_t k, std::size_t id, BodyRng& rng) {
+    const std::size_t o = t.out_offset + (lo - t.begin) + k;
     const double r = disk.radius_of_fraction(rng.uniform_open());
     const double phi = 2.0 * std::numbers::pi * rng.uniform();
     const double z = kDiskScaleHeight * std::atanh(2.0 * rng.uniform_open() - 1.0);
@@ -197,19 +209,22 @@ void sample_disk(Particles<double>& p, std::size_t begin, std::size_t end, const
     const double v_r = sigma_r * rng.normal();
     const double v_z = sigma_z * rng.normal();
     const double c = std::cos(phi), s = std::sin(phi);
-    p.x[i] = r * c;
-    p.y[i] = r * s;
-    p.z[i] = z;
-    p.vx[i] = v_r * c - v_phi * s;
-    p.vy[i] = v_r * s + v_phi * c;
-    p.vz[i] = v_z;
-  }
+    p.x[o] = r * c;
+    p.y[o] = r * s;
+    p.z[o] = z;
+    p.vx[o] = v_r * c - v_phi * s;
+    p.vy[o] = v_r * s + v_phi * c;
+    p.vz[o] = v_z;
+    p.id[o] = id;
+  });
 }
 
-void sample_spheroid(Particles<double>& p, std::size_t begin, std::size_t end, const GalaxyModel& model,
-                     int component, Rng& rng) {
+void sample_spheroid(const DrawTarget& t, std::size_t lo, std::size_t hi, const GalaxyModel& model, int component) {
   const HernquistPart& part = component == 0 ? model.bulge() : model.halo();
-  for (std::size_t i = begin; i < end; ++i) {
+  Particles<double>& p = t.out;
+  const std::uint32_t stream = component == 0 ? kStreamBulge : kStreamHalo;
+  for_each_body(t.seed, stream, t.first + lo, t.first + hi, [&](std::size_t k, std::size_t id, BodyRng& rng) {
+    const std::size_t o = t.out_offset + (lo - t.begin) + k;
     const double r = part.a * hernquist_radius(part.cut * rng.uniform_open());
     double ux, uy, uz;
     rng.unit_vector(ux, uy, uz);
@@ -221,13 +236,55 @@ void sample_spheroid(Particles<double>& p, std::size_t begin, std::size_t end, c
       vy = sigma * rng.normal();
       vz = sigma * rng.normal();
     } while (vx * vx + vy * vy + vz * vz > v_max * v_max);
-    p.x[i] = r * ux;
-    p.y[i] = r * uy;
-    p.z[i] = r * uz;
-    p.vx[i] = vx;
-    p.vy[i] = vy;
-    p.vz[i] = vz;
+    p.x[o] = r * ux;
+    p.y[o] = r * uy;
+    p.z[o] = r * uz;
+    p.vx[o] = vx;
+    p.vy[o] = vy;
+    p.vz[o] = vz;
+    p.id[o] = id;
+  });
+}
+
+struct GalaxyCounts {
+  std::size_t disk = 0, bulge = 0, halo = 0;
+};
+
+GalaxyCounts galaxy_counts(std::size_t n, const GalaxyParams& params, std::string_view ic_name) {
+  GalaxyCounts c;
+  c.disk = static_cast<std::size_t>(std::llround(params.disk_fraction * double(n)));
+  c.bulge = static_cast<std::size_t>(std::llround(params.bulge_fraction * double(n)));
+  if (c.disk + c.bulge > n) c.bulge = n - c.disk;
+  c.halo = n - c.disk - c.bulge;
+  if (c.disk == 0 || c.halo == 0 || (params.bulge_fraction > 0 && c.bulge == 0)) {
+    throw_input_error("n: " + std::string(ic_name) + " with these mass fractions needs more bodies per galaxy (got " +
+                      std::to_string(n) + "; each component needs at least one)");
   }
+  return c;
+}
+
+GalaxyModel galaxy_model(std::size_t n, const GalaxyCounts& c) {
+  const double m = 1.0 / double(n);
+  return GalaxyModel(double(c.disk) * m, double(c.bulge) * m, double(c.halo) * m);
+}
+
+// The galaxy's bodies of local index [begin, end), as drawn (model units, before centring and
+// scaling), into out from out_offset on; masses 1/n, ids first + j.
+void draw_galaxy_range(std::size_t n, const GalaxyCounts& c, const GalaxyModel& model, const GalaxyParams& params,
+                       std::uint64_t seed, std::size_t first, Particles<double>& out, std::size_t begin,
+                       std::size_t end, std::size_t out_offset) {
+  const DrawTarget t{out, seed, first, begin, out_offset};
+  const std::size_t bounds[4] = {0, c.disk, c.disk + c.bulge, n};
+  for (int part = 0; part < 3; ++part) {
+    const std::size_t lo = std::max(begin, bounds[part]), hi = std::min(end, bounds[part + 1]);
+    if (lo >= hi) continue;
+    if (part == 0) {
+      sample_disk(t, lo, hi, model, params.toomre_q);
+    } else {
+      sample_spheroid(t, lo, hi, model, part - 1);
+    }
+  }
+  for (std::size_t j = begin; j < end; ++j) out.m[out_offset + j - begin] = 1.0 / double(n);
 }
 
 }  // namespace
@@ -241,27 +298,17 @@ GalaxyParams galaxy_params(const RunConfig& cfg) {
   return g;
 }
 
-Galaxy make_galaxy(std::size_t n, Rng& rng, const GalaxyParams& params, std::string_view ic_name) {
+Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
+                   std::string_view ic_name) {
+  const GalaxyCounts c = galaxy_counts(n, params, ic_name);
   Galaxy g;
-  g.n_disk = static_cast<std::size_t>(std::llround(params.disk_fraction * double(n)));
-  g.n_bulge = static_cast<std::size_t>(std::llround(params.bulge_fraction * double(n)));
-  if (g.n_disk + g.n_bulge > n) g.n_bulge = n - g.n_disk;
-  g.n_halo = n - g.n_disk - g.n_bulge;
-  if (g.n_disk == 0 || g.n_halo == 0 || (params.bulge_fraction > 0 && g.n_bulge == 0)) {
-    throw_input_error("n: " + std::string(ic_name) + " with these mass fractions needs more bodies per galaxy (got " +
-                      std::to_string(n) + "; each component needs at least one)");
-  }
-  const double m = 1.0 / double(n);
-  const GalaxyModel model(double(g.n_disk) * m, double(g.n_bulge) * m, double(g.n_halo) * m);
+  g.n_disk = c.disk;
+  g.n_bulge = c.bulge;
+  g.n_halo = c.halo;
+  const GalaxyModel model = galaxy_model(n, c);
   Particles<double>& p = g.particles;
   p.resize(n);
-  sample_disk(p, 0, g.n_disk, model, params.toomre_q, rng);
-  sample_spheroid(p, g.n_disk, g.n_disk + g.n_bulge, model, 0, rng);
-  sample_spheroid(p, g.n_disk + g.n_bulge, n, model, 1, rng);
-  for (std::size_t i = 0; i < n; ++i) {
-    p.m[i] = m;
-    p.id[i] = i;
-  }
+  draw_galaxy_range(n, c, model, params, seed, first_index, p, 0, n, 0);
   centre(p);
   const double energy = kinetic_energy(p) + pair_potential_energy(p, kEnergySubset);
   const HenonScale s = henon_scale(1.0, energy, ic_name);
@@ -270,14 +317,27 @@ Galaxy make_galaxy(std::size_t n, Rng& rng, const GalaxyParams& params, std::str
   return g;
 }
 
+void draw_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
+                 std::string_view ic_name, Particles<double>& out, std::size_t begin, std::size_t end,
+                 std::size_t out_offset) {
+  const GalaxyCounts c = galaxy_counts(n, params, ic_name);
+  draw_galaxy_range(n, c, galaxy_model(n, c), params, seed, first_index, out, begin, end, out_offset);
+}
+
 }  // namespace nbody::ic
 
 namespace nbody {
 
+void draw_disk_galaxy(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
+  ic::require_at_least("disk-galaxy", req.n, 3);
+  ic::draw_galaxy(static_cast<std::size_t>(req.n), req.seed, 0, ic::galaxy_params(req.model), "disk-galaxy", p, begin,
+                  end, 0);
+}
+
 Particles<double> make_disk_galaxy(const IcRequest& req) {
   ic::require_at_least("disk-galaxy", req.n, 3);
-  Rng rng(req.seed);
-  return ic::make_galaxy(static_cast<std::size_t>(req.n), rng, ic::galaxy_params(req.model), "disk-galaxy").particles;
+  return ic::make_galaxy(static_cast<std::size_t>(req.n), req.seed, 0, ic::galaxy_params(req.model), "disk-galaxy")
+      .particles;
 }
 
 }  // namespace nbody

@@ -2,6 +2,7 @@
 // A disk galaxy (exponential disk + Hernquist bulge + Hernquist halo) in approximate
 // equilibrium, shared by `disk-galaxy` and `galaxy-collision`. The recipe is in disk_galaxy.cpp.
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "core/rng.hpp"
@@ -34,9 +35,16 @@ struct Galaxy {
   double length_unit = 1;  // R_d in Henon units (lengths of the model were multiplied by this)
 };
 
-// n bodies of equal mass drawn from `rng`, centred, scaled to Henon units, disk in the x-y plane
-// rotating counter-clockwise about +z. Throws an input error when a component with a positive
-// mass fraction would get no body.
-[[nodiscard]] Galaxy make_galaxy(std::size_t n, Rng& rng, const GalaxyParams& params, std::string_view ic_name);
+// n bodies of equal mass, centred, scaled to Henon units, disk in the x-y plane rotating
+// counter-clockwise about +z. Body j (disk, then bulge, then halo) is drawn from the stream
+// (seed, its component, first_index + j). Throws an input error when a component with a
+// positive mass fraction would get no body.
+[[nodiscard]] Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
+                                 std::string_view ic_name);
+// The galaxy's bodies j in [begin, end) as drawn, before centring and scaling (make_galaxy's first
+// stage), into out at out_offset + j - begin; masses 1/n, ids first_index + j.
+void draw_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
+                 std::string_view ic_name, Particles<double>& out, std::size_t begin, std::size_t end,
+                 std::size_t out_offset);
 
 }  // namespace nbody::ic

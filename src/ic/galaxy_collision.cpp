@@ -38,6 +38,20 @@
 
 namespace nbody {
 
+void draw_galaxy_collision(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
+  ic::require_at_least("galaxy-collision", req.n, 6);
+  const ic::GalaxyParams params = ic::galaxy_params(req.model);
+  const auto n = static_cast<std::size_t>(req.n);
+  const std::size_t n1 = n - n / 2, n2 = n / 2;
+  if (begin < n1) {
+    ic::draw_galaxy(n1, req.seed, 0, params, "galaxy-collision", p, begin, std::min(end, n1), 0);
+  }
+  if (end > n1) {
+    const std::size_t lo = std::max(begin, n1);
+    ic::draw_galaxy(n2, req.seed, n1, params, "galaxy-collision", p, lo - n1, end - n1, lo - begin);
+  }
+}
+
 Particles<double> make_galaxy_collision(const IcRequest& req) {
   ic::require_at_least("galaxy-collision", req.n, 6);
   const double q = req.model.pericentre;
@@ -49,10 +63,10 @@ Particles<double> make_galaxy_collision(const IcRequest& req) {
   const ic::GalaxyParams params = ic::galaxy_params(req.model);
   const auto n = static_cast<std::size_t>(req.n);
   const std::size_t n1 = n - n / 2, n2 = n / 2;
-  Rng rng(req.seed);
   const double deg = std::numbers::pi / 180.0;
-  const ic::Galaxy g1 = ic::make_galaxy(n1, rng, params, "galaxy-collision");
-  const ic::Galaxy g2 = ic::make_galaxy(n2, rng, params, "galaxy-collision");
+  // Galaxy 2's bodies have global indices n1 .. n - 1: their streams differ from galaxy 1's.
+  const ic::Galaxy g1 = ic::make_galaxy(n1, req.seed, 0, params, "galaxy-collision");
+  const ic::Galaxy g2 = ic::make_galaxy(n2, req.seed, n1, params, "galaxy-collision");
 
   // The relative orbit: r2 - r1 and v2 - v1, G (m1 + m2) = 1.
   const double cos_f = 2.0 * q / d - 1.0;

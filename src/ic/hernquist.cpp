@@ -67,14 +67,10 @@ HernquistModel hernquist_model() {
 
 namespace nbody {
 
-Particles<double> make_hernquist(const IcRequest& req) {
-  const ic::HernquistModel model = ic::hernquist_model();
+void draw_hernquist(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
   const auto n = static_cast<std::size_t>(req.n);
   const double speed_scale = std::sqrt(1.0 / ic::kHernquistMassCut);
-  Particles<double> p;
-  p.resize(n);
-  Rng rng(req.seed);
-  for (std::size_t i = 0; i < n; ++i) {
+  ic::for_each_body(req.seed, ic::kStreamBody, begin, end, [&](std::size_t k, std::size_t i, BodyRng& rng) {
     const double r = ic::hernquist_radius(ic::kHernquistMassCut * rng.uniform_open());
     const double psi = 1.0 / (1.0 + r);
     const double v_escape = std::sqrt(2.0 * psi);
@@ -85,8 +81,16 @@ Particles<double> make_hernquist(const IcRequest& req) {
       if (rng.uniform() * f_max < ic::hernquist_df(psi - 0.5 * v * v)) break;
     }
     v *= speed_scale;
-    ic::place_isotropic(p, i, r, v, 1.0 / double(n), rng);
-  }
+    ic::place_isotropic(p, k, r, v, 1.0 / double(n), rng);
+    p.id[k] = i;
+  });
+}
+
+Particles<double> make_hernquist(const IcRequest& req) {
+  const ic::HernquistModel model = ic::hernquist_model();
+  Particles<double> p;
+  p.resize(static_cast<std::size_t>(req.n));
+  draw_hernquist(req, p, 0, p.size());
   ic::apply(p, model.henon);
   centre(p);
   return p;

@@ -31,6 +31,10 @@ enum class NativeUnits {
   solar,  // au, Msun, Gaussian year (G = 4 pi^2)
 };
 
+// Writes the bodies [begin, end) of a model as drawn, before its global steps, into out (of
+// size end - begin; body i at place i - begin, id i).
+using IcDraw = void (*)(const IcRequest&, Particles<double>& out, std::size_t begin, std::size_t end);
+
 struct IcInfo {
   std::string name;
   std::string description;
@@ -38,6 +42,7 @@ struct IcInfo {
   NativeUnits native = NativeUnits::model;
   std::string bodies;  // what n means for this model
   std::string source;  // where the model's recipe or numbers come from (for model.toml)
+  IcDraw draw = nullptr;  // the per-body draws; null for a model without random draws
 };
 
 [[nodiscard]] const std::vector<IcInfo>& initial_conditions();
@@ -46,6 +51,17 @@ struct IcInfo {
 // Draws the model and converts it to request.model.units. Throws an input error for an unknown
 // name, an n the model cannot have, or physical units without the scales a model needs.
 [[nodiscard]] Particles<double> make_initial_conditions(const IcRequest& request);
+
+// Initial conditions are drawn body by body: body i's random values come from the counter-based
+// stream (seed, component, i) (core/rng.hpp, BodyRng), whatever n, the number of ranks or
+// threads, and the order of drawing. A model is made in two stages:
+//   1. the per-body draws (in parallel over the bodies), which any index range gives alone:
+//      draw_bodies(request, begin, end) equals the slice [begin, end) of the whole model's draws;
+//   2. the model's global steps over all n bodies in index order (centring, scaling to Henon
+//      units, the galaxies' placement), which need every body and so the whole set.
+// draw_bodies returns stage 1 for [begin, end) (0 <= begin <= end <= n), in the model's native
+// units; a model without random draws (solar-system) returns the slice of the whole model.
+[[nodiscard]] Particles<double> draw_bodies(const IcRequest& request, std::size_t begin, std::size_t end);
 
 // Converts particles in `native` units to the unit system `cfg.units`, with G the run's G
 // (effective_gravitational_constant). A model in G = 1 units goes to physical units through
@@ -57,6 +73,17 @@ void to_unit_system(Particles<double>& p, NativeUnits native, const RunConfig& c
 // Text describing the model of a run for the run directory's model.toml (source, epoch, frame
 // for solar-system; the parameters that were used for the others). TOML key = value lines.
 [[nodiscard]] std::string ic_metadata_toml(const RunConfig& cfg);
+
+// The per-body draws of each model (IcDraw; see draw_bodies).
+void draw_cube(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_plummer(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_king(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_hernquist(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_uniform_sphere(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_disk_galaxy(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_galaxy_collision(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_shell(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
+void draw_expand(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
 
 // The documents' set-up: positions and velocities uniform in [-1, 1]^3, unit masses (G = 1).
 Particles<double> make_cube(const IcRequest& request);

@@ -162,13 +162,12 @@ double KingModel::potential_at(double r) const {
 
 namespace nbody {
 
-Particles<double> make_king(const IcRequest& req) {
-  const ic::KingModel km = ic::solve_king(req.model.king_w0);
+namespace {
+
+void draw_king_bodies(const ic::KingModel& km, const IcRequest& req, Particles<double>& p, std::size_t begin,
+                      std::size_t end) {
   const auto n = static_cast<std::size_t>(req.n);
-  Particles<double> p;
-  p.resize(n);
-  Rng rng(req.seed);
-  for (std::size_t i = 0; i < n; ++i) {
+  ic::for_each_body(req.seed, ic::kStreamBody, begin, end, [&](std::size_t k, std::size_t i, BodyRng& rng) {
     const double r = km.radius_of_mass(km.total_mass * rng.uniform_open());
     const double w = km.potential_at(r);
     const double v_escape = std::sqrt(2.0 * w);
@@ -178,8 +177,22 @@ Particles<double> make_king(const IcRequest& req) {
       v = v_escape * std::cbrt(rng.uniform());
       if (rng.uniform() * norm < std::expm1(w - 0.5 * v * v)) break;
     }
-    ic::place_isotropic(p, i, r, v, 1.0 / double(n), rng);
-  }
+    ic::place_isotropic(p, k, r, v, 1.0 / double(n), rng);
+    p.id[k] = i;
+  });
+}
+
+}  // namespace
+
+void draw_king(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
+  draw_king_bodies(ic::solve_king(req.model.king_w0), req, p, begin, end);
+}
+
+Particles<double> make_king(const IcRequest& req) {
+  const ic::KingModel km = ic::solve_king(req.model.king_w0);
+  Particles<double> p;
+  p.resize(static_cast<std::size_t>(req.n));
+  draw_king_bodies(km, req, p, 0, p.size());
   ic::apply(p, km.henon);
   centre(p);
   return p;

@@ -91,7 +91,7 @@ double pair_potential_energy(const Particles<double>& p, std::size_t max_bodies)
   return -sum_inv_r / pairs * all_pairs;
 }
 
-void place_isotropic(Particles<double>& p, std::size_t i, double r, double v, double m, Rng& rng) {
+void place_isotropic(Particles<double>& p, std::size_t i, double r, double v, double m, BodyRng& rng) {
   double ux, uy, uz, wx, wy, wz;
   rng.unit_vector(ux, uy, uz);
   rng.unit_vector(wx, wy, wz);
@@ -102,10 +102,9 @@ void place_isotropic(Particles<double>& p, std::size_t i, double r, double v, do
   p.vy[i] = v * wy;
   p.vz[i] = v * wz;
   p.m[i] = m;
-  p.id[i] = i;
 }
 
-void place_in_ball(Particles<double>& p, std::size_t i, double radius, Rng& rng) {
+void place_in_ball(Particles<double>& p, std::size_t i, double radius, BodyRng& rng) {
   const double r = radius * std::cbrt(rng.uniform());
   double ux, uy, uz;
   rng.unit_vector(ux, uy, uz);

@@ -43,11 +43,36 @@ double simpson(F f, double a, double b, int n) {
   return s * h / 3.0;
 }
 
-// Body i at radius r and with speed v, each in its own isotropic direction (position direction
-// drawn first), mass m, id i.
-void place_isotropic(Particles<double>& p, std::size_t i, double r, double v, double m, Rng& rng);
-// Body i's position uniform in the ball of the given radius (the radius drawn, then a direction).
-void place_in_ball(Particles<double>& p, std::size_t i, double radius, Rng& rng);
+// Body k of p at radius r and with speed v, each in its own isotropic direction (position
+// direction drawn first), mass m (its id is the caller's).
+void place_isotropic(Particles<double>& p, std::size_t k, double r, double v, double m, BodyRng& rng);
+// Body k's position uniform in the ball of the given radius (the radius drawn, then a direction).
+void place_in_ball(Particles<double>& p, std::size_t k, double radius, BodyRng& rng);
+
+// The streams of the models' bodies (BodyRng's component): one per kind of body, so that a
+// body's draws depend only on (seed, kind, global index).
+inline constexpr std::uint32_t kStreamBody = 0;   // the one-component models
+inline constexpr std::uint32_t kStreamDisk = 1;   // the galaxies' disk, bulge and halo bodies
+inline constexpr std::uint32_t kStreamBulge = 2;
+inline constexpr std::uint32_t kStreamHalo = 3;
+
+// Bodies drawn per thread at least before the drawing of a model is shared among threads.
+inline constexpr std::int64_t kParallelMinBodies = 2048;
+
+// Calls draw(k, i, rng) for every global index i in [begin, end), k = i - begin the body's place
+// in the output, rng the stream (seed, component, i); on several threads for large ranges.
+// Every body's values come from its own stream alone, so the result is the same for every
+// thread count and every split of the range. draw must not throw.
+template <class F>
+void for_each_body(std::uint64_t seed, std::uint32_t component, std::size_t begin, std::size_t end, F&& draw) {
+  const auto count = static_cast<std::int64_t>(end - begin);
+#pragma omp parallel for schedule(static) if (count >= 2 * kParallelMinBodies)
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::size_t i = begin + static_cast<std::size_t>(k);
+    BodyRng rng(seed, component, i);
+    draw(static_cast<std::size_t>(k), i, rng);
+  }
+}
 
 // Throws an input error "n: <ic> needs at least <min> bodies (got n)".
 void require_at_least(std::string_view ic_name, std::int64_t n, std::int64_t min);

@@ -8,6 +8,7 @@
 
 #include "core/rng.hpp"
 #include "ic/ic.hpp"
+#include "ic/model_tools.hpp"
 
 namespace nbody {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 // add noise. It moves the half-mass radius by under 0.1 %.
 constexpr double kMassCut = 0.999;
 
-double sample_speed_fraction(Rng& rng) {
+double sample_speed_fraction(BodyRng& rng) {
   for (;;) {
     const double q = rng.uniform();
     const double g = 0.1 * rng.uniform();  // g(q) <= 0.092 on [0, 1]
@@ -27,14 +28,11 @@ double sample_speed_fraction(Rng& rng) {
 
 }  // namespace
 
-Particles<double> make_plummer(const IcRequest& req) {
+void draw_plummer(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
   const auto n = static_cast<std::size_t>(req.n);
-  Particles<double> p;
-  p.resize(n);
-  Rng rng(req.seed);
   const double length = 3.0 * std::numbers::pi / 16.0;
   const double velocity = 1.0 / std::sqrt(length);
-  for (std::size_t i = 0; i < n; ++i) {
+  ic::for_each_body(req.seed, ic::kStreamBody, begin, end, [&](std::size_t k, std::size_t i, BodyRng& rng) {
     const double mass_fraction = kMassCut * rng.uniform_open();
     const double r = 1.0 / std::sqrt(std::pow(mass_fraction, -2.0 / 3.0) - 1.0);
     double ux, uy, uz;
@@ -42,15 +40,21 @@ Particles<double> make_plummer(const IcRequest& req) {
     const double v = sample_speed_fraction(rng) * std::numbers::sqrt2 * std::pow(1.0 + r * r, -0.25);
     double wx, wy, wz;
     rng.unit_vector(wx, wy, wz);
-    p.x[i] = length * r * ux;
-    p.y[i] = length * r * uy;
-    p.z[i] = length * r * uz;
-    p.vx[i] = velocity * v * wx;
-    p.vy[i] = velocity * v * wy;
-    p.vz[i] = velocity * v * wz;
-    p.m[i] = 1.0 / double(n);
-    p.id[i] = i;
-  }
+    p.x[k] = length * r * ux;
+    p.y[k] = length * r * uy;
+    p.z[k] = length * r * uz;
+    p.vx[k] = velocity * v * wx;
+    p.vy[k] = velocity * v * wy;
+    p.vz[k] = velocity * v * wz;
+    p.m[k] = 1.0 / double(n);
+    p.id[k] = i;
+  });
+}
+
+Particles<double> make_plummer(const IcRequest& req) {
+  Particles<double> p;
+  p.resize(static_cast<std::size_t>(req.n));
+  draw_plummer(req, p, 0, p.size());
   centre(p);
   return p;
 }

@@ -13,21 +13,21 @@ const std::vector<IcInfo>& initial_conditions() {
   using N = NativeUnits;
   static const std::vector<IcInfo> table = {
       {"cube", "the documents' set-up: positions and velocities uniform in [-1,1]^3, unit masses", &make_cube,
-       N::model, "n bodies of mass 1", "NVIDIA DLI 01-nbody randomizeBodies"},
+       N::model, "n bodies of mass 1", "NVIDIA DLI 01-nbody randomizeBodies", &draw_cube},
       {"plummer", "Plummer sphere in Henon units (G = M = 1, E = -1/4), Aarseth-Henon-Wielen sampling",
-       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183"},
+       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183", &draw_plummer},
       {"king", "King (1966) model of central potential W0 (--king-w0), Henon units", &make_king, N::model,
-       "n bodies of mass 1/n", "King 1966, AJ 71, 64; Poisson equation by RK4, velocities from the DF"},
+       "n bodies of mass 1/n", "King 1966, AJ 71, 64; Poisson equation by RK4, velocities from the DF", &draw_king},
       {"hernquist", "Hernquist (1990) sphere, isotropic, inner 99 % of the mass, Henon units", &make_hernquist,
-       N::model, "n bodies of mass 1/n", "Hernquist 1990, ApJ 356, 359 (eqs. 3, 17)"},
+       N::model, "n bodies of mass 1/n", "Hernquist 1990, ApJ 356, 359 (eqs. 3, 17)", &draw_hernquist},
       {"uniform-sphere", "homogeneous sphere, Maxwellian velocities at virial ratio --virial-ratio (0: cold collapse)",
-       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities"},
+       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities", &draw_uniform_sphere},
       {"disk-galaxy", "exponential disk + Hernquist bulge + Hernquist halo, approximate equilibrium, Henon units",
        &make_disk_galaxy, N::model, "n bodies of mass 1/n, split among disk, bulge and halo by mass",
-       "Hernquist 1993, ApJS 86, 389 (moment method, simplified); Freeman 1970 disk rotation"},
+       "Hernquist 1993, ApJS 86, 389 (moment method, simplified); Freeman 1970 disk rotation", &draw_disk_galaxy},
       {"galaxy-collision", "two disk galaxies on a parabolic orbit (--pericentre, --separation, --incl1, --incl2)",
        &make_galaxy_collision, N::model, "n bodies in all: n - n/2 in galaxy 1, n/2 in galaxy 2",
-       "two disk-galaxy models on a point-mass parabolic orbit"},
+       "two disk-galaxy models on a point-mass parabolic orbit", &draw_galaxy_collision},
       {"solar-system", "the Sun, eight planets and Pluto at J2000.0 (JPL Horizons DE441), --units solar or galactic",
        &make_solar_system, N::solar, "exactly 10 bodies (n must be 10)",
        "JPL Horizons DE441 state vectors at JD 2451545.0 TDB (barycentric, ICRF rotated to the ecliptic of "
@@ -35,9 +35,9 @@ const std::vector<IcInfo>& initial_conditions() {
        "GM_i / GM_sun from NAIF gm_de440.tpc (system masses); Pluto from the J2000 Keplerian elements of JPL's "
        "Approximate Positions of the Planets (Standish), Table 1"},
       {"shell", "the CUDA samples' shell: a rotating spherical shell (--cluster-scale, --velocity-scale)",
-       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL"},
+       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL", &draw_shell},
       {"expand", "the CUDA samples' expanding sphere (--cluster-scale, --velocity-scale)", &make_expand,
-       N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_EXPAND"},
+       N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_EXPAND", &draw_expand},
   };
   return table;
 }
@@ -96,6 +96,34 @@ Particles<double> make_initial_conditions(const IcRequest& req) {
   Particles<double> p = info.make(req);
   to_unit_system(p, info.native, req.model, info.name);
   return p;
+}
+
+Particles<double> draw_bodies(const IcRequest& req, std::size_t begin, std::size_t end) {
+  const IcInfo& info = find_initial_conditions(req.name);
+  if (req.n < 0 || begin > end || end > static_cast<std::size_t>(req.n)) {
+    throw_input_error("ic: body range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is not inside [0, " +
+                      std::to_string(req.n) + ")");
+  }
+  Particles<double> out;
+  if (info.draw == nullptr) {
+    const Particles<double> whole = info.make(req);
+    out.resize(end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::size_t k = i - begin;
+      out.x[k] = whole.x[i];
+      out.y[k] = whole.y[i];
+      out.z[k] = whole.z[i];
+      out.vx[k] = whole.vx[i];
+      out.vy[k] = whole.vy[i];
+      out.vz[k] = whole.vz[i];
+      out.m[k] = whole.m[i];
+      out.id[k] = whole.id[i];
+    }
+    return out;
+  }
+  out.resize(end - begin);
+  info.draw(req, out, begin, end);
+  return out;
 }
 
 std::string ic_metadata_toml(const RunConfig& cfg) {

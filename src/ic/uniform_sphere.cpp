@@ -24,25 +24,39 @@
 
 namespace nbody {
 
-Particles<double> make_uniform_sphere(const IcRequest& req) {
+namespace {
+
+double sphere_radius(const IcRequest& req) {
   const double q = req.model.virial_ratio;
   if (!(q >= 0 && q < 2)) {
     throw_input_error("virial_ratio: uniform-sphere needs 0 <= Q < 2 (got " + std::to_string(q) +
                       "; Q >= 2 is unbound and has no Henon scaling)");
   }
-  const double radius = 12.0 / 5.0 * (1.0 - 0.5 * q);
+  return 12.0 / 5.0 * (1.0 - 0.5 * q);
+}
+
+}  // namespace
+
+void draw_uniform_sphere(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
+  const double radius = sphere_radius(req);
+  const auto n = static_cast<std::size_t>(req.n);
+  ic::for_each_body(req.seed, ic::kStreamBody, begin, end, [&](std::size_t k, std::size_t i, BodyRng& rng) {
+    ic::place_in_ball(p, k, radius, rng);
+    p.vx[k] = rng.normal();
+    p.vy[k] = rng.normal();
+    p.vz[k] = rng.normal();
+    p.m[k] = 1.0 / double(n);
+    p.id[k] = i;
+  });
+}
+
+Particles<double> make_uniform_sphere(const IcRequest& req) {
+  const double q = req.model.virial_ratio;
+  const double radius = sphere_radius(req);
   const auto n = static_cast<std::size_t>(req.n);
   Particles<double> p;
   p.resize(n);
-  Rng rng(req.seed);
-  for (std::size_t i = 0; i < n; ++i) {
-    ic::place_in_ball(p, i, radius, rng);
-    p.vx[i] = rng.normal();
-    p.vy[i] = rng.normal();
-    p.vz[i] = rng.normal();
-    p.m[i] = 1.0 / double(n);
-    p.id[i] = i;
-  }
+  draw_uniform_sphere(req, p, 0, n);
   centre(p);
   const double k = ic::kinetic_energy(p);
   const double k_target = q * 0.5 * 3.0 / (5.0 * radius);

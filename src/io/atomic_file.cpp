@@ -78,6 +78,10 @@ void replace_file_atomic(const std::filesystem::path& path,
   commit(path, tmp);
 }
 
+std::filesystem::path temporary_path_for(const std::filesystem::path& path) { return temporary_for(path); }
+
+void commit_temporary(const std::filesystem::path& path, const std::filesystem::path& tmp) { commit(path, tmp); }
+
 bool is_temporary_file(const std::filesystem::path& path) {
   const std::string name = path.filename().string();
   const auto at = name.rfind(kTmpMarker);

@@ -16,6 +16,13 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 void replace_file_atomic(const std::filesystem::path& path,
                          const std::function<void(const std::filesystem::path& tmp)>& write_tmp);
 
+// The two halves of replace_file_atomic, for a file written by several processes together (a
+// collective HDF5 snapshot): the temporary's name (this process's id), and, once the temporary
+// is whole and closed everywhere, flushing it to disk and renaming it over `path` (the temporary
+// removed and a runtime error naming `path` on failure).
+[[nodiscard]] std::filesystem::path temporary_path_for(const std::filesystem::path& path);
+void commit_temporary(const std::filesystem::path& path, const std::filesystem::path& tmp);
+
 // True for the name of a temporary file of the two functions above ("x.tmp.<pid>"), which a
 // killed run may leave behind.
 [[nodiscard]] bool is_temporary_file(const std::filesystem::path& path);

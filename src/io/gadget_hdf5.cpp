@@ -2,6 +2,10 @@
 #include "io/gadget_hdf5.hpp"
 
 #include <hdf5.h>
+#include <unistd.h>
+#if NBODY_HAVE_PARALLEL_HDF5
+#include <mpi.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -17,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "core/units.hpp"
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
@@ -28,6 +33,12 @@ namespace {
 
 constexpr int kTypes = 6;       // GADGET particle types 0..5
 constexpr int kDarkMatter = 1;  // our bodies are collisionless: PartType1
+
+// Set while the handles of a failed collective write unwind: closing a file opened with MPI-IO
+// is collective, and ranks that failed at different calls would each wait in another collective
+// of the close. Their identifiers are dropped instead (the run ends: the program's handler ends
+// every rank), and the flag is cleared once the write's handles are gone.
+bool abandon_handles = false;
 
 // Owns an HDF5 identifier and closes it with the matching function. A writer closes each one
 // with close() and checks the status; the destructor closes what an error left open.
@@ -43,7 +54,9 @@ class Handle {
   }
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
-  ~Handle() { (void)close(); }
+  ~Handle() {
+    if (!abandon_handles) (void)close();
+  }
   [[nodiscard]] hid_t get() const noexcept { return id_; }
   [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
   // Closes now; the identifier is given up whatever the outcome (HDF5 must not be asked to close
@@ -75,11 +88,21 @@ void silence_hdf5() {
 
 // ---- writing -------------------------------------------------------------------------
 
+// The rows of the particle datasets this process writes: [first, first + count) of total. One
+// process writes them all (first 0, count total); in a collective write each rank writes its
+// block through `dxpl` (collective MPI-IO transfers) and every rank makes the same metadata.
+struct Rows {
+  hsize_t total = 0, first = 0, count = 0;
+  bool collective = false;
+  hid_t dxpl = H5P_DEFAULT;
+};
+
 class Writer {
  public:
-  explicit Writer(std::string target) : target_(std::move(target)) {}
+  explicit Writer(std::string target, bool collective = false) : target_(std::move(target)), collective_(collective) {}
 
   [[noreturn]] void fail(const std::string& what) const {
+    if (collective_) abandon_handles = true;
     // The cause of a failed write (a full disk, a file size limit) is in errno.
     const int err = errno;
     std::string why;
@@ -144,15 +167,37 @@ class Writer {
     close(type, name);
   }
 
+  // `data` holds this process's rows (r.count x cols values).
   template <class T>
-  void dataset(hid_t parent, const char* name, const std::vector<T>& data, hsize_t rows, hsize_t cols, hid_t mem_type,
-               hid_t file_type) const {
-    const hsize_t dims[2] = {rows, cols};
-    Handle space = check(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), H5Sclose, name);
+  void dataset(hid_t parent, const char* name, const std::vector<T>& data, const Rows& r, hsize_t cols,
+               hid_t mem_type, hid_t file_type) const {
+    const int rank = cols == 1 ? 1 : 2;
+    const hsize_t dims[2] = {r.total, cols};
+    Handle space = check(H5Screate_simple(rank, dims, nullptr), H5Sclose, name);
     Handle dcpl = untimed(H5P_DATASET_CREATE);
+    // The data's space is allocated when the dataset is made (as parallel HDF5 always does) and
+    // never filled (every value is written): the file's layout, and so its bytes, are the same
+    // whether one process writes it or several.
+    check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), "a property list");
+    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), "a property list");
     Handle set =
         check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose, name);
-    if (rows > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), name);
+    if (r.total > 0 && !r.collective) {
+      check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), name);
+    } else if (r.total > 0) {
+      // Every rank takes part in the transfer; one without rows selects nothing.
+      const hsize_t start[2] = {r.first, 0}, count[2] = {r.count, cols};
+      Handle memory = check(H5Screate_simple(rank, count, nullptr), H5Sclose, name);
+      if (r.count > 0) {
+        check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), name);
+      } else {
+        check(H5Sselect_none(space.get()), name);
+        check(H5Sselect_none(memory.get()), name);
+      }
+      const T none{};
+      check(H5Dwrite(set.get(), mem_type, memory.get(), space.get(), r.dxpl, r.count > 0 ? data.data() : &none), name);
+      close(memory, name);
+    }
     close(set, name);
     close(dcpl, "a property list");
     close(space, name);
@@ -160,38 +205,44 @@ class Writer {
 
  private:
   std::string target_;
+  bool collective_ = false;
 };
 
+// The bodies [r.first, r.first + r.count) of p (which holds all r.total of them).
 template <class T>
-void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p) {
+void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p, const Rows& r) {
   const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  const std::size_t n = p.size();
+  const auto first = static_cast<std::size_t>(r.first);
+  const auto n = static_cast<std::size_t>(r.count);
   std::vector<T> rows(3 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    rows[3 * i] = static_cast<T>(p.x[i]);
-    rows[3 * i + 1] = static_cast<T>(p.y[i]);
-    rows[3 * i + 2] = static_cast<T>(p.z[i]);
+  for (std::size_t k = 0; k < n; ++k) {
+    rows[3 * k] = static_cast<T>(p.x[first + k]);
+    rows[3 * k + 1] = static_cast<T>(p.y[first + k]);
+    rows[3 * k + 2] = static_cast<T>(p.z[first + k]);
   }
-  w.dataset(group, "Coordinates", rows, n, 3, mem, file);
-  for (std::size_t i = 0; i < n; ++i) {
-    rows[3 * i] = static_cast<T>(p.vx[i]);
-    rows[3 * i + 1] = static_cast<T>(p.vy[i]);
-    rows[3 * i + 2] = static_cast<T>(p.vz[i]);
+  w.dataset(group, "Coordinates", rows, r, 3, mem, file);
+  for (std::size_t k = 0; k < n; ++k) {
+    rows[3 * k] = static_cast<T>(p.vx[first + k]);
+    rows[3 * k + 1] = static_cast<T>(p.vy[first + k]);
+    rows[3 * k + 2] = static_cast<T>(p.vz[first + k]);
   }
-  w.dataset(group, "Velocities", rows, n, 3, mem, file);
+  w.dataset(group, "Velocities", rows, r, 3, mem, file);
   rows.resize(n);
-  for (std::size_t i = 0; i < n; ++i) rows[i] = static_cast<T>(p.m[i]);
-  w.dataset(group, "Masses", rows, n, 1, mem, file);
-  w.dataset(group, "ParticleIDs", p.id, n, 1, H5T_NATIVE_UINT64, H5T_STD_U64LE);
+  for (std::size_t k = 0; k < n; ++k) rows[k] = static_cast<T>(p.m[first + k]);
+  w.dataset(group, "Masses", rows, r, 1, mem, file);
+  const std::vector<std::uint64_t> ids(p.id.begin() + std::ptrdiff_t(first), p.id.begin() + std::ptrdiff_t(first + n));
+  w.dataset(group, "ParticleIDs", ids, r, 1, H5T_NATIVE_UINT64, H5T_STD_U64LE);
 }
 
+// The whole file at `tmp`. `fapl`: the file access list (H5P_DEFAULT for one process, MPI-IO for
+// a collective write, where every rank runs this with the same metadata and its own rows).
 void write_file(const std::string& tmp, const std::string& target, const Particles<double>& p,
-                const SnapshotMeta& meta) {
+                const SnapshotMeta& meta, const Rows& rows, hid_t fapl = H5P_DEFAULT) {
   silence_hdf5();
-  const Writer w(target);
+  const Writer w(target, rows.collective);
   Handle fcpl = w.untimed(H5P_FILE_CREATE);
-  Handle file = w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "the file");
+  Handle file = w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl), H5Fclose, "the file");
   w.close(fcpl, "a property list");
   const auto n = static_cast<std::uint64_t>(p.size());
   {
@@ -217,9 +268,9 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
   {
     Handle part = w.group(file.get(), "PartType1");
     if (meta.precision == Precision::fp32) {
-      write_particle_type<float>(w, part.get(), p);
+      write_particle_type<float>(w, part.get(), p, rows);
     } else {
-      write_particle_type<double>(w, part.get(), p);
+      write_particle_type<double>(w, part.get(), p, rows);
     }
     w.close(part, "/PartType1");
   }
@@ -354,8 +405,54 @@ class Reader {
 }  // namespace
 
 void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta) {
+  const Rows all{p.size(), 0, p.size()};
   replace_file_atomic(path,
-                      [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta); });
+                      [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta, all); });
+}
+
+void write_gadget_hdf5_collective(const std::filesystem::path& path, const Particles<double>& p,
+                                  const SnapshotMeta& meta, comm::Communicator& c) {
+#if NBODY_HAVE_PARALLEL_HDF5
+  const auto* mpi_comm = static_cast<const MPI_Comm*>(c.native_handle());
+  if (mpi_comm == nullptr) {
+    throw_runtime_error("cannot write '" + path.string() + "' collectively: the run's communicator (" + c.name() +
+                        ") is not MPI");
+  }
+  // Rank 0 names the temporary (its process id), so every rank opens the same file.
+  const std::string tmp = c.broadcast_bytes(c.rank() == 0 ? temporary_path_for(path).string() : std::string(), 0);
+  const comm::Block mine = comm::block_of(static_cast<std::int64_t>(p.size()), c.size(), c.rank());
+  try {
+    silence_hdf5();
+    const Writer w(path.string(), true);
+    Handle fapl = w.check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "a property list");
+    w.check(H5Pset_fapl_mpio(fapl.get(), *mpi_comm, MPI_INFO_NULL), "the MPI-IO file access list");
+    // Every rank makes the same metadata; HDF5 writes it out with its default (independent)
+    // strategy. (Collective metadata writes, H5Pset_coll_metadata_write, made HDF5 1.10.8 put
+    // 24 bytes of uninitialised memory into unused file space for some splits of the bodies:
+    // the same datasets, but not the single process's bytes.)
+    Handle dxpl = w.check(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "a property list");
+    w.check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "the MPI-IO transfer list");
+    const Rows rows{p.size(), static_cast<hsize_t>(mine.first), static_cast<hsize_t>(mine.count), true, dxpl.get()};
+    write_file(tmp, path.string(), p, meta, rows, fapl.get());
+    w.close(dxpl, "a property list");
+    w.close(fapl, "a property list");
+  } catch (...) {
+    abandon_handles = false;  // the write's handles are gone
+    // Whichever rank fails removes the temporary (every rank sees the same file system), then
+    // ends the run naming itself (the program's handler ends the other ranks).
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  // The file was closed collectively (H5Fclose returned on every rank): rank 0 flushes it and
+  // renames it, and no rank goes on before the snapshot is in place.
+  if (c.rank() == 0) commit_temporary(path, tmp);
+  c.barrier();
+#else
+  (void)p;
+  (void)meta;
+  (void)c;
+  throw_runtime_error("cannot write '" + path.string() + "' collectively: this build has no parallel HDF5");
+#endif
 }
 
 ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead what) {

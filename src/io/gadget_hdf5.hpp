@@ -15,6 +15,10 @@
 
 #include "io/particle_file.hpp"
 
+namespace nbody::comm {
+class Communicator;
+}
+
 namespace nbody {
 
 // The 8 bytes every HDF5 file starts with.
@@ -23,6 +27,18 @@ inline constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
 // Writes atomically; the file's bytes depend only on the data (no timestamps), so the same
 // state gives the same file.
 void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta);
+// Whether this build writes HDF5 snapshots collectively (parallel HDF5 with MPI-IO:
+// NBODY_HDF5_PARALLEL).
+[[nodiscard]] inline bool parallel_hdf5_available() noexcept { return NBODY_HAVE_PARALLEL_HDF5 != 0; }
+// The same file written by every rank of `c` together (collective: every rank calls it with the
+// same path, metadata and particles, all N of them, as each rank of a run holds): each rank
+// writes its block of the bodies (comm::block_of) as hyperslabs through collective MPI-IO
+// transfers, the metadata identically. The file's bytes are those write_gadget_hdf5 gives. Still
+// atomic: a temporary named by rank 0, renamed by rank 0 after every rank closed it. A failure on
+// a rank is a runtime error there (the temporary removed); the program then ends every rank.
+// Throws a runtime error in a build without parallel HDF5 or with a communicator that is not MPI.
+void write_gadget_hdf5_collective(const std::filesystem::path& path, const Particles<double>& p,
+                                  const SnapshotMeta& meta, comm::Communicator& c);
 // Reads every PartType0..5 group present as point masses (Masses, or MassTable where a type has
 // none). A single-file snapshot only. FileRead::metadata reads the header, /Units and
 // /Parameters only (no particles).

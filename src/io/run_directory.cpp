@@ -360,11 +360,17 @@ void RunDirectory::append_lagrangian_radii(std::int64_t step, double time, const
 }
 
 fs::path RunDirectory::write_snapshot(const Particles<double>& p, double time) {
+  return write_snapshot(time, [&](const fs::path& file, ParticleFormat format, const SnapshotMeta& meta) {
+    write_particle_file(file, format, p, meta);
+  });
+}
+
+fs::path RunDirectory::write_snapshot(double time, const SnapshotWriter& write) {
   const ParticleFormat format = parse_particle_format(cfg_.snapshot_format, "snapshot_format");
   char name[48];
   std::snprintf(name, sizeof name, "snapshot_%03d%s", snapshots_, std::string(file_extension(format)).c_str());
   const fs::path file = path_ / name;
-  write_particle_file(file, format, p, {parse_precision(cfg_.precision), time, &cfg_, std::nullopt});
+  write(file, format, {parse_precision(cfg_.precision), time, &cfg_, std::nullopt});
   ++snapshots_;
   return file;
 }

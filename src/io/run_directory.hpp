@@ -20,11 +20,13 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "io/particle_file.hpp"
 #include "nbody/checkpoint.hpp"
 #include "nbody/config.hpp"
 #include "nbody/diagnostics.hpp"
@@ -111,6 +113,11 @@ class RunDirectory {
   // snapshot_NNN.<ext> with NNN = the count of snapshots so far, in the run's precision and
   // snapshot format, at simulation time `time`.
   std::filesystem::path write_snapshot(const Particles<double>& p, double time);
+  // The same with the particles written by `write` (given the path, the run's snapshot format
+  // and the metadata): for a snapshot that several processes write together.
+  using SnapshotWriter =
+      std::function<void(const std::filesystem::path&, ParticleFormat, const SnapshotMeta&)>;
+  std::filesystem::path write_snapshot(double time, const SnapshotWriter& write);
   // checkpoint_<step>.ckpt; once it is complete, checkpoints older than the previous one go.
   // diagnostics.csv, lagrangian_radii.csv and run.log are flushed to disk first.
   std::filesystem::path write_checkpoint(const Checkpoint& ck);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "nbody/error.hpp"
+#include "run/collective_snapshot.hpp"
 #include "run/output_schedule.hpp"
 #include "run/outputs.hpp"
 #include "run/summary.hpp"
@@ -99,9 +101,21 @@ RunResult follow_rank0(Simulation& sim, comm::Communicator& world) {
   RunResult result;
   result.first_step = sim.step_count();
   const auto wall_start = Clock::now();
+  // Rank 0's outputs come after its broadcast, and a final snapshot after the last chunk: the
+  // signals of collective snapshots (run/collective_snapshot.hpp) come until kSignalOutputsDone.
+  bool stepping = true;
   for (;;) {
     const auto chunk = world.broadcast_value<std::int64_t>(0, 0);
-    if (chunk <= 0) break;
+    if (chunk == kSignalSnapshot) {
+      follow_collective_snapshot(world, sim.particles());
+      continue;
+    }
+    if (chunk == kSignalOutputsDone) break;
+    if (chunk <= 0) {
+      stepping = false;
+      continue;
+    }
+    if (!stepping) throw_runtime_error("run loop: rank 0 asked for steps after the end of the run");
     const std::uint64_t i0 = sim.interactions();
     const auto t0 = Clock::now();
     sim.advance(chunk);
@@ -196,6 +210,7 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
 
   const RunEnd how = stopped_by != nullptr ? RunEnd::stopped : RunEnd::completed;
   for (auto o = outputs.rbegin(); o != outputs.rend(); ++o) (*o)->finish(state, how);
+  if (world.size() > 1) (void)world.broadcast_value(kSignalOutputsDone, 0);
   result.last_step = sim.step_count();
   result.time = sim.time();
   if (dir != nullptr) result.snapshots = dir->snapshots_written();

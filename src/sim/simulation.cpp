@@ -202,6 +202,8 @@ std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) 
   // blocks are gathered; each rank drives the GPU of its local rank.
   if (comm::world().size() > 1) {
     r.comm = comm::world_shared();
+    r.exchange = cfg.distribution_exchange;
+    r.exchange_chunks = static_cast<int>(cfg.distribution_chunks);
     if (resolve_choice(r.choice).device == "cuda") r.ordinal = comm::device_ordinal_of_rank(*r.comm);
   }
   return std::make_unique<System<T>>(r);

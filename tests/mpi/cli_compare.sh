@@ -7,6 +7,10 @@
 #                 resumed by a single process) ends with the files of the uninterrupted run
 #   failing_rank  a rank that fails (rank 1, then rank 0) ends every rank: non-zero exit status,
 #                 the failing rank named, no hang (every mpirun under a timeout)
+#   hdf5          HDF5 snapshots under mpirun -np 2 and 3 (written collectively where the build has
+#                 parallel HDF5, by rank 0 otherwise) are the single process's bytes; so are the
+#                 files of the pipelined exchange; a snapshot that cannot be written (a file size
+#                 limit) ends the run naming a rank, leaving no temporary file
 # NBODY_MPI_DEVICE=cuda runs same_bits and restart on GPUs (one per rank) instead of the CPU.
 set -euo pipefail
 device=${NBODY_MPI_DEVICE:-cpu}
@@ -99,6 +103,46 @@ failing_rank)
   [ "$status" -ne 0 ] || { echo "FAIL: exit status 0 for a failing rank"; exit 1; }
   grep -q "nbody: error: rank 0: " "$work/rank0.err" || { echo "FAIL: rank 0 not named"; exit 1; }
   echo "rank 0 failed: exit status $status, rank named"
+  ;;
+hdf5)
+  args=(run --n 203 --steps 12 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" --integrator leapfrog
+        --ic king --snapshot-every 4 --diag-every 4 --snapshot-format hdf5)
+  for precision in fp32 fp64; do
+    in_dir "$work/$precision.single" "$nbody" "${args[@]}" --precision "$precision" --out run > /dev/null
+    for np in 2 3; do
+      in_dir "$work/$precision.np$np" mpi "$np" "$nbody" "${args[@]}" --precision "$precision" --out run > /dev/null
+      compare_dirs "$work/$precision.single/run" "$work/$precision.np$np/run"
+    done
+    in_dir "$work/$precision.piped" mpi 3 "$nbody" "${args[@]}" --precision "$precision" \
+      --distribution-exchange pipelined --distribution-chunks 3 --out run > /dev/null
+    # config.toml, the checkpoints and the snapshots' /Parameters record the exchange: the
+    # diagnostics have the gather's bytes, and so do the snapshots' bodies (converted to CSV).
+    for f in diagnostics.csv lagrangian_radii.csv; do
+      cmp -s "$work/$precision.single/run/$f" "$work/$precision.piped/run/$f" || { echo "FAIL: pipelined $f differs"; exit 1; }
+    done
+    for f in "$work/$precision.single/run"/snapshot_*.hdf5; do
+      name=$(basename "$f" .hdf5)
+      "$nbody" convert "$f" "$work/$precision.single.$name.csv" > /dev/null
+      "$nbody" convert "$work/$precision.piped/run/$name.hdf5" "$work/$precision.piped.$name.csv" > /dev/null
+      cmp -s "$work/$precision.single.$name.csv" "$work/$precision.piped.$name.csv" || { echo "FAIL: pipelined $name differs"; exit 1; }
+    done
+    echo "same bytes: pipelined exchange on 3 ranks ($precision)"
+  done
+  # A file size limit (on the ranks alone: 32 KiB) below the first snapshot (about 720 kB): the
+  # write fails (EFBIG) on the ranks, which end the run naming themselves. TCP between the ranks:
+  # OpenMPI's shared-memory transport needs a backing file larger than the limit.
+  set +e
+  (cd "$work" && timeout 100 "$mpirun" -np 2 --oversubscribe --mca btl self,tcp sh -c 'ulimit -f 64 && exec "$0" "$@"' \
+    "$nbody" run --n 20000 --steps 2 --threads 1 --device "$device" --snapshot-every 2 --snapshot-format hdf5 \
+    --out limited > limited.out 2> limited.err)
+  status=$?
+  set -e
+  grep "nbody: error" "$work/limited.err" || true
+  [ "$status" -ne 124 ] || { echo "FAIL: the run hung (killed by the timeout)"; exit 1; }
+  [ "$status" -ne 0 ] || { echo "FAIL: exit status 0 for a snapshot that could not be written"; exit 1; }
+  grep -q "nbody: error: rank [0-9]*: .*snapshot_000.hdf5" "$work/limited.err" || { echo "FAIL: no rank named"; exit 1; }
+  if ls "$work/limited" | grep -q "\.tmp\."; then echo "FAIL: a temporary file was left"; ls "$work/limited"; exit 1; fi
+  echo "snapshot beyond the file size limit: exit status $status, rank named, no temporary left"
   ;;
 *)
   echo "unknown check $check"

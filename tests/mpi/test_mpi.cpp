@@ -3,8 +3,13 @@
 // simulations on every rank against the same simulation made for one process alone.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -16,6 +21,9 @@
 #include "gravity/direct/cpu_solvers.hpp"
 #include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
+#include "ic/ic.hpp"
+#include "io/gadget_hdf5.hpp"
+#include "nbody/error.hpp"
 #include "nbody/simulation.hpp"
 
 namespace nbody {
@@ -160,6 +168,17 @@ void check_same_bits_as_one_process(const std::string& kind, SofteningLaw law, d
     EXPECT_TRUE(single == spread) << kind << " n = " << n << " on " << world().size() << " ranks";
     EXPECT_EQ(d.interactions(), std::uint64_t(n) * std::uint64_t(n));
 
+    // The pipelined exchange (pieces of each block gathered by non-blocking collectives while the
+    // next piece is computed): the same bits, for any number of pieces (more than targets too).
+    for (const int chunks : {1, 3, 4, 7}) {
+      DistributedSolver<T> p(local_solver<T>(kind, g), comm::world_shared(),
+                             comm::make_host_gather(comm::world_shared()), Exchange::pipelined, chunks);
+      Out<T> piped{std::size_t(n)};
+      p.accelerations(b.targets(), b.sources(), piped.span());
+      EXPECT_TRUE(single == piped) << kind << " pipelined in " << chunks << " pieces, n = " << n << " on "
+                                   << world().size() << " ranks";
+    }
+
     // Hermite's pass on an active subset (every third body).
     std::vector<std::int32_t> active;
     for (int i = 0; i < n; i += 3) active.push_back(i);
@@ -173,6 +192,40 @@ void check_same_bits_as_one_process(const std::string& kind, SofteningLaw law, d
     const double w2 = d.potential_energy(b.sources());
     EXPECT_EQ(std::memcmp(&w1, &w2, sizeof w1), 0);
   }
+}
+
+TEST(DistributedSolver, ExchangeNamesAndBadChunks) {
+  EXPECT_EQ(parse_exchange("gather"), Exchange::gather);
+  EXPECT_EQ(parse_exchange("pipelined"), Exchange::pipelined);
+  EXPECT_THROW((void)parse_exchange("ring"), Error);
+  const GravityParams g{1.0, 0.01, SofteningLaw::plummer};
+  EXPECT_THROW(DistributedSolver<float>(local_solver<float>("direct", g), comm::world_shared(),
+                                        comm::make_host_gather(comm::world_shared()), Exchange::pipelined, 0),
+               Error);
+}
+
+// Non-blocking gathers of pieces at any place, several outstanding at once, waited in any order.
+TEST(Communicator, NonBlockingGathersOfPieces) {
+  const int p = world().size(), r = world().rank();
+  const std::int64_t n = 41;
+  std::vector<double> data(std::size_t(n), -1.0);
+  std::vector<std::unique_ptr<comm::Request>> requests;
+  for (int k = 0; k < 3; ++k) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      const comm::Block block = comm::block_of(n, p, q);
+      const comm::Block piece = comm::block_of(block.count, 3, k);
+      counts[std::size_t(q)] = piece.count;
+      displs[std::size_t(q)] = block.first + piece.first;
+    }
+    for (std::int64_t i = 0; i < counts[std::size_t(r)]; ++i) {
+      const std::int64_t at = displs[std::size_t(r)] + i;
+      data[std::size_t(at)] = 0.25 * double(at);
+    }
+    requests.push_back(world().iallgatherv_in_place(data.data(), counts, displs, comm::DataType::f64));
+  }
+  for (auto it = requests.rbegin(); it != requests.rend(); ++it) (*it)->wait();
+  for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(data[std::size_t(i)], 0.25 * double(i)) << i;
 }
 
 TEST(DistributedSolver, SameBitsAsOneProcessFp32) { check_same_bits_as_one_process<float>("direct", SofteningLaw::plummer, 0.01); }
@@ -238,6 +291,69 @@ TEST_P(DistributedSimulation, SameStateAsOneProcess) {
   // Every rank holds the same state.
   const std::string mine = state_bits(*sim);
   EXPECT_EQ(world().broadcast_bytes(mine, 0), mine);
+}
+
+// ---- collective HDF5 snapshots ------------------------------------------------------------------
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every rank writes its block of the bodies into one file (MPI-IO): the file has the bytes of the
+// file one process writes, for fp32 and fp64, and for fewer bodies than ranks (ranks with no rows).
+TEST(ParallelHdf5, CollectiveFileHasTheBytesOfOneProcess) {
+  if (!parallel_hdf5_available()) GTEST_SKIP() << "this build has no parallel HDF5 (NBODY_HDF5_PARALLEL=OFF)";
+  if (world().native_handle() == nullptr) GTEST_SKIP() << "not started by mpirun";
+  const std::string dir = world().broadcast_bytes(
+      world().rank() == 0 ? testing::TempDir() + "nbody_parallel_hdf5_" + std::to_string(::getpid()) : "", 0);
+  if (world().rank() == 0) std::filesystem::create_directories(dir);
+  world().barrier();
+  RunConfig cfg;
+  cfg.n = 67;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{67}, std::int64_t{1000}}) {
+    for (const Precision precision : {Precision::fp32, Precision::fp64}) {
+      const Particles<double> p = make_initial_conditions({"plummer", n, 7});
+      const SnapshotMeta meta{precision, 0.375, &cfg, std::nullopt};
+      const std::string tag = std::to_string(n) + (precision == Precision::fp32 ? "_fp32" : "_fp64");
+      const std::filesystem::path alone = dir + "/alone_" + tag + ".hdf5", together = dir + "/together_" + tag + ".hdf5";
+      if (world().rank() == 0) write_gadget_hdf5(alone, p, meta);
+      write_gadget_hdf5_collective(together, p, meta, world());
+      if (world().rank() == 0) {
+        EXPECT_TRUE(file_bytes(alone) == file_bytes(together)) << tag << " on " << world().size() << " ranks";
+        const ParticleFileData back = read_gadget_hdf5(together);
+        const Particles<double> expect = precision == Precision::fp32 ? p.as<float>().as<double>() : p;
+        EXPECT_EQ(back.particles.x, expect.x) << tag;
+        EXPECT_EQ(back.particles.vz, expect.vz) << tag;
+        EXPECT_EQ(back.particles.m, expect.m) << tag;
+        EXPECT_EQ(back.particles.id, expect.id) << tag;
+        // Renamed into place: no temporary is left.
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+          EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+        }
+      }
+      world().barrier();
+    }
+  }
+  if (world().rank() == 0 && !HasFailure()) std::filesystem::remove_all(dir);
+}
+
+// A failure is a runtime error on the ranks (here every rank: the directory does not exist), and
+// nothing is left behind.
+TEST(ParallelHdf5, AFailedCollectiveWriteIsAnErrorOnEveryRank) {
+  if (!parallel_hdf5_available()) GTEST_SKIP() << "this build has no parallel HDF5 (NBODY_HDF5_PARALLEL=OFF)";
+  if (world().native_handle() == nullptr) GTEST_SKIP() << "not started by mpirun";
+  const Particles<double> p = make_initial_conditions({"plummer", 10, 7});
+  const std::filesystem::path target = testing::TempDir() + "nbody_no_such_dir_" + std::to_string(::getpid()) + "/s.hdf5";
+  try {
+    write_gadget_hdf5_collective(target, p, {Precision::fp64, 0.0, nullptr, std::nullopt}, world());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::runtime);
+    EXPECT_NE(std::string(e.what()).find("s.hdf5"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(target.parent_path()));
+  world().barrier();
 }
 
 INSTANTIATE_TEST_SUITE_P(Integrators, DistributedSimulation,

@@ -7,14 +7,30 @@
 
 namespace nbody {
 
+std::vector<std::string> exchange_names() { return {"gather", "pipelined"}; }
+
+Exchange parse_exchange(std::string_view name) {
+  if (name == "gather") return Exchange::gather;
+  if (name == "pipelined") return Exchange::pipelined;
+  throw_input_error("distribution_exchange: unknown '" + std::string(name) + "' (choose gather or pipelined)");
+}
+
 template <class T>
 DistributedSolver<T>::DistributedSolver(std::unique_ptr<ForceSolver<T>> local, std::shared_ptr<comm::Communicator> comm,
-                                        std::unique_ptr<comm::BlockGather> gather)
+                                        std::unique_ptr<comm::BlockGather> gather, Exchange exchange, int chunks)
     : ForceSolver<T>(local ? local->gravity() : GravityParams{}),
       local_(std::move(local)),
       comm_(std::move(comm)),
       gather_(std::move(gather)) {
   if (!local_ || !comm_ || !gather_) throw_runtime_error("DistributedSolver: needs a solver, a communicator and a gather");
+  set_exchange(exchange, chunks);
+}
+
+template <class T>
+void DistributedSolver<T>::set_exchange(Exchange e, int chunks) {
+  if (chunks < 1) throw_input_error("distribution_chunks: must be at least 1 (got " + std::to_string(chunks) + ")");
+  exchange_ = e;
+  chunks_ = chunks;
 }
 
 template <class T>
@@ -46,8 +62,43 @@ void DistributedSolver<T>::gather(Vec3Span<T> out, int n) {
 
 template <class T>
 void DistributedSolver<T>::do_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) {
+  if (exchange_ == Exchange::pipelined) {
+    pipelined_accelerations(t, s, out);
+    return;
+  }
   local_accelerations(t, s, out);
   gather(out, t.n);
+}
+
+// Piece k of every rank's block is the k-th of `chunks_` sub-blocks of it (comm::block_of again),
+// so every rank knows every piece's place and size: the k-th gather moves the k-th pieces of all
+// blocks. A piece's targets are summed over all sources exactly as in the whole block.
+template <class T>
+void DistributedSolver<T>::pipelined_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) {
+  const int size = comm_->size(), me = comm_->rank();
+  std::vector<comm::Block> blocks(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) blocks[std::size_t(r)] = comm::block_of(t.n, size, r);
+  const std::array<void*, 3> arrays{out.x, out.y, out.z};
+  std::vector<std::int64_t> counts(blocks.size()), displs(blocks.size());
+  std::vector<std::unique_ptr<comm::PendingGather>> pending;
+  for (int k = 0; k < chunks_; ++k) {
+    std::int64_t total = 0;
+    for (std::size_t r = 0; r < blocks.size(); ++r) {
+      const comm::Block piece = comm::block_of(blocks[r].count, chunks_, k);
+      counts[r] = piece.count;
+      displs[r] = blocks[r].first + piece.first;
+      total += piece.count;
+    }
+    if (total == 0) continue;  // the same on every rank: fewer targets than pieces
+    const auto first = static_cast<int>(displs[std::size_t(me)]);
+    const auto count = static_cast<int>(counts[std::size_t(me)]);
+    if (count > 0) {
+      const TargetView<T> mine{t.x + first, t.y + first, t.z + first, count, t.self >= 0 ? t.self + first : -1};
+      local_->accelerations(mine, s, {out.x + first, out.y + first, out.z + first});
+    }
+    pending.push_back(gather_->start_gather(arrays, counts, displs, comm::data_type_of<T>()));
+  }
+  for (auto& p : pending) p->wait();
 }
 
 template <class T>

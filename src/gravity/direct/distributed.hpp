@@ -14,7 +14,17 @@
 // chosen from the full N when the solver is made, and a target's sum depends on the shape and the
 // sources only). Gathers move bits, never add them. The potential energy is computed whole by
 // every rank (no sum across ranks), so the diagnostics have the single-process bits too.
+//
+// The exchange (--distribution-exchange): "gather" computes the rank's whole block, then gathers
+// every block; "pipelined" computes the block in `chunks` pieces and starts the gather of piece k
+// (non-blocking: MPI_Iallgatherv on host arrays, NCCL on a second stream for device arrays) before
+// computing piece k + 1, so the communication hides behind the compute of the pieces after it.
+// The same targets get the same sums either way: the two give the same bits. Hermite's acc_jerk
+// passes (active subsets, usually small) use the plain gather under both.
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "comm/block_gather.hpp"
 #include "comm/communicator.hpp"
@@ -22,12 +32,23 @@
 
 namespace nbody {
 
+enum class Exchange { gather, pipelined };
+[[nodiscard]] std::vector<std::string> exchange_names();  // "gather", "pipelined"
+// An input error naming the choices for another name.
+[[nodiscard]] Exchange parse_exchange(std::string_view name);
+inline constexpr int kDefaultExchangeChunks = 4;
+
 template <class T>
 class DistributedSolver final : public ForceSolver<T> {
  public:
   // `local`: the single-process solver of this rank (its location is where the gather works).
   DistributedSolver(std::unique_ptr<ForceSolver<T>> local, std::shared_ptr<comm::Communicator> comm,
-                    std::unique_ptr<comm::BlockGather> gather);
+                    std::unique_ptr<comm::BlockGather> gather, Exchange exchange = Exchange::gather,
+                    int chunks = kDefaultExchangeChunks);
+
+  [[nodiscard]] Exchange exchange() const noexcept { return exchange_; }
+  // The policy of the following passes (the benchmark measures both on one solver).
+  void set_exchange(Exchange e, int chunks = kDefaultExchangeChunks);
 
   std::string name() const override { return local_->name(); }
   std::string kernel() const override;  // the local kernel, "over P ranks (transport)"
@@ -57,6 +78,10 @@ class DistributedSolver final : public ForceSolver<T> {
   std::unique_ptr<ForceSolver<T>> local_;
   std::shared_ptr<comm::Communicator> comm_;
   std::unique_ptr<comm::BlockGather> gather_;
+  Exchange exchange_ = Exchange::gather;
+  int chunks_ = kDefaultExchangeChunks;
+
+  void pipelined_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out);
 };
 
 extern template class DistributedSolver<float>;
