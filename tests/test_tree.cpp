@@ -496,6 +496,17 @@ TEST(TreeRegistry, SolverNamesItsKernelAndRefusesJerks) {
   EXPECT_FALSE(solver->capabilities().jerk);
   EXPECT_TRUE(solver->capabilities().potential);
   EXPECT_FALSE(gravity_computes_jerk("tree"));
+  // interactions() counts the terms the tree evaluated: fewer than N^2 at N = 4096.
+  const auto p = model("plummer", 4096, 1);
+  std::vector<float> x(p.x.begin(), p.x.end()), y(p.y.begin(), p.y.end()), z(p.z.begin(), p.z.end()),
+      m(p.m.begin(), p.m.end()), ax(4096), ay(4096), az(4096);
+  solver->accelerations(TargetView<float>{x.data(), y.data(), z.data(), 4096, 0},
+                        SourceView<float>{x.data(), y.data(), z.data(), m.data(), 4096},
+                        Vec3Span<float>{ax.data(), ay.data(), az.data()});
+  NBODY_MEASURED("tree interactions at N = 4096, theta 0.5: %llu (%.1f %% of N^2)",
+                 static_cast<unsigned long long>(solver->interactions()), 100.0 * double(solver->interactions()) / (4096.0 * 4096.0));
+  EXPECT_GT(solver->interactions(), 0u);
+  EXPECT_LT(solver->interactions(), std::uint64_t(4096) * 4096 / 2);
   r.choice = {"cuda", "tree"};
   try {
     (void)make_solver<float>(r, nullptr);

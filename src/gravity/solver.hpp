@@ -72,7 +72,8 @@ class ForceSolver {
     for (std::int64_t k = 0; k < count_steps; ++k) count(p.n, p.n);
   }
 
-  // Target-source pairs evaluated so far (the i = j pair included: targets x sources a pass).
+  // Target-source pairs evaluated so far (the i = j pair included: targets x sources a pass; an
+  // approximate method such as the tree counts the terms it evaluated, see pass_terms).
   [[nodiscard]] std::uint64_t interactions() const noexcept { return interactions_; }
 
  protected:
@@ -88,10 +89,15 @@ class ForceSolver {
     unsupported("fused Euler steps");
   }
   [[noreturn]] void unsupported(const std::string& what) const { solver_lacks(name(), what); }
+  // The terms the pass just made evaluated, for interactions(): every target-source pair (a
+  // direct sum); the tree overrides it with its multipole and pair terms.
+  [[nodiscard]] virtual std::uint64_t pass_terms(std::int64_t targets, std::int64_t sources) const noexcept {
+    return std::uint64_t(targets) * std::uint64_t(sources);
+  }
 
  private:
   void count(std::int64_t targets, std::int64_t sources) noexcept {
-    interactions_ += std::uint64_t(targets) * std::uint64_t(sources);
+    interactions_ += pass_terms(targets, sources);
   }
   GravityParams gravity_;
   std::uint64_t interactions_ = 0;

@@ -462,6 +462,10 @@ class CpuTreeSolver final : public ForceSolver<T> {
   void do_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) override {
     tree_.accelerations(t, s, out);
   }
+  // The multipole (M2P) and pair (P2P) terms of the pass, not targets x sources.
+  std::uint64_t pass_terms(std::int64_t, std::int64_t) const noexcept override {
+    return tree_.stats().m2p + tree_.stats().p2p;
+  }
 
  private:
   gravity::tree::CpuTree tree_;
