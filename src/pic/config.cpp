@@ -26,6 +26,7 @@ double num(const toml::node* n, const std::string& key) {
   bad(key, "must be a number");
 }
 std::int64_t integer(const toml::node* n, const std::string& key) {
+  if (n->is_boolean()) bad(key, "must be an integer, not true or false");
   if (auto v = n->value<std::int64_t>()) return *v;
   if (auto d = n->value<double>(); d && std::floor(*d) == *d) return std::int64_t(*d);
   bad(key, "must be an integer");
@@ -198,6 +199,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     else if (k == "diag_every") c.diag_every = integer(v, key);
     else if (k == "fields_every") c.fields_every = integer(v, key);
     else if (k == "checkpoint_every") c.checkpoint_every = integer(v, key);
+    else if (k == "images_every") c.images_every = integer(v, key);
     else bad(key, "unknown key");
   });
   if (const toml::node* sp = root.get("species")) {
@@ -340,7 +342,9 @@ void validate_pic_config(const PicConfig& c) {
   }
   if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
   if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");
-  if ((c.fields_every > 0 || c.checkpoint_every > 0) && c.out_dir.empty()) bad("output.dir", "is needed for fields_every / checkpoint_every (or pass --out)");
+  if (c.images_every < 0) bad("output.images_every", "must be >= 0 (steps between PNG images; 0: none)");
+  if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
+    bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
   if (c.laser.enabled) {
     if (c.field_bc.x != FieldBoundary::open) bad("laser", "needs grid.boundary_x = \"open\" (it enters through the left boundary)");
     if (!(c.laser.a0 > 0) && !(c.laser_intensity_W_cm2 > 0)) bad("laser", "give a0 or intensity_W_cm2 (with units.wavelength_um)");

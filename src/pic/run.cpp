@@ -14,6 +14,7 @@
 #include "nbody/error.hpp"
 #include "pic/checkpoint.hpp"
 #include "pic/gpu.hpp"
+#include "pic/images.hpp"
 #include "pic/openpmd.hpp"
 #include "pic/reduced_output.hpp"
 #include "pic/units.hpp"
@@ -111,11 +112,14 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     if (openpmd_available()) write_openpmd(c.out_dir, sim, c.wavelength_um * 1e-6);
     write_reduced_outputs(c.out_dir, sim);
   };
+  // PNG images (the field maps and phase spaces) every images_every steps.
+  const bool images = c.images_every > 0 && !c.out_dir.empty();
   const std::int64_t first = sim.step_count() + 1;
   r.energy_start = sim.energies().total;
   if (first == 1) {
     write_row(sim.poynting_flux_x(i_left), sim.poynting_flux_x(i_right));
     if (dumps) dump();
+    if (images) write_images(c.out_dir, sim);
   }
   // On the GPU the state comes back to the host only for diagnostics, dumps and checkpoints; the
   // Poynting fluxes are then sampled at those steps (rectangle rule over the interval).
@@ -133,13 +137,14 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     const bool diag = n % c.diag_every == 0 || n == steps;
     const bool dump_now = dumps && (n % c.fields_every == 0 || n == steps);
     const bool ck_now = c.checkpoint_every > 0 && (n % c.checkpoint_every == 0 || n == steps);
+    const bool images_now = images && (n % c.images_every == 0 || n == steps);
     if (gpu) {
       gpu->step();
-      if (diag || dump_now || ck_now) gpu->copy_to(sim);
+      if (diag || dump_now || ck_now || images_now) gpu->copy_to(sim);
     } else {
       sim.step();
     }
-    if (!gpu || diag || dump_now || ck_now) {
+    if (!gpu || diag || dump_now || ck_now || images_now) {
       const double fl = sim.poynting_flux_x(i_left), fr = sim.poynting_flux_x(i_right);
       r.laser_energy_in += fl * dt * double(n - last_sample);
       r.energy_out += fr * dt * double(n - last_sample);
@@ -147,6 +152,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
       if (diag) write_row(fl, fr);
     }
     if (dump_now) dump();
+    if (images_now) write_images(c.out_dir, sim);
     if (ck_now) save_pic_checkpoint((fs::path(c.out_dir) / "checkpoint.bin").string(), sim);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) progress(n, steps, secs);
