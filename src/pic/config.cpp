@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "comm/communicator.hpp"
 #include "nbody/error.hpp"
+#include "pic/domain.hpp"
 #include "pic/gpu.hpp"
 #include "pic/units.hpp"
 
@@ -336,6 +338,13 @@ void validate_pic_config(const PicConfig& c) {
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
   if (c.pml_x && c.use_gpu) bad("grid.boundary_x", "pml is not implemented on the GPU path yet (use open)");
+  if (const int ranks = comm::world().size(); ranks > 1) {
+    if (c.use_gpu)
+      bad("solver.device", "cuda over several processes is not implemented yet: run one process per GPU, or solver.device = \"cpu\" under mpirun");
+    if (c.nx < kMinSlabColumns * ranks)
+      bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(ranks) + " processes: each slab needs at least " +
+                         std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * ranks) + ")");
+  }
   if (c.use_gpu) {
     std::string why;
     if (!pic_gpu_available(&why)) bad("solver.device", "cuda is not available: " + why);
