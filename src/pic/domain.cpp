@@ -395,7 +395,35 @@ double DomainPic::poynting_flux_x(int i) {
   return sum;
 }
 
-void DomainPic::gather(PicSimulation& global) {
+// Every rank's values concatenated in rank order: on every rank (root < 0), or on root only.
+template <class T>
+std::vector<T> DomainPic::collect(const std::vector<T>& mine, int root) {
+  if (root < 0) return comm_->allgatherv(std::span<const T>(mine));
+  constexpr int kTag = 7400;
+  const comm::DataType type = comm::data_type_of<T>();
+  if (layout_.rank != root) {
+    const std::int64_t n = std::int64_t(mine.size());
+    comm_->send(&n, 1, comm::DataType::i64, root, kTag);
+    if (n > 0) comm_->send(mine.data(), n, type, root, kTag + 1);
+    return {};
+  }
+  std::vector<T> all;
+  for (int r = 0; r < layout_.size; ++r) {
+    if (r == root) {
+      all.insert(all.end(), mine.begin(), mine.end());
+      continue;
+    }
+    std::int64_t n = 0;
+    comm_->recv(&n, 1, comm::DataType::i64, r, kTag);
+    const std::size_t at = all.size();
+    all.resize(at + std::size_t(n));
+    if (n > 0) comm_->recv(all.data() + at, n, type, r, kTag + 1);
+  }
+  return all;
+}
+
+void DomainPic::gather(PicSimulation& global, int root) {
+  const bool here = root < 0 || layout_.rank == root;
   const GridGeometry& g = s_.geom;
   const bool px = s_.field_bc.x == FieldBoundary::periodic;
   const int nxl = lg_.nx, rows = g.rows();
@@ -406,7 +434,8 @@ void DomainPic::gather(PicSimulation& global) {
     mine.reserve(std::size_t(own) * std::size_t(rows));
     for (int il = 0; il < own; ++il)
       for (int j = -kGuard; j < g.ny + kGuard; ++j) mine.push_back(local[std::size_t(j + kGuard) * lg_.stride() + std::size_t(il + kGuard)]);
-    const std::vector<double> all = comm_->allgatherv(std::span<const double>(mine));
+    const std::vector<double> all = collect(mine, root);
+    if (!here) return;
     to.assign(g.size(), 0.0);
     const std::size_t columns = all.size() / std::size_t(rows);
     for (std::size_t gi = 0; gi < columns; ++gi)
@@ -419,15 +448,16 @@ void DomainPic::gather(PicSimulation& global) {
   for (int c = 0; c < kPsiCount; ++c)
     if (!fields_.psi[c].empty()) gather_array(fields_.psi[c], gf.psi[c]);
   auto& gids = global.particle_ids();
-  gids.assign(species_.size(), {});
+  if (here) gids.assign(species_.size(), {});
   for (std::size_t k = 0; k < species_.size(); ++k) {
     const Species& sp = species_[k];
     std::vector<double> mine;
     mine.reserve(6 * sp.size());
     for (std::size_t p = 0; p < sp.size(); ++p)
       for (double v : {sp.x[p], sp.y[p], sp.ux[p], sp.uy[p], sp.uz[p], sp.w[p]}) mine.push_back(v);
-    const std::vector<double> all = comm_->allgatherv(std::span<const double>(mine));
-    const std::vector<std::uint64_t> ids = comm_->allgatherv(std::span<const std::uint64_t>(ids_[k]));
+    const std::vector<double> all = collect(mine, root);
+    const std::vector<std::uint64_t> ids = collect(ids_[k], root);
+    if (!here) continue;
     std::vector<std::size_t> order(ids.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
@@ -439,7 +469,7 @@ void DomainPic::gather(PicSimulation& global) {
       gids[k].push_back(ids[q]);
     }
   }
-  global.set_time(t_, step_);
+  if (here) global.set_time(t_, step_);
 }
 
 }  // namespace nbody::pic

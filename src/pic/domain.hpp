@@ -47,9 +47,10 @@ class DomainPic {
 
   // One step (collective).
   void step();
-  // The whole state into `global` on every rank (collective): fields of every slab, guard
-  // columns as one process has them, particles in id order with their ids, step and time.
-  void gather(PicSimulation& global);
+  // The whole state into `global` (collective): fields of every slab, guard columns as one
+  // process has them, particles in id order with their ids, step and time; on every rank, or
+  // on rank `root` only (the others' `global` is left as it is).
+  void gather(PicSimulation& global, int root = -1);
   // The Poynting flux through the plane x = x0 + (i + 1/2) dx, integrated over y (as
   // PicSimulation::poynting_flux_x), computed by the rank owning column i, on every rank.
   double poynting_flux_x(int i);
@@ -68,6 +69,8 @@ class DomainPic {
   void fold_and_sum_currents();
   void exchange_field_guards(Fields& f);
   void migrate();
+  template <class T>
+  std::vector<T> collect(const std::vector<T>& mine, int root);
   template <class T>
   std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag);
   [[nodiscard]] int owner_column(double x) const;

@@ -142,7 +142,16 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     r.gpu = true;
   }
   std::unique_ptr<DomainPic> dom;
-  if (slabs) dom = std::make_unique<DomainPic>(sim, comm);
+  std::int64_t gathered_at = -1;
+  if (slabs) {
+    dom = std::make_unique<DomainPic>(sim, comm);
+    // Each rank keeps its slab's particles only; rank 0 gathers the whole state when needed.
+    if (!writer)
+      for (Species& s : sim.species()) {
+        s.resize(0);
+        for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
+      }
+  }
   std::int64_t last_sample = first - 1;
   const auto start = std::chrono::steady_clock::now();
   for (std::int64_t n = first; n <= steps; ++n) {
@@ -163,8 +172,11 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
       r.laser_energy_in += fl * dt;
       r.energy_out += fr * dt;
       last_sample = n;
-      if (diag || dump_now || ck_now || images_now) dom->gather(sim);
-      if (diag) write_row(fl, fr);
+      if (diag || dump_now || ck_now || images_now) {
+        dom->gather(sim, 0);
+        gathered_at = n;
+      }
+      if (diag && writer) write_row(fl, fr);
     } else if (gpu) {
       gpu->step();
       if (diag || dump_now || ck_now || images_now) gpu->copy_to(sim);
@@ -185,13 +197,16 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     if (progress && writer) progress(n, steps, secs);
   }
   if (dom) {
-    if (dom->step_count() != sim.step_count()) dom->gather(sim);
+    if (gathered_at != dom->step_count()) dom->gather(sim, 0);  // (the same decision on every rank)
+    // The summary's numbers from rank 0 (the others hold only their slabs).
+    r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
     if (comm.size() > 1) r.particle_steps = comm.allreduce_sum(r.particle_steps);  // exact: integers below 2^53
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (gpu) r.particle_kernel_seconds = gpu->particle_kernel_seconds();
   r.steps = steps - first + 1;
   r.energy_end = sim.energies().total;
+  if (dom && comm.size() > 1) r.energy_end = comm.broadcast_value(r.energy_end, 0);
   return r;
 }
 

@@ -243,6 +243,40 @@ TEST(PicSlabs, CheckpointResumesOnAnotherRankCount) {
   if (world().rank() == 0) fs::remove(ck);
 }
 
+// The slab code and the plain single-process loop (the default CPU deposition) differ only by
+// the order of the current sums: the same physics to rounding.
+TEST(PicSlabs, AgreesWithThePlainLoopToRounding) {
+  for (const char* shape : {"cic", "tsc"}) {
+    const PicConfig c = config(kLangmuir, {std::string("solver.shape=\"") + shape + "\""});
+    const int steps = int(pic_steps(c));
+    PicSimulation plain = build_pic_simulation(c);
+    plain.run(steps);
+    PicSimulation slabs = build_pic_simulation(c);
+    DomainPic d(slabs, world());
+    for (int k = 0; k < steps; ++k) d.step();
+    d.gather(slabs);
+    double top = 0, diff = 0;
+    const GridGeometry& g = plain.settings().geom;
+    for (int comp = kEx; comp <= kBz; ++comp)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          top = std::max(top, std::fabs(plain.fields().at(comp, i, j)));
+          diff = std::max(diff, std::fabs(plain.fields().at(comp, i, j) - slabs.fields().at(comp, i, j)));
+        }
+    EXPECT_GT(top, 1e-3) << "a wave to compare";
+    EXPECT_LT(diff / top, 1e-10) << shape;
+    EXPECT_GT(diff, 0.0) << "(the summation order does differ)";
+    double dx = 0;
+    for (std::size_t k = 0; k < plain.species().size(); ++k) {
+      ASSERT_EQ(plain.species()[k].size(), slabs.species()[k].size());
+      for (std::size_t p = 0; p < plain.species()[k].size(); ++p)
+        dx = std::max(dx, std::fabs(plain.species()[k].ux[p] - slabs.species()[k].ux[p]));
+    }
+    EXPECT_LT(dx, 1e-11) << shape;
+    if (world().rank() == 0) std::printf("[ %s: fields within %.1e, u_x within %.1e of the plain loop ]\n", shape, diff / top, dx);
+  }
+}
+
 // Bad layouts are refused with one clear line (exit status 2 from the program).
 TEST(PicSlabs, TooNarrowSlabsAreRefused) {
   if (world().size() < 2) GTEST_SKIP() << "needs several ranks";
