@@ -49,6 +49,17 @@ struct Record {
   double comm_s = 0;               // multi-gpu: median of the gather of every rank's block
   double speedup_vs_one_rank = 0;  // multi-gpu strong: one rank's median / this median
   double efficiency = 0;           // multi-gpu: strong speedup / ranks; weak rate / (ranks x one rank's)
+  // pic suite: nanoseconds per particle per step (particle kernels alone, whole step: median_s /
+  // particles), the baseline's (the CAS rung) whole step over this one's, device memory, the
+  // change of the Gauss residual over the verification steps (of the charge scale), sorting.
+  double ns_particles = 0;
+  double ns_step = 0;
+  double speedup_vs_baseline = 0;
+  double device_bytes = 0;
+  double charge_error = -1;
+  double empty_ratio = -2;  // -2: not a sorting record; < 0: never by ratio
+  int sort_every = 0;
+  long long sorts = -1;
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };
@@ -78,6 +89,10 @@ struct Report {
 // The multi-gpu suite (bench/multi_gpu.cpp): every rank of the launch calls it; records come to
 // `add` on rank 0 only.
 void multi_gpu(const Options& options, const std::function<void(Record)>& add);
+
+// The pic suite (bench/pic_suite.cpp): source document 004's deposition techniques and sorting
+// policy on its setup, each verified against the deterministic float64 run before it is timed.
+void pic_suite(const Options& options, const std::function<void(Record)>& add);
 
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);

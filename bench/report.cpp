@@ -63,6 +63,24 @@ std::string table_row(const Record& r) {
       line += f;
     }
   }
+  if (r.ns_step > 0) {
+    char f[200];
+    std::snprintf(f, sizeof f, ", %.4g ns/particle/step whole (particle kernels %.4g), %.3g GB", r.ns_step, r.ns_particles,
+                  r.device_bytes / 1e9);
+    line += f;
+    if (r.speedup_vs_baseline > 0) {
+      std::snprintf(f, sizeof f, ", x%.3g vs cas", r.speedup_vs_baseline);
+      line += f;
+    }
+    if (r.charge_error >= 0) {
+      std::snprintf(f, sizeof f, ", Gauss change %.2g", r.charge_error);
+      line += f;
+    }
+    if (r.sorts >= 0) {
+      std::snprintf(f, sizeof f, ", %lld sorts", r.sorts);
+      line += f;
+    }
+  }
   if (r.energy_error > 0) {
     char f[48];
     std::snprintf(f, sizeof f, ", |dE/E0| %.3g", r.energy_error);
@@ -137,6 +155,20 @@ void write_json(const Report& rep, const std::string& path) {
       j.field("comm_fraction", r.median_s > 0 ? r.comm_s / r.median_s : 0.0);
       if (r.speedup_vs_one_rank > 0) j.field("speedup_vs_one_rank", r.speedup_vs_one_rank);
       if (r.efficiency > 0) j.field("efficiency", r.efficiency);
+    }
+    if (r.suite.rfind("pic", 0) == 0) {
+      if (r.timed()) {
+        j.field("ns_per_particle_step", r.ns_step);
+        j.field("ns_per_particle_step_particle_kernels", r.ns_particles);
+        j.field("device_bytes", r.device_bytes);
+      }
+      if (r.speedup_vs_baseline > 0) j.field("speedup_vs_cas_baseline", r.speedup_vs_baseline);
+      if (r.charge_error >= 0) j.field("gauss_residual_change", r.charge_error);
+      if (r.empty_ratio > -2) {
+        j.field("sort_every", r.sort_every);
+        j.field("empty_ratio", r.empty_ratio);
+        j.field("sorts", r.sorts);
+      }
     }
     j.end_object();
   }

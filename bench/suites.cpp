@@ -274,6 +274,8 @@ Report run(const Options& options) {
       profile(ctx);
     } else if (suite == "multi-gpu") {
       multi_gpu(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "pic") {
+      pic_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
       throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile)");
     }

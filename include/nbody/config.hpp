@@ -59,8 +59,13 @@ struct GravitySection {
   double softening = 0.01;  // Plummer softening length epsilon (the documents' eps^2 = 1e-9 is 3.1623e-5)
   std::string softening_law = "plummer";
   std::string device = "auto";    // auto, cpu, cuda
-  std::string gravity = "direct";  // direct, reference (the float64 CPU oracle)
+  std::string gravity = "direct";  // direct, reference (the float64 CPU oracle), tree (Barnes-Hut, CPU)
   std::string precision = "fp32";
+  double theta = 0.5;                         // tree: opening angle (0 opens every cell)
+  std::string tree_criterion = "barnes-hut";  // tree: barnes-hut or relative (GADGET's)
+  double tree_alpha = 0.005;                  // tree: the relative criterion's tolerance
+  std::int64_t tree_leaf_size = 16;           // tree: most bodies in a leaf
+  std::int64_t tree_group_size = 32;          // tree: most targets in a group of the walk
 
   bool operator==(const GravitySection&) const = default;
 };

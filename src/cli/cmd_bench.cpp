@@ -43,13 +43,15 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   auto args = std::make_shared<BenchArgs>();
   app->add_option("--suite", args->suites,
                   "comma-separated: ladder, blocksize, scaling, tune (includes tune-program), tune-program, precision, "
-                  "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K) (default: ladder)");
+                  "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K), pic (document 004's "
+                  "PIC deposition techniques and sorting policy on its setup) (default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
   app->add_option("--rungs", args->rungs,
                   "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
-                  "gpu-split-unrolled, gpu-best; default: all)");
+                  "gpu-split-unrolled, gpu-best; pic: cas, atomic, float32, tiled, deterministic, separate, redundant, "
+                  "sorting; default: all)");
   app->add_flag("--quick", args->quick, "fewer repeats and sizes: a smoke test");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
@@ -60,9 +62,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
             for (const auto& s : o.suites) {
               if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
-                  s != "precision" && s != "profile" && s != "multi-gpu") {
+                  s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic") {
                 throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu)");
+                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic)");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");
@@ -73,7 +75,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             for (const auto& p : split_list(args->precisions)) o.precisions.push_back(parse_precision(p, "--precision"));
             if (o.precisions.empty()) throw_input_error("--precision: none named");
             o.rungs = split_list(args->rungs);
-            const auto known = bench::ladder_rung_names();
+            auto known = bench::ladder_rung_names();
+            for (const char* r : {"cas", "atomic", "float32", "tiled", "deterministic", "separate", "redundant", "sorting"})
+              known.emplace_back(r);
             for (const auto& r : o.rungs) {
               if (std::find(known.begin(), known.end(), r) == known.end()) {
                 throw_input_error("--rungs: unknown rung '" + r + "'");

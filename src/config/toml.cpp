@@ -142,6 +142,15 @@ std::string to_toml(const RunConfig& cfg) {
       // An alias is read, never written; its spelling of the values above, for a reader who
       // knows only that one.
       if (!spec.is_alias()) continue;
+      // Only where the older key can say it (it has no spelling of --gravity tree).
+      RunConfig implied = cfg;
+      spec.assign(implied, spec.value_of(cfg));
+      bool same = true;
+      for (const auto k : spec.writes) {
+        const ParamSpec* written = find_run_param(k);
+        if (written && param_value_text(implied, *written) != param_value_text(cfg, *written)) same = false;
+      }
+      if (!same) continue;
       std::string keys;
       for (const auto k : spec.writes) keys += (keys.empty() ? "" : " and ") + std::string(k);
       out << "# " << keys << " in the older single key: " << spec.key << " = " << toml_string(spec.value_of(cfg))

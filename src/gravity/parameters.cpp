@@ -9,6 +9,7 @@
 #include "config/schema.hpp"
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"
+#include "gravity/tree/params.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -43,7 +44,20 @@ void check_softening(const RunConfig& cfg) {
                     ": beyond it 1/eps^3 underflows and every pair term, and so gravity, would be zero)");
 }
 
+bool uses_tree(const RunConfig& cfg) { return cfg.gravity == "tree"; }
+bool uses_relative(const RunConfig& cfg) { return cfg.gravity == "tree" && cfg.tree_criterion == "relative"; }
+std::string gravity_in_use(const RunConfig& cfg) { return "--gravity " + cfg.gravity; }
+std::string criterion_in_use(const RunConfig& cfg) {
+  return cfg.gravity == "tree" ? "--tree-criterion " + cfg.tree_criterion : "--gravity " + cfg.gravity;
+}
+constexpr Applicability kTree{&uses_tree, "--gravity tree", &gravity_in_use};
+constexpr Applicability kRelative{&uses_relative, "--gravity tree --tree-criterion relative", &criterion_in_use};
+
 void check_gravity(const RunConfig& cfg) {
+  if (cfg.gravity == "tree" && cfg.device == "cuda") {
+    throw_input_error("--gravity tree, --device cuda: the tree runs on the CPU in this version; use --device cpu "
+                      "(or auto) with it, or --gravity direct on cuda");
+  }
   if (cfg.gravity == "reference" && cfg.device == "cuda") {
     throw_input_error("--gravity reference, --device cuda: the reference is the float64 oracle on the CPU; use "
                       "--device cpu (or auto) with it, or --gravity direct on cuda");
@@ -76,8 +90,27 @@ ParamSection gravity_parameters() {
            .help = "where the particles live and gravity is computed (auto: cuda where a device is usable)",
            .choices = &device_names, .field = &RunConfig::device},
           {.key = "gravity", .kind = K::text,
-           .help = "force algorithm: direct (the O(N^2) sum), reference (the float64 direct-sum oracle, CPU only)",
+           .help = "force algorithm: direct (the O(N^2) sum), reference (the float64 direct-sum oracle, CPU only), "
+                   "tree (Barnes-Hut with quadrupoles, float64 on the CPU)",
            .choices = &gravity_names, .field = &RunConfig::gravity},
+          {.key = "theta", .kind = K::real,
+           .help = "tree: opening angle of the Barnes-Hut criterion (smaller: more accurate and slower; 0 opens "
+                   "every cell, the direct sum; with --tree-criterion relative, the first force pass's)",
+           .min = 0, .max = 2, .field = &RunConfig::theta, .applicability = kTree},
+          {.key = "tree_criterion", .kind = K::text,
+           .help = "tree: opening criterion: barnes-hut (cell size over distance < theta, with the centre-of-mass "
+                   "offset), or relative (GADGET's: G M l^2 <= alpha |a_old| r^4, the previous pass's |a|)",
+           .choices = &gravity::tree::criterion_names, .field = &RunConfig::tree_criterion, .applicability = kTree},
+          {.key = "tree_alpha", .kind = K::real,
+           .help = "tree, relative criterion: force accuracy alpha (GADGET's ErrTolForceAcc)", .min = 0, .max = 1,
+           .min_exclusive = true, .field = &RunConfig::tree_alpha, .applicability = kRelative},
+          {.key = "tree_leaf_size", .kind = K::integer, .unit = "bodies",
+           .help = "tree: a cell of at most this many bodies is a leaf (its bodies are summed directly)", .min = 1,
+           .max = 1024, .field = &RunConfig::tree_leaf_size, .applicability = kTree},
+          {.key = "tree_group_size", .kind = K::integer, .unit = "bodies",
+           .help = "tree: targets walk the tree in groups of at most this many nearby bodies (one interaction "
+                   "list each)",
+           .min = 1, .max = 64, .field = &RunConfig::tree_group_size, .applicability = kTree},
           {.key = "precision", .kind = K::text,
            .help = "arithmetic: fp32, fp64, or mixed (float64 state, float32 pair terms summed in float64)",
            .choices = &precision_names, .field = &RunConfig::precision},

@@ -7,6 +7,7 @@
 #include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
 #include "gravity/solver.hpp"
+#include "gravity/tree/cpu_tree.hpp"
 #include "nbody/error.hpp"
 #if NBODY_HAVE_CUDA
 #include "cuda/device.hpp"
@@ -17,7 +18,7 @@
 namespace nbody {
 
 std::vector<std::string> device_names() { return {"auto", "cpu", "cuda"}; }
-std::vector<std::string> gravity_names() { return {"direct", "reference"}; }
+std::vector<std::string> gravity_names() { return {"direct", "reference", "tree"}; }
 bool gravity_computes_jerk(std::string_view gravity) { return gravity == "direct" || gravity == "reference"; }
 std::vector<std::string> backend_names() { return {"auto", "cpu", "cuda", "cpu-reference"}; }
 
@@ -85,8 +86,16 @@ std::unique_ptr<ForceSolver<T>> make_local_solver(const SolverRequest& r, const 
     // The oracle computes in float64 whatever is asked.
     return make_reference_solver<T>(r.gravity);
   }
+  if (r.choice.gravity == "tree") {
+    if (r.choice.device != "cpu") {
+      throw_input_error("gravity: tree runs on the CPU in this version, not on " + r.choice.device +
+                        "; use --device cpu");
+    }
+    // The CPU tree computes in float64 whatever is asked (the oracle of the tree).
+    return make_cpu_tree_solver<T>(r.gravity, r.tree);
+  }
   if (r.choice.gravity != "direct") {
-    throw_input_error("gravity: unknown algorithm '" + r.choice.gravity + "' (choose direct or reference)");
+    throw_input_error("gravity: unknown algorithm '" + r.choice.gravity + "' (choose direct, reference or tree)");
   }
   if (r.choice.device == "cpu") return make_cpu_direct_solver<T>(r.gravity, mixed);
   if (r.choice.device == "cuda") {

@@ -11,6 +11,7 @@
 
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"
+#include "gravity/tree/params.hpp"
 #include "nbody/error.hpp"
 #include "nbody/precision.hpp"
 #include "particles/memory.hpp"
@@ -99,12 +100,13 @@ class ForceSolver {
 // What a solver needs to be made: the choice (device resolved), the arithmetic, n, the gravity
 // parameters, and for benchmarks and tests a launch shape of the CUDA direct sum.
 struct SolverRequest {
-  SolverChoice choice;  // device "cpu" or "cuda" (not "auto"), gravity "direct" or "reference"
+  SolverChoice choice;  // device "cpu" or "cuda" (not "auto"), gravity "direct", "reference" or "tree"
   int ordinal = 0;      // the CUDA device, for device "cuda"
   Precision precision = Precision::fp32;
   std::size_t n = 0;
   GravityParams gravity;
   std::string kernel_shape;  // cuda direct only; empty: the launch policy's choice
+  gravity::tree::TreeParams tree;  // gravity "tree" only: opening criterion, leaf and group sizes
   // Bytes the caller allocates beside the solver in the same memory (the store): the solver's
   // memory check covers both, before anything is allocated.
   std::size_t other_bytes = 0;

@@ -149,7 +149,8 @@ void read_table(const toml::table& root, PicConfig& c) {
     else bad(key, "unknown key");
   });
   each("solver", [&](const std::string& key, const std::string& k, const toml::node* v) {
-    const std::string s = k == "seed" ? "" : text(v, key);
+    const bool numeric = k == "seed" || k == "sort_every" || k == "empty_ratio";
+    const std::string s = numeric ? "" : text(v, key);
     if (k == "field") {
       if (s == "yee") c.solver = SolverKind::yee;
       else if (s == "ck") c.solver = SolverKind::ck;
@@ -168,9 +169,17 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "cuda") c.use_gpu = true;
       else bad(key, "'" + s + "' is not one of cpu, cuda");
     } else if (k == "deposit") {
-      if (s == "atomic") c.deterministic = false;
-      else if (s == "deterministic") c.deterministic = true;
-      else bad(key, "'" + s + "' is not one of atomic, deterministic");
+      static const std::set<std::string> kinds = {"atomic", "deterministic", "tiled", "float32", "cas", "separate", "redundant"};
+      if (!kinds.count(s)) bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
+      c.deposit = s;
+      c.deterministic = s == "deterministic";
+    } else if (k == "sort_every") {
+      const std::int64_t n = integer(v, key);
+      if (n < 0 || n > 1000000000) bad(key, "must be >= 0 (0: sort by empty_ratio only)");
+      c.sort_every = int(n);
+    } else if (k == "empty_ratio") {
+      c.empty_ratio = num(v, key);
+      if (!(c.empty_ratio <= 1)) bad(key, "must be <= 1 (a negative value: never sort by the ratio)");
     } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
     else bad(key, "unknown key");
   });
@@ -255,14 +264,25 @@ void apply_override(toml::table& root, const std::string& o) {
 
 }  // namespace
 
-PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
+DepositKernel deposit_kernel(const std::string& name) {
+  if (name == "atomic") return DepositKernel::atomic;
+  if (name == "deterministic") return DepositKernel::deterministic;
+  if (name == "tiled") return DepositKernel::tiled;
+  if (name == "float32") return DepositKernel::float32;
+  if (name == "cas") return DepositKernel::cas;
+  if (name == "separate") return DepositKernel::separate;
+  if (name == "redundant") return DepositKernel::redundant;
+  throw_input_error("solver.deposit: '" + name +
+                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
+}
+
+PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
   toml::table root;
-  if (std::ifstream probe(path); !probe) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, name);
   } catch (const toml::parse_error& err) {
     std::ostringstream m;
-    m << "pic config '" << path << "': " << err.description() << " (line " << err.source().begin.line << ")";
+    m << "pic config '" << name << "': " << err.description() << " (line " << err.source().begin.line << ")";
     throw_input_error(m.str());
   }
   for (const std::string& o : overrides) apply_override(root, o);
@@ -270,6 +290,15 @@ PicConfig read_pic_config(const std::string& path, const std::vector<std::string
   read_table(root, c);
   validate_pic_config(c);
   return c;
+}
+
+PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw_input_error("pic config '" + path + "': cannot read it");
+  return read_pic_config_text(text.str(), path, overrides);
 }
 
 // omega_p^2 = sum over mobile species of n_max q^2 / m (in omega0^2).
@@ -337,7 +366,6 @@ void validate_pic_config(const PicConfig& c) {
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
-  if (c.pml_x && c.use_gpu) bad("grid.boundary_x", "pml is not implemented on the GPU path yet (use open)");
   if (const int ranks = comm::world().size(); ranks > 1) {
     if (c.use_gpu)
       bad("solver.device", "cuda over several processes is not implemented yet: run one process per GPU, or solver.device = \"cpu\" under mpirun");

@@ -48,6 +48,9 @@ struct PicConfig {
   std::uint64_t seed = 1;
   bool use_gpu = false;        // solver.device = "cuda"
   bool deterministic = false;  // solver.deposit = "deterministic" (GPU)
+  std::string deposit = "atomic";  // solver.deposit: atomic, deterministic, tiled, float32, cas, separate, redundant (GPU)
+  int sort_every = 0;              // solver.sort_every (tiled): sort every K steps (0: by ratio only)
+  double empty_ratio = 0.05;       // solver.empty_ratio (tiled): sort when this share is out of place
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0
@@ -63,6 +66,9 @@ struct PicConfig {
 // Reads and validates a configuration file; `overrides` are "table.key=value" pairs applied on
 // top. Every problem is an input error naming the key (exit status 2).
 PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides);
+// The same from the text of a configuration; `name` names it in error messages.
+PicConfig read_pic_config_text(const std::string& text, const std::string& name,
+                               const std::vector<std::string>& overrides);
 // Checks the values (also after overrides): the Courant limit, species with particles, a laser
 // with an amplitude, ...
 void validate_pic_config(const PicConfig& c);

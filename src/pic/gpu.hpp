@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pic/simulation.hpp"
 
@@ -23,12 +24,67 @@ namespace nbody::pic {
 
 enum class DepositMode { atomic, deterministic };
 
+// How the particle kernel adds the current to the grid: the rungs of the optimisation study
+// (`nbody bench --suite pic`, docs/pic_optimization.md). All are charge conserving in exact
+// arithmetic; all but `float32` keep float64 sums.
+//   atomic         float64 atomicAdd into the grid (the default; DepositMode::atomic)
+//   separate       the same atomics, but gather, push and deposit as three kernels (E and B, and
+//                  each particle's move, kept in device arrays between them)
+//   cas            float64 atomics emulated by a compare-and-swap loop (document 004's GPUs)
+//   float32        float32 atomicAdd into float32 current grids, added to the float64 ones after
+//                  the particle kernel (document 004's mixed precision)
+//   redundant      document 004's dynamic redundancy: each of the K x K stencil positions writes
+//                  to its own copy of the current grids (particles of neighbouring cells no
+//                  longer collide), and in the densest tiles (re-chosen every 50 steps from the
+//                  particle counts, at most a quarter of the tiles) each copy is split four ways
+//                  again by the particle's quadrant of its cell; float64 atomics into the copies,
+//                  all copies added into the grid after the particle kernel
+//   tiled          particles sorted by tile (16 x 16 cells); one block a tile adds its particles'
+//                  currents into shared memory (the tile and a 3-cell halo), then the tile into
+//                  the grid; a particle that left its tile's halo since the last sort adds to the
+//                  grid directly (PIConGPU / WarpX / Smilei's privatisation)
+//   deterministic  DepositMode::deterministic
+enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, deterministic };
+
+// The kernel of a configuration's solver.deposit name (atomic, separate, cas, float32, redundant,
+// tiled, deterministic).
+DepositKernel deposit_kernel(const std::string& name);
+
+struct PicGpuOptions {
+  DepositKernel deposit = DepositKernel::atomic;
+  // Sorting the particles by tile (tiled only): every `sort_every` steps (0: never by count),
+  // and whenever the share of slots out of place (a particle outside its tile's cells, or an
+  // empty slot left by an absorbed particle) exceeds `empty_ratio` (document 004's policy; < 0:
+  // never by ratio). Sorting also drops the empty slots.
+  int sort_every = 0;
+  double empty_ratio = 0.05;
+  int device = 0;
+};
+
+// The run's scalar diagnostics computed on the device, without bringing the state back (one
+// small copy of per-block partial results). Sums are taken in a fixed order (a fixed partition
+// into blocks, a fixed reduction tree, the blocks' results added on the host in block order):
+// the same state gives the same bits on every run. They differ from the host's sums of the same
+// state only by rounding (another summation order).
+struct DeviceDiagnostics {
+  EnergyReport energies;
+  // max |(div E - rho) - reference| over the nodes where Gauss's law is checked (the reference
+  // residual set by set_gauss_reference; zero when none was set); rho is deposited on the device.
+  double gauss_change_max = 0;
+  std::vector<std::size_t> counts;  // live particles per species
+  // The Poynting flux S_x through the planes of track_poynting at the last step, and its time
+  // integral over every step since tracking began (the host path's energy_in / energy_out).
+  double flux_left = 0, flux_right = 0;
+  double energy_in_left = 0, energy_out_right = 0;
+};
+
 // True when a CUDA device is usable for PIC (and the build has CUDA); otherwise *why says why.
 bool pic_gpu_available(std::string* why = nullptr);
 
 class PicGpu {
  public:
   PicGpu(const PicSimulation& from, DepositMode mode, int device = 0);
+  PicGpu(const PicSimulation& from, const PicGpuOptions& options);
   ~PicGpu();
   PicGpu(const PicGpu&) = delete;
   PicGpu& operator=(const PicGpu&) = delete;
@@ -41,9 +97,28 @@ class PicGpu {
   // and the step count into `to`, a simulation with the same settings and species.
   void copy_to(PicSimulation& to) const;
   [[nodiscard]] std::int64_t step_count() const;
+  // Scalar diagnostics on the device (see DeviceDiagnostics). In the deterministic mode rho is
+  // deposited with atomics too, so the Gauss column may vary in its last bits there: a run
+  // that needs every output bit-identical takes its diagnostics from copy_to instead.
+  [[nodiscard]] DeviceDiagnostics diagnostics();
+  // From now on, after every step, the Poynting flux through the planes x0 + (i + 1/2) dx for
+  // i = i_left and i_right is computed on the device and integrated in time (dt a step).
+  void track_poynting(int i_left, int i_right);
+  // The residual div E - rho at every node (PicSimulation::gauss_residual_field's layout) that
+  // the Gauss change of diagnostics() is measured against.
+  void set_gauss_reference(const std::vector<double>& residual);
   // Times the particle kernels with CUDA events (one synchronisation a step).
   void enable_timing(bool on);
   [[nodiscard]] double particle_kernel_seconds() const;
+  // With timing enabled: the last step's particle kernels and whole step (sorting, particle
+  // kernels, current fold, field solve), on the device's clock (CUDA events).
+  struct StepTimes {
+    double particles = 0, step = 0;
+  };
+  [[nodiscard]] StepTimes last_step_times() const;
+  // Sorts done so far (tiled), and the device memory this object holds, in bytes.
+  [[nodiscard]] std::int64_t sorts() const;
+  [[nodiscard]] std::size_t device_bytes() const;
 
   struct Impl;
 

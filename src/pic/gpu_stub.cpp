@@ -14,11 +14,18 @@ bool pic_gpu_available(std::string* why) {
 PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
   throw_input_error("pic: the GPU path needs a build with CUDA (configure with -DNBODY_ENABLE_CUDA=ON)");
 }
+PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
+std::int64_t PicGpu::sorts() const { return 0; }
+PicGpu::StepTimes PicGpu::last_step_times() const { return {}; }
+std::size_t PicGpu::device_bytes() const { return 0; }
 void PicGpu::step() {}
 void PicGpu::copy_to(PicSimulation&) const {}
 std::int64_t PicGpu::step_count() const { return 0; }
 void PicGpu::enable_timing(bool) {}
 double PicGpu::particle_kernel_seconds() const { return 0; }
+DeviceDiagnostics PicGpu::diagnostics() { return {}; }
+void PicGpu::track_poynting(int, int) {}
+void PicGpu::set_gauss_reference(const std::vector<double>&) {}
 
 }  // namespace nbody::pic

@@ -5,3 +5,10 @@
 #else
 #define PIC_HD inline
 #endif
+
+// PIC_UNROLL asks nvcc's device pass to unroll the next loop (nothing for the host compiler).
+#if defined(__CUDA_ARCH__)
+#define PIC_UNROLL _Pragma("unroll")
+#else
+#define PIC_UNROLL
+#endif

@@ -55,8 +55,21 @@ PIC_HD void deposit_esirkepov(const FieldViews& f, double x0, double y0, double 
   const int bx = fx0 - 1, by = fy0 - 1;  // the first stencil point
   Shape::weights(x0, fx0, sx0 + 1);
   Shape::weights(y0, fy0, sy0 + 1);
-  Shape::weights(x1, fx1, sx1 + (fx1 - bx));
-  Shape::weights(y1, fy1, sy1 + (fy1 - by));
+  // The new shape lands at offset fx1 - bx (0, 1 or 2) in the stencil: placed by selects with
+  // constant indices rather than by a pointer offset, so that on the GPU the arrays stay in
+  // registers (a run-time index into a local array puts it in local memory).
+  double wx1[Shape::support], wy1[Shape::support];
+  Shape::weights(x1, fx1, wx1);
+  Shape::weights(y1, fy1, wy1);
+  const int ox = fx1 - bx, oy = fy1 - by;
+PIC_UNROLL
+  for (int k = 0; k < K; ++k) {
+PIC_UNROLL
+    for (int q = 0; q < Shape::support; ++q) {
+      if (k - q == ox) sx1[k] = wx1[q];
+      if (k - q == oy) sy1[k] = wy1[q];
+    }
+  }
   double dsx[K], dsy[K];
   for (int k = 0; k < K; ++k) {
     dsx[k] = sx1[k] - sx0[k];

@@ -57,34 +57,73 @@ PIC_HD bool apply_side(double& c, double lo, double len, Vec3d& u, double& uc, P
   return true;
 }
 
+// The particle step in four parts, which advance_particle runs in one go (the fused kernel and
+// the CPU loop) and the study's separate kernels run one kernel each, with the same arithmetic:
+//   gather_at       E and B at the particle (the external fields added)
+//   push_and_move   u^{n-1/2} -> u^{n+1/2}, the new position, the particle boundaries
+//   deposit_move    Esirkepov's current of the move (also for a particle absorbed on the way)
+//   finish_move     the new state stored, periodic coordinates wrapped; false when absorbed
+struct ParticleMove {
+  double xi0, yi0;  // the old position in cell units
+  double x1, y1;    // the new position, before wrapping
+  Vec3d u;          // the new momentum
+  double wrap_x, wrap_y;
+  bool keep;
+};
+
+template <class Shape>
+PIC_HD void gather_at(const ParticleRef& p, const FieldViews& v, const PushParams& s, Vec3d& E, Vec3d& B) {
+  const double xi0 = (p.x - s.x0) * (1.0 / s.dx), yi0 = (p.y - s.y0) * (1.0 / s.dy);
+  gather_fields<Shape>(v, xi0, yi0, E, B);
+  E = axpy(1.0, s.external_e, E);
+  B = axpy(1.0, s.external_b, B);
+}
+
+PIC_HD ParticleMove push_and_move(const ParticleRef& p, std::uint64_t index, const Vec3d& E, const Vec3d& B,
+                                  const PushParams& s) {
+  ParticleMove m;
+  m.xi0 = (p.x - s.x0) * (1.0 / s.dx);
+  m.yi0 = (p.y - s.y0) * (1.0 / s.dy);
+  m.u = push_momentum(s.pusher, {p.ux, p.uy, p.uz}, E, B, s.alpha);
+  const double inv_g = 1.0 / lorentz_gamma(m.u);
+  m.x1 = p.x + s.dt * m.u.x * inv_g;
+  m.y1 = p.y + s.dt * m.u.y * inv_g;
+  m.wrap_x = 0, m.wrap_y = 0;
+  m.keep = apply_side(m.x1, s.x0, s.lx, m.u, m.u.x, s.side[0], s.side[1], m.wrap_x, s.thermal_u, s.rng, 8 * index);
+  m.keep = apply_side(m.y1, s.y0, s.ly, m.u, m.u.y, s.side[2], s.side[3], m.wrap_y, s.thermal_u, s.rng, 8 * index + 4) &&
+           m.keep;
+  return m;
+}
+
+template <class Shape, class Accumulate>
+PIC_HD void deposit_move(const ParticleMove& m, double weight, const FieldViews& v, const PushParams& s,
+                         const Accumulate& acc) {
+  if (!s.deposit) return;
+  const double inv_g = 1.0 / lorentz_gamma(m.u);
+  deposit_esirkepov<Shape>(v, m.xi0, m.yi0, (m.x1 - s.x0) * (1.0 / s.dx), (m.y1 - s.y0) * (1.0 / s.dy), m.u.z * inv_g,
+                           s.charge * weight, s.dx, s.dy, s.dt, acc);
+}
+
+PIC_HD bool finish_move(ParticleRef& p, const ParticleMove& m, const PushParams& s) {
+  if (!m.keep) return false;
+  p.x = m.x1 + m.wrap_x;
+  p.y = m.y1 + m.wrap_y;
+  // A wrap by the box length can round onto the upper edge: keep the coordinate inside.
+  if (p.x >= s.x0 + s.lx) p.x = s.x0;
+  if (p.y >= s.y0 + s.ly) p.y = s.y0;
+  p.ux = m.u.x, p.uy = m.u.y, p.uz = m.u.z;
+  return true;
+}
+
 // Advances particle `index` (its values in `p`); returns false when it was absorbed.
 template <class Shape, class Accumulate>
 PIC_HD bool advance_particle(ParticleRef& p, std::uint64_t index, const FieldViews& v, const PushParams& s,
                              const Accumulate& acc) {
-  const double inv_dx = 1.0 / s.dx, inv_dy = 1.0 / s.dy;
-  const double xi0 = (p.x - s.x0) * inv_dx, yi0 = (p.y - s.y0) * inv_dy;
   Vec3d E, B;
-  gather_fields<Shape>(v, xi0, yi0, E, B);
-  E = axpy(1.0, s.external_e, E);
-  B = axpy(1.0, s.external_b, B);
-  Vec3d u = push_momentum(s.pusher, {p.ux, p.uy, p.uz}, E, B, s.alpha);
-  double inv_g = 1.0 / lorentz_gamma(u);
-  double x1 = p.x + s.dt * u.x * inv_g, y1 = p.y + s.dt * u.y * inv_g;
-  double wrap_x = 0, wrap_y = 0;
-  bool keep = apply_side(x1, s.x0, s.lx, u, u.x, s.side[0], s.side[1], wrap_x, s.thermal_u, s.rng, 8 * index);
-  keep = apply_side(y1, s.y0, s.ly, u, u.y, s.side[2], s.side[3], wrap_y, s.thermal_u, s.rng, 8 * index + 4) && keep;
-  inv_g = 1.0 / lorentz_gamma(u);
-  if (s.deposit)
-    deposit_esirkepov<Shape>(v, xi0, yi0, (x1 - s.x0) * inv_dx, (y1 - s.y0) * inv_dy, u.z * inv_g, s.charge * p.w, s.dx,
-                             s.dy, s.dt, acc);
-  if (!keep) return false;
-  p.x = x1 + wrap_x;
-  p.y = y1 + wrap_y;
-  // A wrap by the box length can round onto the upper edge: keep the coordinate inside.
-  if (p.x >= s.x0 + s.lx) p.x = s.x0;
-  if (p.y >= s.y0 + s.ly) p.y = s.y0;
-  p.ux = u.x, p.uy = u.y, p.uz = u.z;
-  return true;
+  gather_at<Shape>(p, v, s, E, B);
+  const ParticleMove m = push_and_move(p, index, E, B, s);
+  deposit_move<Shape>(m, p.w, v, s, acc);
+  return finish_move(p, m, s);
 }
 
 }  // namespace nbody::pic

@@ -102,20 +102,27 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   const double rho_scale = species_rho_max(sim);
   sim.compute_rho();
   const std::vector<double> initial_residual = sim.gauss_residual_field();
-  auto write_row = [&](double flux_l, double flux_r) {
-    const EnergyReport e = sim.energies();
-    r.gauss_residual = gauss_change(sim, initial_residual, rho_scale);
+  // One row of diagnostics.csv: the state's scalars, from the host state or from the device.
+  auto put_row = [&](std::int64_t step, double time, const EnergyReport& e, double flux_l, double flux_r,
+                     const std::vector<std::size_t>& counts) {
     if (!csv.is_open()) return;
     std::ostringstream row;
     row.precision(12);
-    row << sim.step_count() << ',' << sim.time() / (2 * kPi) << ',' << e.field << ',' << e.e_field << ',' << e.b_field;
+    row << step << ',' << time / (2 * kPi) << ',' << e.field << ',' << e.e_field << ',' << e.b_field;
     for (double k : e.kinetic) row << ',' << k;
     row << ',' << e.total << ',' << flux_l << ',' << flux_r << ',' << r.laser_energy_in << ',' << r.energy_out << ','
         << r.gauss_residual;
-    for (const Species& s : sim.species()) row << ',' << s.size();
+    for (std::size_t n : counts) row << ',' << n;
     csv << row.str() << '\n';
     csv.flush();
     if (!csv) throw_runtime_error("pic: writing diagnostics.csv failed (disk full?)");
+  };
+  auto write_row = [&](double flux_l, double flux_r) {
+    const EnergyReport e = sim.energies();
+    r.gauss_residual = gauss_change(sim, initial_residual, rho_scale);
+    std::vector<std::size_t> counts;
+    for (const Species& s : sim.species()) counts.push_back(s.size());
+    put_row(sim.step_count(), sim.time(), e, flux_l, flux_r, counts);
   };
   // A dump: the openPMD file where the build has HDF5, and always the reduced CSV outputs.
   const bool dumps = c.fields_every > 0 && !c.out_dir.empty() && writer;
@@ -133,13 +140,26 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     if (dumps) dump();
     if (images) write_images(c.out_dir, sim);
   }
-  // On the GPU the state comes back to the host only for diagnostics, dumps and checkpoints; the
-  // Poynting fluxes are then sampled at those steps (rectangle rule over the interval).
+  // On the GPU the state comes back to the host only for dumps, checkpoints and at the end. With
+  // atomic deposition the diagnostics are reduced on the device (energies, counts, the Gauss
+  // residual, and the Poynting fluxes integrated every step); the deterministic mode takes them
+  // from the host copy (every output bit-identical between runs), the fluxes then sampled at
+  // those steps (rectangle rule over the interval).
   std::unique_ptr<PicGpu> gpu;
+  bool device_diagnostics = false;
   if (c.use_gpu) {
-    gpu = std::make_unique<PicGpu>(sim, c.deterministic ? DepositMode::deterministic : DepositMode::atomic);
+    PicGpuOptions o;
+    o.deposit = deposit_kernel(c.deposit);
+    o.sort_every = c.sort_every;
+    o.empty_ratio = c.empty_ratio;
+    gpu = std::make_unique<PicGpu>(sim, o);
     gpu->enable_timing(true);
     r.gpu = true;
+    device_diagnostics = !c.deterministic;
+    if (device_diagnostics) {
+      gpu->track_poynting(i_left, i_right);
+      gpu->set_gauss_reference(initial_residual);
+    }
   }
   std::unique_ptr<DomainPic> dom;
   std::int64_t gathered_at = -1;
@@ -179,11 +199,21 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
       if (diag && writer) write_row(fl, fr);
     } else if (gpu) {
       gpu->step();
-      if (diag || dump_now || ck_now || images_now) gpu->copy_to(sim);
+      if (dump_now || ck_now || images_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);
     } else {
       sim.step();
     }
-    if (!dom && (!gpu || diag || dump_now || ck_now || images_now)) {
+    if (dom) {
+      // (the fluxes and the diagnostics row above)
+    } else if (device_diagnostics) {
+      if (diag) {
+        const DeviceDiagnostics d = gpu->diagnostics();
+        r.laser_energy_in = d.energy_in_left;
+        r.energy_out = d.energy_out_right;
+        r.gauss_residual = rho_scale > 0 ? d.gauss_change_max / rho_scale : d.gauss_change_max;
+        put_row(n, sim.settings().t0 + double(n) * dt, d.energies, d.flux_left, d.flux_right, d.counts);
+      }
+    } else if (!gpu || diag || dump_now || ck_now || images_now) {
       const double fl = sim.poynting_flux_x(i_left), fr = sim.poynting_flux_x(i_right);
       r.laser_energy_in += fl * dt * double(n - last_sample);
       r.energy_out += fr * dt * double(n - last_sample);

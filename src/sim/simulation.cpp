@@ -117,6 +117,19 @@ GravityParams gravity_of(const RunConfig& cfg) {
   return {effective_gravitational_constant(cfg), cfg.softening, parse_softening_law(cfg.softening_law)};
 }
 
+// The tree's parameters (used by --gravity tree only).
+gravity::tree::TreeParams tree_of(const RunConfig& cfg) {
+  gravity::tree::TreeParams p;
+  p.theta = cfg.theta;
+  if (!gravity::tree::parse_criterion(cfg.tree_criterion, p.criterion)) {
+    throw_input_error("tree_criterion: unknown criterion '" + cfg.tree_criterion + "' (choose barnes-hut or relative)");
+  }
+  p.alpha = cfg.tree_alpha;
+  p.leaf_size = static_cast<int>(cfg.tree_leaf_size);
+  p.group_size = static_cast<int>(cfg.tree_group_size);
+  return p;
+}
+
 // ---- the memory plan ------------------------------------------------------------------
 // A run's peak memory is checked, as a sum, before anything is allocated. Per body:
 constexpr std::size_t kFloat64Bodies = 7 * sizeof(double) + sizeof(std::uint64_t);  // Particles<double>
@@ -183,6 +196,7 @@ std::unique_ptr<System<T>> make_system_for(const RunConfig& cfg, std::size_t n) 
   r.precision = parse_precision(cfg.precision);
   r.n = n;
   r.gravity = gravity_of(cfg);
+  r.tree = tree_of(cfg);
   r.other_bytes = n * integrator_solver_bytes<T>(cfg);
   // Over several ranks (mpirun): each holds every body, computes its block of targets and the
   // blocks are gathered; each rank drives the GPU of its local rank.

@@ -6,7 +6,8 @@
 namespace nbody {
 
 SolverChoice resolve_choice(SolverChoice choice) {
-  choice.device = resolve_device(choice.device);
+  // The tree runs on the CPU in this version: "auto" means the CPU for it.
+  choice.device = choice.gravity == "tree" && choice.device == "auto" ? "cpu" : resolve_device(choice.device);
   return choice;
 }
 

@@ -23,7 +23,7 @@ namespace {
 
 // A periodic thermal electron-deuteron plasma (n = 0.1 n_c: omega_p = 0.32) with a magnetic field
 // (every current component), CK solver at 0.95 of its limit.
-PicSimulation make_plasma(ShapeOrder shape, bool open_x = false) {
+PicSimulation make_plasma(ShapeOrder shape, bool open_x = false, int pml_cells = 0) {
   PicSettings s;
   s.geom.nx = 48, s.geom.ny = 32, s.geom.dx = 0.2, s.geom.dy = 0.3;
   s.solver = SolverKind::ck;
@@ -32,6 +32,7 @@ PicSimulation make_plasma(ShapeOrder shape, bool open_x = false) {
   s.external_b = {0.1, 0.2, 0.5};
   if (open_x) {
     s.field_bc.x = FieldBoundary::open;
+    s.field_bc.pml_cells_x = pml_cells;
     s.laser.enabled = true;
     s.laser.a0 = 0.5;
     s.laser.polarisation = Polarisation::circular;
@@ -131,6 +132,204 @@ TEST(Gpu, GaussLawHoldsToRounding) {
     sim.compute_rho();
     const std::vector<double> r1 = sim.gauss_residual_field();
     EXPECT_LE(max_abs_diff(r0, r1) / rho_e, 1e-12);
+  }
+}
+
+// The diagnostics reduced on the device against the host's of the same state (brought back by
+// copy_to): the energies and fluxes differ only by the summation order (relative 1e-12), the
+// counts are equal, the Gauss change differs by the atomics' order of rho (absolute, 1e-12 of the
+// species' rho scale). The time integrals of the Poynting fluxes against the CPU run's, which
+// samples every step as the device does: within the GPU-vs-CPU bound above (1e-8).
+TEST(Gpu, DiagnosticsOnTheDeviceMatchTheHost) {
+  REQUIRE_GPU();
+  for (bool open_x : {false, true}) {
+    PicSimulation cpu = make_plasma(ShapeOrder::tsc, open_x);
+    PicSimulation back = make_plasma(ShapeOrder::tsc, open_x);
+    const int i_left = 1, i_right = cpu.settings().geom.nx - 2;
+    cpu.compute_rho(0);
+    const double rho_scale = cpu.rho_abs_max();
+    cpu.compute_rho();
+    const std::vector<double> r0 = cpu.gauss_residual_field();
+    PicGpu gpu(cpu, DepositMode::atomic);
+    gpu.track_poynting(i_left, i_right);
+    gpu.set_gauss_reference(r0);
+    double in = 0, out = 0;
+    for (int n = 0; n < 60; ++n) {
+      cpu.step();
+      gpu.step();
+      in += cpu.poynting_flux_x(i_left) * cpu.settings().dt;
+      out += cpu.poynting_flux_x(i_right) * cpu.settings().dt;
+    }
+    const DeviceDiagnostics d = gpu.diagnostics();
+    const DeviceDiagnostics again = gpu.diagnostics();
+    gpu.copy_to(back);
+    const EnergyReport e = back.energies();
+    const char* label = open_x ? "laser" : "periodic";
+    EXPECT_NEAR(d.energies.e_field, e.e_field, 1e-12 * e.total) << label;
+    EXPECT_NEAR(d.energies.b_field, e.b_field, 1e-12 * e.total) << label;
+    ASSERT_EQ(d.energies.kinetic.size(), e.kinetic.size());
+    for (std::size_t k = 0; k < e.kinetic.size(); ++k) {
+      EXPECT_NEAR(d.energies.kinetic[k], e.kinetic[k], 1e-12 * e.kinetic[k]) << label << " species " << k;
+      EXPECT_EQ(d.counts[k], back.species()[k].size()) << label;
+    }
+    EXPECT_NEAR(d.energies.total, e.total, 1e-12 * e.total) << label;
+    EXPECT_EQ(std::memcmp(&d.energies.total, &again.energies.total, sizeof(double)), 0) << "the same bits twice";
+    back.compute_rho();
+    double host_change = 0;
+    const std::vector<double> r1 = back.gauss_residual_field();
+    for (std::size_t k = 0; k < r1.size(); ++k) host_change = std::max(host_change, std::fabs(r1[k] - r0[k]));
+    EXPECT_NEAR(d.gauss_change_max, host_change, 1e-12 * rho_scale) << label;
+    EXPECT_LE(d.gauss_change_max / rho_scale, 1e-12) << label;
+    const double flux_scale = std::max({std::fabs(back.poynting_flux_x(i_left)), std::fabs(back.poynting_flux_x(i_right)), 1e-300});
+    EXPECT_NEAR(d.flux_left, back.poynting_flux_x(i_left), 1e-12 * flux_scale) << label;
+    EXPECT_NEAR(d.flux_right, back.poynting_flux_x(i_right), 1e-12 * flux_scale) << label;
+    const double energy_scale = std::max({std::fabs(in), std::fabs(out), 1e-12 * e.total});
+    EXPECT_NEAR(d.energy_in_left, in, 1e-8 * energy_scale) << label;
+    EXPECT_NEAR(d.energy_out_right, out, 1e-8 * energy_scale) << label;
+    if (open_x) {
+      EXPECT_GT(d.energy_in_left, 0) << "the laser brings energy in";
+    }
+  }
+}
+
+// The deposition kernels of the optimisation study against the CPU after 100 steps. atomic, cas
+// and tiled keep float64 sums in another order: the bound of `compare` (1e-8) for the fields; the
+// tiled kernel reorders the particles (sorting by tile), so they are compared as sorted sets of
+// positions, and their number (absorbing x sides here: empty slots dropped by the sorts). float32
+// rounds each contribution to 2^-24: the fields within 1e-4 of their scale (the per-step error
+// ~ 225 contributions x 6e-8 of the largest, adding over 100 steps and amplified as above, is
+// ~1e-3 in the worst case and ~1e-5 typically), and Gauss's law no longer kept to rounding: the
+// change of the residual is reported and bounded by 1e-4 of the charge scale.
+PicSimulation make_absorbing_plasma(ShapeOrder shape) {
+  PicSimulation sim = make_plasma(shape, true);
+  for (Species& sp : sim.species()) sp.bc.side[0] = sp.bc.side[1] = ParticleBoundary::absorb;
+  return sim;
+}
+
+std::vector<double> sorted_copy(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// The PML on the GPU against the CPU's (the laser enters at the left, the layer at the right end
+// absorbs what reaches it): fields, the layer's memories and particles within the bound above.
+TEST(Gpu, PmlAgreesWithTheCpu) {
+  REQUIRE_GPU();
+  for (ShapeOrder shape : {ShapeOrder::cic, ShapeOrder::tsc}) {
+    PicSimulation cpu = make_plasma(shape, true, 8);
+    PicSimulation back = make_plasma(shape, true, 8);
+    ASSERT_GT(cpu.solver().pml().cells, 0);
+    PicGpu gpu(cpu, DepositMode::atomic);
+    cpu.run(100);
+    gpu.run(100);
+    gpu.copy_to(back);
+    compare(cpu, back, "pml");
+    for (int c = 0; c < kPsiCount; ++c) {
+      ASSERT_EQ(back.fields().psi[c].size(), cpu.fields().psi[c].size());
+      const double scale = std::max(max_abs(cpu.fields().psi[c]), 1e-6);
+      EXPECT_LE(max_abs_diff(cpu.fields().psi[c], back.fields().psi[c]) / scale, 1e-8) << "psi " << c;
+    }
+  }
+}
+
+class GpuDepositKernels : public ::testing::TestWithParam<std::tuple<ShapeOrder, DepositKernel>> {};
+
+TEST_P(GpuDepositKernels, AgreeWithTheCpu) {
+  REQUIRE_GPU();
+  const auto [shape, kind] = GetParam();
+  PicSimulation cpu = make_absorbing_plasma(shape);
+  PicSimulation back = make_absorbing_plasma(shape);
+  cpu.compute_rho(0);
+  const double rho_scale = cpu.rho_abs_max();
+  cpu.compute_rho();
+  const std::vector<double> r0 = cpu.gauss_residual_field();
+  PicGpuOptions o;
+  o.deposit = kind;
+  o.sort_every = 0;
+  o.empty_ratio = 0.02;
+  PicGpu gpu(cpu, o);
+  cpu.run(100);
+  gpu.run(100);
+  gpu.copy_to(back);
+  const double field_bound = kind == DepositKernel::float32 ? 1e-4 : 1e-8;
+  for (int c = kEx; c <= kBz; ++c) {
+    const double scale = std::max(max_abs(cpu.fields().data[c]), 1e-3);
+    EXPECT_LE(max_abs_diff(cpu.fields().data[c], back.fields().data[c]) / scale, field_bound) << kComponentNames[c];
+  }
+  for (std::size_t k = 0; k < cpu.species().size(); ++k) {
+    const Species& a = cpu.species()[k];
+    const Species& b = back.species()[k];
+    ASSERT_EQ(a.size(), b.size()) << "species " << k;
+    const double pos_bound = (kind == DepositKernel::float32 ? 1e-4 : 1e-8) * cpu.settings().geom.dx;
+    EXPECT_LE(max_abs_diff(sorted_copy(a.x), sorted_copy(b.x)), pos_bound) << "species " << k;
+    EXPECT_LE(max_abs_diff(sorted_copy(a.y), sorted_copy(b.y)), pos_bound) << "species " << k;
+  }
+  back.compute_rho();
+  const double change = max_abs_diff(r0, back.gauss_residual_field()) / rho_scale;
+  EXPECT_LE(change, kind == DepositKernel::float32 ? 1e-4 : 1e-12);
+  if (kind == DepositKernel::tiled) {
+    EXPECT_GE(gpu.sorts(), 1);
+  }
+  EXPECT_GT(gpu.device_bytes(), 0u);
+}
+
+std::string kernel_name(const ::testing::TestParamInfo<std::tuple<ShapeOrder, DepositKernel>>& info) {
+  std::string n = std::get<0>(info.param) == ShapeOrder::tsc ? "tsc" : "cic";
+  switch (std::get<1>(info.param)) {
+    case DepositKernel::atomic: return n + "_atomic";
+    case DepositKernel::separate: return n + "_separate";
+    case DepositKernel::redundant: return n + "_redundant";
+    case DepositKernel::cas: return n + "_cas";
+    case DepositKernel::float32: return n + "_float32";
+    case DepositKernel::tiled: return n + "_tiled";
+    case DepositKernel::deterministic: return n + "_deterministic";
+  }
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GpuDepositKernels,
+                         ::testing::Combine(::testing::Values(ShapeOrder::cic, ShapeOrder::tsc),
+                                            ::testing::Values(DepositKernel::atomic, DepositKernel::separate,
+                                                              DepositKernel::cas,
+                                                              DepositKernel::float32, DepositKernel::redundant,
+                                                              DepositKernel::tiled,
+                                                              DepositKernel::deterministic)),
+                         kernel_name);
+
+// The sorting policy: sorting every step, every 10 steps, or by empty_ratio gives the same
+// physics (fields within the float64 bound) and sorts as often as asked.
+TEST(Gpu, TiledSortPoliciesAgree) {
+  REQUIRE_GPU();
+  PicSimulation ref = make_absorbing_plasma(ShapeOrder::tsc);
+  PicSimulation cpu = make_absorbing_plasma(ShapeOrder::tsc);
+  cpu.run(60);
+  struct Case {
+    int every;
+    double ratio;
+  };
+  for (const Case c : {Case{1, -1}, Case{10, -1}, Case{0, 0.0}, Case{0, 0.05}, Case{0, 0.2}}) {
+    PicSimulation back = make_absorbing_plasma(ShapeOrder::tsc);
+    PicGpuOptions o;
+    o.deposit = DepositKernel::tiled;
+    o.sort_every = c.every;
+    o.empty_ratio = c.ratio;
+    PicGpu gpu(ref, o);
+    gpu.run(60);
+    gpu.copy_to(back);
+    for (int k = kEx; k <= kBz; ++k) {
+      const double scale = std::max(max_abs(cpu.fields().data[k]), 1e-3);
+      EXPECT_LE(max_abs_diff(cpu.fields().data[k], back.fields().data[k]) / scale, 1e-8)
+          << "every " << c.every << " ratio " << c.ratio << " " << kComponentNames[k];
+    }
+    if (c.every == 1) {
+      EXPECT_EQ(gpu.sorts(), 60);
+    }
+    if (c.every == 10) {
+      EXPECT_EQ(gpu.sorts(), 6);
+    }
+    if (c.every == 0 && c.ratio == 0.0) {
+      EXPECT_GE(gpu.sorts(), 2) << "any particle out of place triggers a sort";
+    }
   }
 }
 

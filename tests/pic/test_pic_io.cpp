@@ -18,6 +18,7 @@
 #include "nbody/error.hpp"
 #include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
+#include "pic/gpu.hpp"
 #include "pic/openpmd.hpp"
 #include "pic/reduced_output.hpp"
 #include "pic/run.hpp"
@@ -118,6 +119,23 @@ TEST(PicConfig, ErrorsNameTheProblem) {
   EXPECT_EQ(input_error(kBase, {"solver.field=ck", "time.dt=0.0195"}), "");
   EXPECT_EQ(input_error(kBase, {"grid.boundary_x=pml"}), "");
   EXPECT_NE(input_error(kBase, {"grid.boundary_x=pml", "grid.pml_cells=40"}).find("grid.pml_cells"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"solver.deposit=scatter"}).find("solver.deposit"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"solver.sort_every=-1"}).find("solver.sort_every"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"solver.empty_ratio=1.5"}).find("solver.empty_ratio"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"solver.empty_ratio=\"x\""}).find("solver.empty_ratio"), std::string::npos);
+}
+
+TEST(PicConfig, ReadsTheDepositionKernelsAndTheSortingPolicy) {
+  const fs::path d = temp_dir("deposit");
+  const PicConfig c = read_pic_config(write(d, kBase).string(), {"solver.deposit=tiled", "solver.sort_every=20",
+                                                                 "solver.empty_ratio=0.1"});
+  EXPECT_EQ(c.deposit, "tiled");
+  EXPECT_FALSE(c.deterministic);
+  EXPECT_EQ(c.sort_every, 20);
+  EXPECT_DOUBLE_EQ(c.empty_ratio, 0.1);
+  EXPECT_EQ(deposit_kernel(c.deposit), DepositKernel::tiled);
+  EXPECT_TRUE(read_pic_config(write(d, kBase).string(), {"solver.deposit=deterministic"}).deterministic);
+  for (const char* k : {"atomic", "cas", "float32"}) EXPECT_EQ(read_pic_config(write(d, kBase).string(), {std::string("solver.deposit=") + k}).deposit, k);
 }
 
 // Runs `command`, returns its exit status; stderr to `err`.

@@ -5,9 +5,12 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
+#include "cuda/block_reduce.cuh"
 #include "cuda/check.hpp"
 #include "cuda/launch_policy.hpp"
 #include "nbody/error.hpp"
@@ -72,18 +75,311 @@ struct LocalAccumulate {
   }
 };
 
-template <class Shape>
-__global__ void particles_atomic(DevParticles d, FieldViews v, PushParams pp) {
+// Float64 atomics as GPUs before Pascal had to do them: a compare-and-swap loop on the bits.
+struct CasAccumulate {
+  __device__ void operator()(double* p, double v) const {
+    auto* a = reinterpret_cast<unsigned long long*>(p);
+    unsigned long long old = *a, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(a, assumed, __double_as_longlong(__longlong_as_double(assumed) + v));
+    } while (assumed != old);
+  }
+};
+
+// Mixed precision: the contribution rounded to float32 and added with float32 atomics into the
+// float32 grid of the same component (same index).
+struct Float32Accumulate {
+  double* jbase[3];
+  float* fbase[3];
+  std::size_t grid_size;
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        atomicAdd(fbase[c] + (ptr - jbase[c]), float(v));
+        return;
+      }
+    }
+  }
+};
+
+// The particle kernel with one thread per slot (empty slots skipped) and the accumulator Acc.
+template <class Shape, class Acc>
+__global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc acc) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
     ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
-    if (advance_particle<Shape>(r, i, v, pp, AtomicAccumulate{})) {
+    if (advance_particle<Shape>(r, i, v, pp, acc)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
     } else {
       d.alive[i] = 0;
     }
   }
+}
+
+// The separate kernels: gather (E, B into eb[6][n]), push and move (the moves kept; `active` marks
+// the particles alive at the start of the step), deposit (every active particle's move).
+template <class Shape>
+__global__ void gather_kernel(DevParticles d, FieldViews v, PushParams pp, double* eb) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    const ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    Vec3d E, B;
+    gather_at<Shape>(r, v, pp, E, B);
+    eb[i] = E.x, eb[d.n + i] = E.y, eb[2 * d.n + i] = E.z;
+    eb[3 * d.n + i] = B.x, eb[4 * d.n + i] = B.y, eb[5 * d.n + i] = B.z;
+  }
+}
+
+__global__ void push_kernel(DevParticles d, PushParams pp, const double* eb, ParticleMove* moves, unsigned char* active) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    active[i] = d.alive[i];
+    if (!d.alive[i]) continue;
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    const Vec3d E{eb[i], eb[d.n + i], eb[2 * d.n + i]}, B{eb[3 * d.n + i], eb[4 * d.n + i], eb[5 * d.n + i]};
+    const ParticleMove m = push_and_move(r, i, E, B, pp);
+    moves[i] = m;
+    if (finish_move(r, m, pp)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+template <class Shape>
+__global__ void deposit_kernel(DevParticles d, FieldViews v, PushParams pp, const ParticleMove* moves,
+                               const unsigned char* active) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride)
+    if (active[i]) deposit_move<Shape>(moves[i], d.w[i], v, pp, AtomicAccumulate{});
+}
+
+__global__ void add_float_currents(double* jx, double* jy, double* jz, const float* fx, const float* fy, const float* fz,
+                                   std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    jx[i] += double(fx[i]);
+    jy[i] += double(fy[i]);
+    jz[i] += double(fz[i]);
+  }
+}
+
+// ---- Tiles: sorting and shared-memory privatisation ----------------------------------------
+constexpr int kTile = 16;                    // cells a side
+constexpr int kHalo = 3;                     // the stencil's reach beyond the tile (TSC and CIC)
+constexpr int kTileSpan = kTile + 2 * kHalo;  // points a side in shared memory
+constexpr int kTileBlock = 256;
+
+struct TileGeometry {
+  int tiles_x = 1, tiles_y = 1, nx = 1, ny = 1;
+  double x0 = 0, y0 = 0, dx = 1, dy = 1;
+  __device__ unsigned tile_of(double x, double y) const {
+    int i = int(floor((x - x0) / dx)), j = int(floor((y - y0) / dy));
+    i = min(max(i, 0), nx - 1);
+    j = min(max(j, 0), ny - 1);
+    return unsigned(j / kTile) * unsigned(tiles_x) + unsigned(i / kTile);
+  }
+  [[nodiscard]] unsigned count() const { return unsigned(tiles_x) * unsigned(tiles_y); }
+};
+
+// A contribution inside the block's tile and halo goes to shared memory (shared float64
+// atomics); outside (a particle that left its tile since the last sort), to the grid.
+struct SharedTileAccumulate {
+  double* jbase[3];
+  std::size_t grid_size;
+  int sx;
+  double* tile;  // shared: [3][kTileSpan][kTileSpan]
+  int gx0, gy0;  // padded index of the shared array's first point
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        const std::size_t idx = std::size_t(ptr - jbase[c]);
+        const int li = int(idx % std::size_t(sx)) - gx0, lj = int(idx / std::size_t(sx)) - gy0;
+        if (li >= 0 && li < kTileSpan && lj >= 0 && lj < kTileSpan) {
+          atomicAdd(tile + (c * kTileSpan + lj) * kTileSpan + li, v);
+        } else {
+          atomicAdd(ptr, v);
+        }
+        return;
+      }
+    }
+  }
+};
+
+// One block a tile: its particles (slots [start, end) since the last sort) through the particle
+// step into shared memory, then the tile into the grid. counters[0] += particles now outside
+// their tile's cells, counters[1] += particles absorbed.
+template <class Shape>
+__global__ void __launch_bounds__(kTileBlock)
+    particles_tiled(DevParticles d, FieldViews v, PushParams pp, const unsigned* start, const unsigned* end,
+                    TileGeometry tg, double* jx, double* jy, double* jz, std::size_t grid_size, int sx, int rows,
+                    unsigned long long* counters) {
+  __shared__ double tile[3 * kTileSpan * kTileSpan];
+  __shared__ unsigned long long scratch[kTileBlock / 32];
+  const unsigned t = blockIdx.x;
+  const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
+  for (int k = threadIdx.x; k < 3 * kTileSpan * kTileSpan; k += blockDim.x) tile[k] = 0;
+  __syncthreads();
+  const int gx0 = ti * kTile - kHalo + kGuard, gy0 = tj * kTile - kHalo + kGuard;
+  const SharedTileAccumulate acc{{jx, jy, jz}, grid_size, sx, tile, gx0, gy0};
+  unsigned long long moved = 0, absorbed = 0;
+  for (unsigned s = start[t] + threadIdx.x; s < end[t]; s += blockDim.x) {
+    if (!d.alive[s]) continue;
+    ParticleRef r{d.x[s], d.y[s], d.ux[s], d.uy[s], d.uz[s], d.w[s]};
+    if (advance_particle<Shape>(r, s, v, pp, acc)) {
+      d.x[s] = r.x, d.y[s] = r.y, d.ux[s] = r.ux, d.uy[s] = r.uy, d.uz[s] = r.uz;
+      moved += tg.tile_of(r.x, r.y) != t;
+    } else {
+      d.alive[s] = 0;
+      ++absorbed;
+    }
+  }
+  __syncthreads();
+  double* jb[3] = {jx, jy, jz};
+  for (int k = threadIdx.x; k < 3 * kTileSpan * kTileSpan; k += blockDim.x) {
+    const double val = tile[k];
+    if (val == 0.0) continue;
+    const int c = k / (kTileSpan * kTileSpan), rem = k % (kTileSpan * kTileSpan);
+    const int gj = gy0 + rem / kTileSpan, gi = gx0 + rem % kTileSpan;
+    if (gi < 0 || gi >= sx || gj < 0 || gj >= rows) continue;  // never written (no such point)
+    atomicAdd(jb[c] + std::size_t(gj) * std::size_t(sx) + std::size_t(gi), val);
+  }
+  moved = nbody::cuda::block_reduce<kTileBlock>(moved, scratch, nbody::cuda::Sum{});
+  absorbed = nbody::cuda::block_reduce<kTileBlock>(absorbed, scratch, nbody::cuda::Sum{});
+  if (threadIdx.x == 0) {
+    if (moved) atomicAdd(counters, moved);
+    if (absorbed) atomicAdd(counters + 1, absorbed);
+  }
+}
+
+__global__ void tile_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsigned* order, unsigned sentinel) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    order[i] = unsigned(i);
+    keys[i] = d.alive[i] ? tg.tile_of(d.x[i], d.y[i]) : sentinel;
+  }
+}
+
+__global__ void gather_by(double* out, const double* in, const unsigned* order, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = in[order[i]];
+}
+
+// The number of sorted keys below the sentinel (the live particles): the first sentinel's index.
+__global__ void first_sentinel(const unsigned* keys, std::size_t n, unsigned sentinel, unsigned long long* live) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (keys[i] == sentinel && (i == 0 || keys[i - 1] != sentinel)) *live = i;
+}
+
+// ---- Dynamic redundancy (document 004) --------------------------------------------------------
+constexpr int kSubCopies = 4;          // a dense tile's copies split by the particle's cell quadrant
+constexpr int kRedundancyRefresh = 50;  // steps between choices of the dense tiles
+
+// Per particle: the stencil position (n, m) of a contribution picks its copy; in a dense tile the
+// copy is split again by the particle's quadrant and lives in the tile's pool slab.
+template <int K>
+struct RedundantAccumulate {
+  double* jbase[3];
+  std::size_t grid_size;
+  int sx;
+  int bxg, byg;              // the stencil's first point (padded indices)
+  double* copies;            // [K*K][3][grid_size]
+  double* pool;              // [slot][K*K*kSubCopies][3][kTileSpan^2], or null (not dense)
+  int sub;                   // quadrant, in a dense tile
+  int gx0, gy0;              // the tile span's first point (padded), in a dense tile
+  __device__ void operator()(double* ptr, double v) const {
+    for (int c = 0; c < 3; ++c) {
+      if (ptr >= jbase[c] && ptr < jbase[c] + grid_size) {
+        const std::size_t idx = std::size_t(ptr - jbase[c]);
+        const int row = int(idx / std::size_t(sx)), col = int(idx % std::size_t(sx));
+        const int dir = (row - byg) * K + (col - bxg);
+        if (pool) {
+          const int li = col - gx0, lj = row - gy0;
+          if (li >= 0 && li < kTileSpan && lj >= 0 && lj < kTileSpan) {
+            atomicAdd(pool + ((std::size_t(dir * kSubCopies + sub) * 3 + std::size_t(c)) * kTileSpan + std::size_t(lj)) *
+                                 kTileSpan + std::size_t(li),
+                      v);
+            return;
+          }
+        }
+        atomicAdd(copies + (std::size_t(dir) * 3 + std::size_t(c)) * grid_size + idx, v);
+        return;
+      }
+    }
+  }
+};
+
+template <class Shape>
+__global__ void particles_redundant(DevParticles d, FieldViews v, PushParams pp, TileGeometry tg, double* jx, double* jy,
+                                    double* jz, std::size_t grid_size, int sx, double* copies, double* pool,
+                                    const int* dense_slot) {
+  constexpr int K = Shape::support + 2;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    RedundantAccumulate<K> acc{{jx, jy, jz}, grid_size, sx, Shape::first(xi0) - 1 + kGuard, Shape::first(yi0) - 1 + kGuard,
+                               copies, nullptr, 0, 0, 0};
+    const unsigned t = tg.tile_of(d.x[i], d.y[i]);
+    const int slot = dense_slot[t];
+    if (slot >= 0) {
+      const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
+      acc.pool = pool + std::size_t(slot) * std::size_t(K * K * kSubCopies) * 3 * kTileSpan * kTileSpan;
+      acc.sub = (xi0 - floor(xi0) >= 0.5 ? 1 : 0) + (yi0 - floor(yi0) >= 0.5 ? 2 : 0);
+      acc.gx0 = ti * kTile - kHalo + kGuard;
+      acc.gy0 = tj * kTile - kHalo + kGuard;
+    }
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    if (advance_particle<Shape>(r, i, v, pp, acc)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+// J += the directional copies, in copy order (one thread a grid point).
+__global__ void reduce_copies(double* jx, double* jy, double* jz, const double* copies, int ncopies, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    double s[3] = {0, 0, 0};
+    for (int k = 0; k < ncopies; ++k)
+      for (int c = 0; c < 3; ++c) s[c] += copies[(std::size_t(k) * 3 + std::size_t(c)) * n + i];
+    jx[i] += s[0];
+    jy[i] += s[1];
+    jz[i] += s[2];
+  }
+}
+
+// One block a dense tile: its pool slab's copies summed per point and added to the grid (float64
+// atomics: the spans of neighbouring dense tiles overlap).
+__global__ void reduce_pool(double* jx, double* jy, double* jz, const double* pool, const unsigned* dense_tiles,
+                            int ncopies, TileGeometry tg, int sx, int rows) {
+  const unsigned t = dense_tiles[blockIdx.x];
+  const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
+  const int gx0 = ti * kTile - kHalo + kGuard, gy0 = tj * kTile - kHalo + kGuard;
+  const double* slab = pool + std::size_t(blockIdx.x) * std::size_t(ncopies) * 3 * kTileSpan * kTileSpan;
+  double* jb[3] = {jx, jy, jz};
+  for (int k = threadIdx.x; k < 3 * kTileSpan * kTileSpan; k += blockDim.x) {
+    const int c = k / (kTileSpan * kTileSpan), p = k % (kTileSpan * kTileSpan);
+    double s = 0;
+    for (int q = 0; q < ncopies; ++q) s += slab[(std::size_t(q) * 3 + std::size_t(c)) * kTileSpan * kTileSpan + std::size_t(p)];
+    if (s == 0.0) continue;
+    const int gi = gx0 + p % kTileSpan, gj = gy0 + p / kTileSpan;
+    if (gi < 0 || gi >= sx || gj < 0 || gj >= rows) continue;
+    atomicAdd(jb[c] + std::size_t(gj) * std::size_t(sx) + std::size_t(gi), s);
+  }
+}
+
+__global__ void count_tiles(DevParticles d, TileGeometry tg, unsigned* counts) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride)
+    if (d.alive[i]) atomicAdd(counts + tg.tile_of(d.x[i], d.y[i]), 1u);
 }
 
 template <class Shape>
@@ -224,6 +520,11 @@ struct SolverArgs {
   double cx, cy, dt;
   int nx, ny;
   bool px, py;  // periodic axes
+  // The PML (the host's MaxwellSolver: pml_derivative on the x differences inside the layer);
+  // null memories without one. pml_update: advance the B memories (the second half step).
+  double *psi_by = nullptr, *psi_bz = nullptr, *psi_ey = nullptr, *psi_ez = nullptr;
+  PmlLayer pml{};
+  bool pml_update = false;
 };
 
 __global__ void update_bx(SolverArgs a, Range2 r) {
@@ -236,14 +537,18 @@ __global__ void update_by(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   const bool smooth = a.py || (j > 0 && j < a.ny);
-  a.by(i, j) += a.cx * curl_dx(a.ez, i, j, smooth, a.sc);
+  double d = curl_dx(a.ez, i, j, smooth, a.sc);
+  if (a.psi_by) d = pml_derivative(d, a.psi_by[a.by.index(i, j)], a.pml.sigma(i + 0.5), 2 * a.dt, a.pml_update);
+  a.by(i, j) += a.cx * d;
 }
 __global__ void update_bz(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   const bool smooth_x = a.py || (j > 0 && j < a.ny - 1);
   const bool smooth_y = a.px || (i > 0 && i < a.nx - 1);
-  a.bz(i, j) -= a.cx * curl_dx(a.ey, i, j, smooth_x, a.sc) - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
+  double d = curl_dx(a.ey, i, j, smooth_x, a.sc);
+  if (a.psi_bz) d = pml_derivative(d, a.psi_bz[a.bz.index(i, j)], a.pml.sigma(i + 0.5), 2 * a.dt, a.pml_update);
+  a.bz(i, j) -= a.cx * d - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
 }
 __global__ void update_ex(SolverArgs a, Range2 r) {
   int i, j;
@@ -253,12 +558,16 @@ __global__ void update_ex(SolverArgs a, Range2 r) {
 __global__ void update_ey(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  a.ey(i, j) += -a.cx * (a.bz(i, j) - a.bz(i - 1, j)) - a.dt * a.jy(i, j);
+  double d = a.bz(i, j) - a.bz(i - 1, j);
+  if (a.psi_ey) d = pml_derivative(d, a.psi_ey[a.ey.index(i, j)], a.pml.sigma(i), a.dt, true);
+  a.ey(i, j) += -a.cx * d - a.dt * a.jy(i, j);
 }
 __global__ void update_ez(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  a.ez(i, j) += a.cx * (a.by(i, j) - a.by(i - 1, j)) - a.cy * (a.bx(i, j) - a.bx(i, j - 1)) - a.dt * a.jz(i, j);
+  double d = a.by(i, j) - a.by(i - 1, j);
+  if (a.psi_ez) d = pml_derivative(d, a.psi_ez[a.ez.index(i, j)], a.pml.sigma(i), a.dt, true);
+  a.ez(i, j) += a.cx * d - a.cy * (a.bx(i, j) - a.bx(i, j - 1)) - a.dt * a.jz(i, j);
 }
 
 // Saves the two outermost lines of the tangential components of the open boundaries:
@@ -327,6 +636,97 @@ __global__ void mur_y(SolverArgs a, const double* save, double k) {
   }
 }
 
+// ---- Diagnostics on the device -------------------------------------------------------------
+// A fixed partition: kReduceBlocks blocks of kReduceBlock threads whatever the device, each
+// thread its items t, t + B T, ... in order, the fixed tree of block_reduce, then the blocks'
+// partial results combined on the host in block order: the same bits on every run.
+constexpr int kReduceBlock = 256;
+constexpr int kReduceBlocks = 240;
+
+// f(item, acc) adds item's V values into acc; Op combines (Sum, or Max for values >= 0).
+template <int V, class Op, class F>
+__global__ void __launch_bounds__(kReduceBlock) reduce_partials(F f, std::size_t n, double* partials) {
+  __shared__ double scratch[kReduceBlock / 32];
+  double acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = Op::template identity<double>();
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) f(t, acc);
+  for (int v = 0; v < V; ++v) {
+    const double r = nbody::cuda::block_reduce<kReduceBlock>(acc[v], scratch, Op{});
+    if (threadIdx.x == 0) partials[std::size_t(v) * gridDim.x + blockIdx.x] = r;
+  }
+}
+
+// E^2 and B^2 summed over the nodes the host's energies() counts (nxe x nye from the origin).
+struct FieldSquares {
+  FieldView ex, ey, ez, bx, by, bz;
+  int nxe;
+  __device__ void operator()(std::size_t t, double* acc) const {
+    const int i = int(t % std::size_t(nxe)), j = int(t / std::size_t(nxe));
+    acc[0] += ex(i, j) * ex(i, j) + ey(i, j) * ey(i, j) + ez(i, j) * ez(i, j);
+    acc[1] += bx(i, j) * bx(i, j) + by(i, j) * by(i, j) + bz(i, j) * bz(i, j);
+  }
+};
+
+// Per species: sum of w (gamma - 1) (the host's cancellation-free form), and the live count.
+struct KineticSum {
+  DevParticles d;
+  __device__ void operator()(std::size_t p, double* acc) const {
+    if (!d.alive[p]) return;
+    const double u2 = d.ux[p] * d.ux[p] + d.uy[p] * d.uy[p] + d.uz[p] * d.uz[p];
+    acc[0] += d.w[p] * u2 / (sqrt(1.0 + u2) + 1.0);
+    acc[1] += 1.0;
+  }
+};
+
+// max |(div E - rho) - reference| over the checked nodes [ilo, ihi] x [jlo, jhi].
+struct GaussChange {
+  FieldView ex, ey, rho;
+  const double* reference;  // padded layout, or null
+  int sx, ilo, jlo, w;
+  double dx, dy;
+  __device__ void operator()(std::size_t t, double* acc) const {
+    const int i = ilo + int(t % std::size_t(w)), j = jlo + int(t / std::size_t(w));
+    const double div = (ex(i, j) - ex(i - 1, j)) / dx + (ey(i, j) - ey(i, j - 1)) / dy;
+    double r = div - rho(i, j);
+    if (reference) r -= reference[std::size_t(j + kGuard) * std::size_t(sx) + std::size_t(i + kGuard)];
+    acc[0] = fmax(acc[0], fabs(r));
+  }
+};
+
+// The host's compute_rho per particle (the same arithmetic), added with float64 atomics.
+template <class Shape>
+__global__ void deposit_rho(DevParticles d, FieldView rho, double x0, double y0, double dx, double dy, double charge) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    deposit_charge<Shape>(rho, (d.x[i] - x0) / dx, (d.y[i] - y0) / dy, charge * d.w[i] / (dx * dy), AtomicAccumulate{});
+  }
+}
+
+// The Poynting flux through the planes i_left + 1/2 (block 0) and i_right + 1/2 (block 1),
+// integrated over y as the host's poynting_flux_x, added (times dt) to the running integrals:
+// track = {flux_left, flux_right, integral_left, integral_right}.
+__global__ void __launch_bounds__(kReduceBlock) poynting_step(FieldView ey, FieldView ez, FieldView by, FieldView bz,
+                                                              int i_left, int i_right, int ny, double dy, double dt,
+                                                              double* track) {
+  __shared__ double scratch[kReduceBlock / 32];
+  const int i = blockIdx.x == 0 ? i_left : i_right;
+  double sum = 0;
+  for (int j = int(threadIdx.x); j < ny; j += blockDim.x) {
+    const double e_y = 0.5 * (ey(i, j) + ey(i + 1, j));
+    const double b_z = bz(i, j);
+    const double e_z = 0.25 * (ez(i, j) + ez(i + 1, j) + ez(i, j + 1) + ez(i + 1, j + 1));
+    const double b_y = 0.5 * (by(i, j) + by(i, j + 1));
+    sum += (e_y * b_z - e_z * b_y) * dy;
+  }
+  const double total = nbody::cuda::block_reduce<kReduceBlock>(sum, scratch, nbody::cuda::Sum{});
+  if (threadIdx.x == 0) {
+    track[blockIdx.x] = total;
+    track[2 + blockIdx.x] += total * dt;
+  }
+}
+
 int blocks_for(std::size_t n) { return ElementwisePolicy::blocks(n); }
 int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1) / ElementwisePolicy::kBlock); }
 
@@ -335,9 +735,12 @@ int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1)
 struct PicGpu::Impl {
   PicSettings s;
   GridGeometry g;
-  DepositMode mode;
+  PicGpuOptions opt;
+  std::size_t bytes = 0;  // device memory held
   std::vector<Species> meta;  // names, charges, boundaries (no particles)
   double* f[kComponents] = {};
+  double* psi[kPsiCount] = {};  // the PML's memories (null without a PML)
+  PmlLayer pml;
   FieldView* view_table = nullptr;  // device copies of the views: E, B (6), then J (3)
   std::vector<DevParticles> sp;
   std::int64_t step = 0;
@@ -351,7 +754,119 @@ struct PicGpu::Impl {
   void* cub_temp = nullptr;
   std::size_t cub_bytes = 0;
   bool timing = false;
-  cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+  cudaEvent_t ev0 = nullptr, ev1 = nullptr, ev_start = nullptr, ev_end = nullptr;
+  PicGpu::StepTimes last{};
+  // diagnostics
+  double* partials = nullptr;   // kReduceBlocks x (at most 2) values
+  FieldView* rho_table = nullptr;
+  double* gauss_ref = nullptr;  // the reference residual (g.size()), or null
+  double* track = nullptr;      // Poynting: flux left, right, integral left, right
+  int i_left = 0, i_right = 0;
+  bool tracking = false;
+  // float32 deposition
+  float* fj[3] = {};
+  // dynamic redundancy
+  int ncopies = 0;  // K * K directional copies
+  double* copies = nullptr;
+  double* pool = nullptr;
+  int* dense_slot = nullptr;          // per tile: its pool slab, or -1
+  unsigned* dense_tiles = nullptr;    // per slab: its tile
+  unsigned* tile_counts = nullptr;
+  int max_dense = 0, dense_count = 0;
+  std::int64_t dense_step = -1;  // the step of the last choice
+  // Chooses the dense tiles from the live particles' tile counts: those above twice the mean
+  // over non-empty tiles, the most populated first, at most max_dense.
+  void choose_dense_tiles() {
+    NBODY_CUDA_CHECK(cudaMemset(tile_counts, 0, tg.count() * sizeof(unsigned)));
+    for (const DevParticles& d : sp) {
+      if (d.n == 0) continue;
+      count_tiles<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, tile_counts);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    std::vector<unsigned> counts(tg.count());
+    NBODY_CUDA_CHECK(cudaMemcpy(counts.data(), tile_counts, counts.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    double sum = 0, filled = 0;
+    for (unsigned c : counts) sum += c, filled += c > 0;
+    const double threshold = filled > 0 ? 2.0 * sum / filled : 0;
+    std::vector<unsigned> order;
+    for (unsigned t = 0; t < counts.size(); ++t)
+      if (counts[t] > threshold) order.push_back(t);
+    std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return counts[a] > counts[b]; });
+    if (int(order.size()) > max_dense) order.resize(std::size_t(max_dense));
+    std::vector<int> slot(tg.count(), -1);
+    for (std::size_t k = 0; k < order.size(); ++k) slot[order[k]] = int(k);
+    dense_count = int(order.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(dense_slot, slot.data(), slot.size() * sizeof(int), cudaMemcpyHostToDevice));
+    if (!order.empty())
+      NBODY_CUDA_CHECK(cudaMemcpy(dense_tiles, order.data(), order.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  }
+  [[nodiscard]] std::size_t pool_slab() const {
+    return std::size_t(ncopies) * kSubCopies * 3 * kTileSpan * kTileSpan;
+  }
+  // separate kernels
+  double* eb = nullptr;
+  ParticleMove* moves = nullptr;
+  unsigned char* active = nullptr;
+  // tiles (tiled deposition)
+  TileGeometry tg;
+  std::vector<unsigned*> tile_start, tile_end;  // per species
+  double* scratch = nullptr;                    // a particle array, for permutations
+  unsigned long long* counters = nullptr;       // out of place, absorbed (this step); live count
+  bool sorted = false;
+  std::int64_t sort_count = 0;
+  std::uint64_t dead_slots = 0;  // since the last sort
+
+  template <class T>
+  T* alloc(std::size_t n) {
+    bytes += std::max<std::size_t>(n, 1) * sizeof(T);
+    return device_alloc<T>(n);
+  }
+  [[nodiscard]] std::size_t slots() const {
+    std::size_t n = 0;
+    for (const DevParticles& d : sp) n += d.n;
+    return n;
+  }
+  void ensure_cub(std::size_t need) {
+    if (need <= cub_bytes) return;
+    if (cub_temp) NBODY_CUDA_CHECK(cudaFree(cub_temp));
+    cub_temp = alloc<char>(need);
+    cub_bytes = need;
+  }
+  // Sorts species k's particles by tile (live ones first, in tile order, stable), drops the empty
+  // slots, and sets the tiles' slot ranges.
+  void sort_tiles(std::size_t k) {
+    DevParticles& d = sp[k];
+    const unsigned sentinel = tg.count();
+    NBODY_CUDA_CHECK(cudaMemset(tile_start[k], 0, tg.count() * sizeof(unsigned)));
+    NBODY_CUDA_CHECK(cudaMemset(tile_end[k], 0, tg.count() * sizeof(unsigned)));
+    if (d.n == 0) return;
+    tile_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+    NBODY_CUDA_CHECK_LAUNCH();
+    int bits = 1;
+    while ((std::size_t(1) << bits) <= std::size_t(sentinel)) ++bits;
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    ensure_cub(need);
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
+      gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(scratch, a, order_sorted, d.n);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaMemcpy(a, scratch, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+    }
+    const unsigned long long all = d.n;
+    NBODY_CUDA_CHECK(cudaMemcpy(counters + 2, &all, sizeof all, cudaMemcpyHostToDevice));
+    first_sentinel<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, counters + 2);
+    NBODY_CUDA_CHECK_LAUNCH();
+    unsigned long long live = 0;
+    NBODY_CUDA_CHECK(cudaMemcpy(&live, counters + 2, sizeof live, cudaMemcpyDeviceToHost));
+    d.n = std::size_t(live);
+    NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, std::max<std::size_t>(d.n, 1)));
+    if (d.n > 0) {
+      cell_ranges<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, tile_start[k], tile_end[k]);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+  }
   double particle_seconds = 0;
 
   FieldView view(int c) const { return {f[c], g.stride()}; }
@@ -360,11 +875,17 @@ struct PicGpu::Impl {
     for (int c = 0; c < 3; ++c) v.e[c] = view(kEx + c), v.b[c] = view(kBx + c), v.j[c] = view(kJx + c);
     return v;
   }
-  SolverArgs args(double dt) const {
+  SolverArgs args(double dt, bool pml_update = false) const {
     const CurlCoefficients c = curl_coefficients(s.solver, g.dx, g.dy);
-    return {view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
-            {c.alpha_x, c.beta_xy, c.alpha_y, c.beta_yx}, dt / g.dx, dt / g.dy, dt, g.nx, g.ny,
-            s.field_bc.x == FieldBoundary::periodic, s.field_bc.y == FieldBoundary::periodic};
+    SolverArgs a{view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
+                 {c.alpha_x, c.beta_xy, c.alpha_y, c.beta_yx}, dt / g.dx, dt / g.dy, dt, g.nx, g.ny,
+                 s.field_bc.x == FieldBoundary::periodic, s.field_bc.y == FieldBoundary::periodic};
+    if (pml.cells > 0) {
+      a.psi_by = psi[kPsiBy], a.psi_bz = psi[kPsiBz], a.psi_ey = psi[kPsiEy], a.psi_ez = psi[kPsiEz];
+      a.pml = pml;
+      a.pml_update = pml_update;
+    }
+    return a;
   }
   Range2 span(bool half_x, bool half_y) const {
     auto r = [](FieldBoundary b, int n, bool half, int& lo, int& hi) {
@@ -403,14 +924,48 @@ struct PicGpu::Impl {
       NBODY_CUDA_CHECK_LAUNCH();
     }
   }
+  // Reduces f over n items on the device (see reduce_partials): V values, combined with Op.
+  template <int V, class Op, class F>
+  std::array<double, V> reduce(const F& f, std::size_t n) {
+    constexpr bool sum = std::is_same_v<Op, nbody::cuda::Sum>;
+    std::array<double, V> out{};
+    if (n == 0) return out;
+    reduce_partials<V, Op><<<kReduceBlocks, kReduceBlock>>>(f, n, partials);
+    NBODY_CUDA_CHECK_LAUNCH();
+    std::vector<double> h(std::size_t(V) * kReduceBlocks);
+    NBODY_CUDA_CHECK(cudaMemcpy(h.data(), partials, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int v = 0; v < V; ++v)
+      for (int b = 0; b < kReduceBlocks; ++b) {
+        const double x = h[std::size_t(v) * kReduceBlocks + std::size_t(b)];
+        out[std::size_t(v)] = sum ? out[std::size_t(v)] + x : std::max(out[std::size_t(v)], x);
+      }
+    return out;
+  }
+  // rho of every species from the present positions (float64 atomics), guards folded as the
+  // host's compute_rho.
+  template <class Shape>
+  void deposit_rho_all() {
+    NBODY_CUDA_CHECK(cudaMemset(f[kRho], 0, g.size() * sizeof(double)));
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      if (sp[k].n == 0) continue;
+      deposit_rho<Shape><<<blocks_for(sp[k].n), ElementwisePolicy::kBlock>>>(sp[k], view(kRho), g.x0, g.y0, g.dx, g.dy,
+                                                                              meta[k].charge);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    const bool px = s.field_bc.x == FieldBoundary::periodic, py = s.field_bc.y == FieldBoundary::periodic;
+    fold_columns<<<exact_blocks(std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(rho_table, 1, g.nx, g.ny, py);
+    NBODY_CUDA_CHECK_LAUNCH();
+    fold_rows<<<exact_blocks(std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(rho_table, 1, g.nx, g.ny, px);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
   template <class K>
   void launch(K kernel, const SolverArgs& a, const Range2& r) {
     if (r.count() == 0) return;
     kernel<<<exact_blocks(std::size_t(r.count())), ElementwisePolicy::kBlock>>>(a, r);
     NBODY_CUDA_CHECK_LAUNCH();
   }
-  void advance_b(double dt) {
-    const SolverArgs a = args(dt);
+  void advance_b(double dt, bool pml_update) {
+    const SolverArgs a = args(dt, pml_update);
     launch(update_bx, a, span(false, true));
     launch(update_by, a, span(true, false));
     launch(update_bz, a, span(true, true));
@@ -452,10 +1007,40 @@ struct PicGpu::Impl {
     if (d.n == 0) return;
     const PushParams pp = make_push_params(s, meta[k], step);
     const FieldViews v = views();
-    if (mode == DepositMode::atomic || !s.deposit) {
-      particles_atomic<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp);
-      NBODY_CUDA_CHECK_LAUNCH();
-      return;
+    const DepositKernel kind = s.deposit ? opt.deposit : DepositKernel::atomic;
+    switch (kind) {
+      case DepositKernel::atomic:
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, AtomicAccumulate{});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::separate:
+        gather_kernel<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, eb);
+        NBODY_CUDA_CHECK_LAUNCH();
+        push_kernel<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, pp, eb, moves, active);
+        NBODY_CUDA_CHECK_LAUNCH();
+        deposit_kernel<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, moves, active);
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::cas:
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, CasAccumulate{});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::float32:
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(
+            d, v, pp, Float32Accumulate{{f[kJx], f[kJy], f[kJz]}, {fj[0], fj[1], fj[2]}, g.size()});
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::redundant:
+        particles_redundant<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(
+            d, v, pp, tg, f[kJx], f[kJy], f[kJz], g.size(), g.stride(), copies, pool, dense_slot);
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::tiled:
+        particles_tiled<Shape><<<tg.count(), kTileBlock>>>(d, v, pp, tile_start[k], tile_end[k], tg, f[kJx], f[kJy], f[kJz],
+                                                           g.size(), g.stride(), g.rows(), counters);
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
+      case DepositKernel::deterministic: break;
     }
     constexpr int K = Shape::support + 2;
     const std::size_t per = std::size_t(3 * K * K);
@@ -468,11 +1053,7 @@ struct PicGpu::Impl {
     while ((std::size_t(1) << bits) <= g.size()) ++bits;
     std::size_t need = 0;
     NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
-    if (need > cub_bytes) {
-      if (cub_temp) NBODY_CUDA_CHECK(cudaFree(cub_temp));
-      cub_temp = device_alloc<char>(need);
-      cub_bytes = need;
-    }
+    ensure_cub(need);
     NBODY_CUDA_CHECK(
         cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
     NBODY_CUDA_CHECK(cudaMemset(cell_start, 0, g.size() * sizeof(unsigned)));
@@ -485,15 +1066,30 @@ struct PicGpu::Impl {
   }
 };
 
-PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(std::make_unique<Impl>()) {
+namespace {
+PicGpuOptions options_of(DepositMode mode, int device) {
+  PicGpuOptions o;
+  o.deposit = mode == DepositMode::deterministic ? DepositKernel::deterministic : DepositKernel::atomic;
+  o.device = device;
+  return o;
+}
+}  // namespace
+
+PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : PicGpu(from, options_of(mode, device)) {}
+
+PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(std::make_unique<Impl>()) {
   std::string why;
   if (!pic_gpu_available(&why)) throw_input_error("pic: no usable CUDA device (" + why + ")");
+  const int device = options.device;
+  const DepositMode mode = options.deposit == DepositKernel::deterministic ? DepositMode::deterministic : DepositMode::atomic;
   NBODY_CUDA_CHECK(cudaSetDevice(device));
   Impl& m = *impl_;
+  m.opt = options;
   m.s = from.settings();
-  if (m.s.field_bc.pml_cells_x > 0) throw_input_error("pic: the PML is not implemented on the GPU path yet (use open boundaries)");
   m.g = m.s.geom;
-  m.mode = mode;
+  m.tg.nx = m.g.nx, m.tg.ny = m.g.ny, m.tg.x0 = m.g.x0, m.tg.y0 = m.g.y0, m.tg.dx = m.g.dx, m.tg.dy = m.g.dy;
+  m.tg.tiles_x = (m.g.nx + kTile - 1) / kTile;
+  m.tg.tiles_y = (m.g.ny + kTile - 1) / kTile;
   m.step = from.step_count();
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
   {
@@ -503,23 +1099,54 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
     for (const Species& s : from.species()) particles += s.size(), most = std::max(most, s.size());
     const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
     std::size_t bytes = std::size_t(kComponents) * m.g.size() * sizeof(double) + particles * (6 * sizeof(double) + 1);
+    if (from.solver().pml().cells > 0) bytes += std::size_t(kPsiCount) * m.g.size() * sizeof(double);
     if (mode == DepositMode::deterministic)
       bytes += most * (std::size_t(3 * K * K) * sizeof(double) + 4 * sizeof(unsigned)) + 2 * m.g.size() * sizeof(unsigned);
+    if (options.deposit == DepositKernel::float32) bytes += 3 * m.g.size() * sizeof(float);
+    if (options.deposit == DepositKernel::separate) bytes += most * (6 * sizeof(double) + sizeof(ParticleMove) + 1);
+    if (options.deposit == DepositKernel::redundant) {
+      const std::size_t tiles = std::size_t(m.tg.count()), dense = std::max<std::size_t>(1, tiles / 4);
+      bytes += std::size_t(K * K) * 3 * m.g.size() * sizeof(double) +
+               dense * std::size_t(K * K) * kSubCopies * 3 * kTileSpan * kTileSpan * sizeof(double) +
+               tiles * (sizeof(int) + 2 * sizeof(unsigned));
+    }
+    if (options.deposit == DepositKernel::tiled)
+      bytes += most * (sizeof(double) + 4 * sizeof(unsigned)) +
+               2 * std::size_t(m.tg.count()) * from.species().size() * sizeof(unsigned);
     require_memory(Location::cuda(device), bytes,
                    "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
                        std::to_string(particles) + " particles" +
                        (mode == DepositMode::deterministic ? " (deterministic deposition)" : ""));
   }
   for (int c = 0; c < kComponents; ++c) {
-    m.f[c] = device_alloc<double>(m.g.size());
+    m.f[c] = m.alloc<double>(m.g.size());
     NBODY_CUDA_CHECK(cudaMemcpy(m.f[c], from.fields().data[c].data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
   }
+  m.pml = from.solver().pml();
+  if (m.pml.cells > 0)
+    for (int c = 0; c < kPsiCount; ++c) {
+      m.psi[c] = m.alloc<double>(m.g.size());
+      const std::vector<double>& h = from.fields().psi[c];
+      if (h.size() == m.g.size()) {
+        NBODY_CUDA_CHECK(cudaMemcpy(m.psi[c], h.data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
+      } else {
+        NBODY_CUDA_CHECK(cudaMemset(m.psi[c], 0, m.g.size() * sizeof(double)));
+      }
+    }
   std::vector<FieldView> table;
   for (int c : {kEx, kEy, kEz, kBx, kBy, kBz, kJx, kJy, kJz}) table.push_back(m.view(c));
-  m.view_table = device_alloc<FieldView>(table.size());
+  m.view_table = m.alloc<FieldView>(table.size());
   NBODY_CUDA_CHECK(cudaMemcpy(m.view_table, table.data(), table.size() * sizeof(FieldView), cudaMemcpyHostToDevice));
-  m.save_x = device_alloc<double>(8 * std::size_t(m.g.ny + 1));
-  m.save_y = device_alloc<double>(8 * std::size_t(m.g.nx + 1));
+  {
+    const FieldView rho = m.view(kRho);
+    m.rho_table = m.alloc<FieldView>(1);
+    NBODY_CUDA_CHECK(cudaMemcpy(m.rho_table, &rho, sizeof(FieldView), cudaMemcpyHostToDevice));
+  }
+  m.partials = m.alloc<double>(2 * std::size_t(kReduceBlocks));
+  m.track = m.alloc<double>(4);
+  NBODY_CUDA_CHECK(cudaMemset(m.track, 0, 4 * sizeof(double)));
+  m.save_x = m.alloc<double>(8 * std::size_t(m.g.ny + 1));
+  m.save_y = m.alloc<double>(8 * std::size_t(m.g.nx + 1));
   std::size_t most = 0;
   for (const Species& s : from.species()) {
     Species meta = s;
@@ -531,22 +1158,52 @@ PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : impl_(
     double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
     const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
     for (int k = 0; k < 6; ++k) {
-      *arrays[k] = device_alloc<double>(d.n);
+      *arrays[k] = m.alloc<double>(d.n);
       NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
     }
-    d.alive = device_alloc<unsigned char>(d.n);
+    d.alive = m.alloc<unsigned char>(d.n);
     NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
     m.sp.push_back(d);
   }
+  if (options.deposit == DepositKernel::float32)
+    for (float*& p : m.fj) p = m.alloc<float>(m.g.size());
+  if (options.deposit == DepositKernel::redundant) {
+    const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
+    m.ncopies = K * K;
+    m.max_dense = std::max(1, int(m.tg.count() / 4));
+    m.copies = m.alloc<double>(std::size_t(m.ncopies) * 3 * m.g.size());
+    m.pool = m.alloc<double>(std::size_t(m.max_dense) * m.pool_slab());
+    m.dense_slot = m.alloc<int>(m.tg.count());
+    m.dense_tiles = m.alloc<unsigned>(m.tg.count());
+    m.tile_counts = m.alloc<unsigned>(m.tg.count());
+  }
+  if (options.deposit == DepositKernel::separate) {
+    m.eb = m.alloc<double>(6 * most);
+    m.moves = m.alloc<ParticleMove>(most);
+    m.active = m.alloc<unsigned char>(most);
+  }
+  m.counters = m.alloc<unsigned long long>(3);
+  NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
+  if (options.deposit == DepositKernel::tiled) {
+    m.keys = m.alloc<unsigned>(most);
+    m.keys_sorted = m.alloc<unsigned>(most);
+    m.order = m.alloc<unsigned>(most);
+    m.order_sorted = m.alloc<unsigned>(most);
+    m.scratch = m.alloc<double>(most);
+    for (std::size_t k = 0; k < m.sp.size(); ++k) {
+      m.tile_start.push_back(m.alloc<unsigned>(m.tg.count()));
+      m.tile_end.push_back(m.alloc<unsigned>(m.tg.count()));
+    }
+  }
   if (mode == DepositMode::deterministic) {
     const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
-    m.contrib = device_alloc<double>(std::size_t(3 * K * K) * most);
-    m.keys = device_alloc<unsigned>(most);
-    m.keys_sorted = device_alloc<unsigned>(most);
-    m.order = device_alloc<unsigned>(most);
-    m.order_sorted = device_alloc<unsigned>(most);
-    m.cell_start = device_alloc<unsigned>(m.g.size());
-    m.cell_end = device_alloc<unsigned>(m.g.size());
+    m.contrib = m.alloc<double>(std::size_t(3 * K * K) * most);
+    m.keys = m.alloc<unsigned>(most);
+    m.keys_sorted = m.alloc<unsigned>(most);
+    m.order = m.alloc<unsigned>(most);
+    m.order_sorted = m.alloc<unsigned>(most);
+    m.cell_start = m.alloc<unsigned>(m.g.size());
+    m.cell_end = m.alloc<unsigned>(m.g.size());
   }
 }
 
@@ -554,29 +1211,91 @@ PicGpu::~PicGpu() {
   if (!impl_) return;
   Impl& m = *impl_;
   for (double* p : m.f) cudaFree(p);
+  for (double* p : m.psi)
+    if (p) cudaFree(p);
   cudaFree(m.view_table);
+  for (void* p : {static_cast<void*>(m.rho_table), static_cast<void*>(m.partials), static_cast<void*>(m.gauss_ref),
+                  static_cast<void*>(m.track)})
+    if (p) cudaFree(p);
   cudaFree(m.save_x);
   cudaFree(m.save_y);
   for (DevParticles& d : m.sp) {
     for (double* p : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) cudaFree(p);
     cudaFree(d.alive);
   }
+  for (float* p : m.fj)
+    if (p) cudaFree(p);
+  for (auto* v : {&m.tile_start, &m.tile_end})
+    for (unsigned* p : *v) cudaFree(p);
+  if (m.scratch) cudaFree(m.scratch);
+  for (void* p : {static_cast<void*>(m.eb), static_cast<void*>(m.moves), static_cast<void*>(m.active),
+                  static_cast<void*>(m.copies), static_cast<void*>(m.pool), static_cast<void*>(m.dense_slot),
+                  static_cast<void*>(m.dense_tiles), static_cast<void*>(m.tile_counts)})
+    if (p) cudaFree(p);
+  if (m.counters) cudaFree(m.counters);
   for (void* p : {static_cast<void*>(m.contrib), static_cast<void*>(m.keys), static_cast<void*>(m.keys_sorted),
                   static_cast<void*>(m.order), static_cast<void*>(m.order_sorted), static_cast<void*>(m.cell_start),
                   static_cast<void*>(m.cell_end), m.cub_temp})
     if (p) cudaFree(p);
-  if (m.ev0) cudaEventDestroy(m.ev0);
-  if (m.ev1) cudaEventDestroy(m.ev1);
+  for (cudaEvent_t e : {m.ev0, m.ev1, m.ev_start, m.ev_end})
+    if (e) cudaEventDestroy(e);
 }
 
 void PicGpu::step() {
   Impl& m = *impl_;
+  if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev_start));
   for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
+  const bool tiled = m.opt.deposit == DepositKernel::tiled && m.s.deposit;
+  if (tiled) {
+    // Document 004's policy: sort when the share of slots out of place passes empty_ratio (or
+    // every sort_every steps); always before the first step.
+    bool sort = !m.sorted || (m.opt.sort_every > 0 && m.step % m.opt.sort_every == 0);
+    if (!sort && m.opt.empty_ratio >= 0) {
+      unsigned long long c[2];
+      NBODY_CUDA_CHECK(cudaMemcpy(c, m.counters, sizeof c, cudaMemcpyDeviceToHost));
+      m.dead_slots += c[1];
+      const std::size_t n = m.slots();
+      sort = n > 0 && double(c[0] + m.dead_slots) > m.opt.empty_ratio * double(n);
+    }
+    if (sort) {
+      for (std::size_t k = 0; k < m.sp.size(); ++k) m.sort_tiles(k);
+      m.sorted = true;
+      m.dead_slots = 0;
+      ++m.sort_count;
+    }
+    NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 2 * sizeof(unsigned long long)));
+  }
+  if (m.opt.deposit == DepositKernel::float32)
+    for (float* p : m.fj) NBODY_CUDA_CHECK(cudaMemset(p, 0, m.g.size() * sizeof(float)));
+  const bool redundant = m.opt.deposit == DepositKernel::redundant && m.s.deposit;
+  if (redundant) {
+    if (m.dense_step < 0 || m.step - m.dense_step >= kRedundancyRefresh) {
+      m.choose_dense_tiles();
+      m.dense_step = m.step;
+    }
+    NBODY_CUDA_CHECK(cudaMemset(m.copies, 0, std::size_t(m.ncopies) * 3 * m.g.size() * sizeof(double)));
+    NBODY_CUDA_CHECK(cudaMemset(m.pool, 0, std::size_t(m.dense_count) * m.pool_slab() * sizeof(double)));
+  }
   if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev0));
   for (std::size_t k = 0; k < m.sp.size(); ++k) {
     if (m.meta[k].immobile) continue;
     if (m.s.shape == ShapeOrder::tsc) m.push<ShapeTSC>(k);
     else m.push<ShapeCIC>(k);
+  }
+  if (redundant) {
+    reduce_copies<<<blocks_for(m.g.size()), ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.copies, m.ncopies,
+                                                                          m.g.size());
+    NBODY_CUDA_CHECK_LAUNCH();
+    if (m.dense_count > 0) {
+      reduce_pool<<<m.dense_count, ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.pool, m.dense_tiles,
+                                                                m.ncopies * kSubCopies, m.tg, m.g.stride(), m.g.rows());
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+  }
+  if (m.opt.deposit == DepositKernel::float32) {
+    add_float_currents<<<blocks_for(m.g.size()), ElementwisePolicy::kBlock>>>(m.f[kJx], m.f[kJy], m.f[kJz], m.fj[0], m.fj[1],
+                                                                              m.fj[2], m.g.size());
+    NBODY_CUDA_CHECK_LAUNCH();
   }
   if (m.timing) {
     NBODY_CUDA_CHECK(cudaEventRecord(m.ev1));
@@ -584,15 +1303,93 @@ void PicGpu::step() {
     float ms = 0;
     NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev0, m.ev1));
     m.particle_seconds += 1e-3 * double(ms);
+    m.last.particles = 1e-3 * double(ms);
   }
   if (m.s.solve_fields) {
     const double t = m.s.t0 + double(m.step) * m.s.dt;
     m.fold_currents();
-    m.advance_b(0.5 * m.s.dt);
+    m.advance_b(0.5 * m.s.dt, false);
     m.advance_e(m.s.dt, t);
-    m.advance_b(0.5 * m.s.dt);
+    m.advance_b(0.5 * m.s.dt, true);
+  }
+  if (m.tracking) {
+    poynting_step<<<2, kReduceBlock>>>(m.view(kEy), m.view(kEz), m.view(kBy), m.view(kBz), m.i_left, m.i_right, m.g.ny,
+                                       m.g.dy, m.s.dt, m.track);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+  if (m.timing) {
+    NBODY_CUDA_CHECK(cudaEventRecord(m.ev_end));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(m.ev_end));
+    float ms = 0;
+    NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev_start, m.ev_end));
+    m.last.step = 1e-3 * double(ms);
   }
   ++m.step;
+}
+
+PicGpu::StepTimes PicGpu::last_step_times() const { return impl_->last; }
+
+void PicGpu::track_poynting(int i_left, int i_right) {
+  Impl& m = *impl_;
+  if (i_left < 0 || i_right < 0 || i_left + 1 >= m.g.nx || i_right + 1 >= m.g.nx)
+    throw_input_error("pic: the Poynting planes must lie inside the grid");
+  m.i_left = i_left, m.i_right = i_right;
+  m.tracking = true;
+  NBODY_CUDA_CHECK(cudaMemset(m.track, 0, 4 * sizeof(double)));
+}
+
+void PicGpu::set_gauss_reference(const std::vector<double>& residual) {
+  Impl& m = *impl_;
+  if (residual.size() != m.g.size()) throw_runtime_error("pic: the Gauss reference has the wrong size");
+  if (!m.gauss_ref) m.gauss_ref = m.alloc<double>(m.g.size());
+  NBODY_CUDA_CHECK(cudaMemcpy(m.gauss_ref, residual.data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
+}
+
+DeviceDiagnostics PicGpu::diagnostics() {
+  using nbody::cuda::Max;
+  using nbody::cuda::Sum;
+  Impl& m = *impl_;
+  const GridGeometry& g = m.g;
+  DeviceDiagnostics out;
+  // Field energy over the host's node range.
+  const int nxe = m.s.field_bc.x == FieldBoundary::periodic ? g.nx : g.nx + 1;
+  const int nye = m.s.field_bc.y == FieldBoundary::periodic ? g.ny : g.ny + 1;
+  const auto sq = m.reduce<2, Sum>(FieldSquares{m.view(kEx), m.view(kEy), m.view(kEz), m.view(kBx), m.view(kBy),
+                                                m.view(kBz), nxe},
+                                   std::size_t(nxe) * std::size_t(nye));
+  out.energies.e_field = 0.5 * sq[0] * g.dx * g.dy;
+  out.energies.b_field = 0.5 * sq[1] * g.dx * g.dy;
+  out.energies.field = out.energies.e_field + out.energies.b_field;
+  out.energies.total = out.energies.field;
+  for (std::size_t k = 0; k < m.sp.size(); ++k) {
+    const auto kc = m.reduce<2, Sum>(KineticSum{m.sp[k]}, m.sp[k].n);
+    const double kinetic = kc[0] * m.meta[k].mass;
+    out.energies.kinetic.push_back(kinetic);
+    out.energies.total += kinetic;
+    out.counts.push_back(std::size_t(kc[1]));
+  }
+  // Gauss's law over the host's checked nodes (gauss_residual_field).
+  if (m.s.shape == ShapeOrder::tsc) m.deposit_rho_all<ShapeTSC>();
+  else m.deposit_rho_all<ShapeCIC>();
+  auto range = [](FieldBoundary b, int n, int& lo, int& hi) {
+    lo = b == FieldBoundary::periodic ? 0 : 3;
+    hi = b == FieldBoundary::periodic ? n - 1 : n - 3;
+  };
+  int ilo, ihi, jlo, jhi;
+  range(m.s.field_bc.x, g.nx, ilo, ihi);
+  range(m.s.field_bc.y, g.ny, jlo, jhi);
+  if (ihi >= ilo && jhi >= jlo) {
+    const int w = ihi - ilo + 1;
+    out.gauss_change_max = m.reduce<1, Max>(GaussChange{m.view(kEx), m.view(kEy), m.view(kRho), m.gauss_ref, g.stride(),
+                                                        ilo, jlo, w, g.dx, g.dy},
+                                            std::size_t(w) * std::size_t(jhi - jlo + 1))[0];
+  }
+  if (m.tracking) {
+    double t[4];
+    NBODY_CUDA_CHECK(cudaMemcpy(t, m.track, sizeof t, cudaMemcpyDeviceToHost));
+    out.flux_left = t[0], out.flux_right = t[1], out.energy_in_left = t[2], out.energy_out_right = t[3];
+  }
+  return out;
 }
 
 std::int64_t PicGpu::step_count() const { return impl_->step; }
@@ -600,19 +1397,25 @@ std::int64_t PicGpu::step_count() const { return impl_->step; }
 void PicGpu::enable_timing(bool on) {
   Impl& m = *impl_;
   if (on && !m.ev0) {
-    NBODY_CUDA_CHECK(cudaEventCreate(&m.ev0));
-    NBODY_CUDA_CHECK(cudaEventCreate(&m.ev1));
+    for (cudaEvent_t* e : {&m.ev0, &m.ev1, &m.ev_start, &m.ev_end}) NBODY_CUDA_CHECK(cudaEventCreate(e));
   }
   m.timing = on;
 }
 
 double PicGpu::particle_kernel_seconds() const { return impl_->particle_seconds; }
+std::int64_t PicGpu::sorts() const { return impl_->sort_count; }
+std::size_t PicGpu::device_bytes() const { return impl_->bytes; }
 
 void PicGpu::copy_to(PicSimulation& to) const {
   const Impl& m = *impl_;
   NBODY_CUDA_CHECK(cudaDeviceSynchronize());
   for (int c = 0; c < kComponents; ++c)
     NBODY_CUDA_CHECK(cudaMemcpy(to.fields().data[c].data(), m.f[c], m.g.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  for (int c = 0; c < kPsiCount; ++c) {
+    if (!m.psi[c]) continue;
+    to.fields().psi[c].resize(m.g.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(to.fields().psi[c].data(), m.psi[c], m.g.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  }
   if (to.species().size() != m.sp.size()) throw_runtime_error("pic: copy_to a simulation with other species");
   for (std::size_t k = 0; k < m.sp.size(); ++k) {
     const DevParticles& d = m.sp[k];

@@ -1,0 +1,868 @@
+// The Barnes-Hut tree on a CUDA device (cuda_tree.hpp): keys, CUB sort, a breadth-first build
+// level by level, float64 multipoles bottom-up, groups, and a warp-per-group walk.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cuda/check.hpp"
+#include "gravity/pair_law.hpp"
+#include "gravity/tree/cuda_tree.hpp"
+#include "gravity/tree/keys.hpp"
+#include "gravity/tree/multipole.hpp"
+#include "gravity/tree/opening.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::gravity::tree {
+
+bool cuda_tree_available(std::string* why) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess || n == 0) {
+    if (why) *why = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kWalkWarps = 4;  // warps a block of the walk
+constexpr int kMaxGroupTargets = 64;
+constexpr int kListCapacity = 8192;  // entries of each of a warp's lists and queues
+
+int blocks_for(std::size_t n) { return int(std::min<std::size_t>((n + kBlock - 1) / kBlock, 65535)); }
+
+// A device array that grows (keeping its contents when asked).
+template <class T>
+struct DeviceArray {
+  T* p = nullptr;
+  std::size_t n = 0;
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() {
+    if (p) cudaFree(p);
+  }
+  void reserve(std::size_t k, bool keep = false) {
+    if (k <= n) return;
+    const std::size_t cap = std::max<std::size_t>(k, n + n / 2);
+    T* q = nullptr;
+    NBODY_CUDA_CHECK(cudaMalloc(&q, cap * sizeof(T)));
+    if (keep && n > 0) NBODY_CUDA_CHECK(cudaMemcpy(q, p, n * sizeof(T), cudaMemcpyDeviceToDevice));
+    if (p) NBODY_CUDA_CHECK(cudaFree(p));
+    p = q;
+    n = cap;
+  }
+  [[nodiscard]] std::vector<T> to_host(std::size_t count) const {
+    std::vector<T> h(count);
+    if (count > 0) NBODY_CUDA_CHECK(cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+// The cells as device pointers (kernel arguments).
+struct Cells {
+  std::int32_t *body_begin, *body_count, *child_begin, *child_count, *level;
+  double *cx, *cy, *cz, *half;
+  double *m, *mx, *my, *mz, *qxx, *qxy, *qxz, *qyy, *qyz, *qzz, *rcrit2;
+};
+
+struct CellArrays {
+  DeviceArray<std::int32_t> body_begin, body_count, child_begin, child_count, level;
+  DeviceArray<double> cx, cy, cz, half, m, mx, my, mz, qxx, qxy, qxz, qyy, qyz, qzz, rcrit2;
+  int size = 0;
+  std::vector<int> level_start;  // host: the first cell of each level, and the end
+
+  void reserve(std::size_t k) {
+    for (auto* a : {&body_begin, &body_count, &child_begin, &child_count, &level}) a->reserve(k, true);
+    for (auto* a : {&cx, &cy, &cz, &half, &m, &mx, &my, &mz, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &rcrit2})
+      a->reserve(k, true);
+  }
+  [[nodiscard]] Cells view() {
+    return {body_begin.p, body_count.p, child_begin.p, child_count.p, level.p, cx.p, cy.p, cz.p, half.p, m.p,
+            mx.p,         my.p,         mz.p,          qxx.p,         qxy.p,   qxz.p, qyy.p, qyz.p, qzz.p, rcrit2.p};
+  }
+};
+
+// ---- keys -------------------------------------------------------------------------------------
+
+// Per block: min and max of each coordinate, and whether a coordinate is not finite.
+template <class T>
+__global__ void bounds_partials(const T* x, const T* y, const T* z, int n, double* out, int* bad) {
+  __shared__ double s[6][kBlock];
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const double p[3] = {double(x[i]), double(y[i]), double(z[i])};
+    for (int d = 0; d < 3; ++d) {
+      if (!isfinite(p[d])) atomicMin(bad, i);
+      lo[d] = fmin(lo[d], p[d]);
+      hi[d] = fmax(hi[d], p[d]);
+    }
+  }
+  for (int d = 0; d < 3; ++d) s[d][threadIdx.x] = lo[d], s[3 + d][threadIdx.x] = hi[d];
+  __syncthreads();
+  for (int w = kBlock / 2; w > 0; w >>= 1) {
+    if (int(threadIdx.x) < w)
+      for (int d = 0; d < 3; ++d) {
+        s[d][threadIdx.x] = fmin(s[d][threadIdx.x], s[d][threadIdx.x + w]);
+        s[3 + d][threadIdx.x] = fmax(s[3 + d][threadIdx.x], s[3 + d][threadIdx.x + w]);
+      }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    for (int d = 0; d < 6; ++d) out[blockIdx.x * 6 + d] = s[d][0];
+}
+
+template <class T>
+__global__ void make_keys(const T* x, const T* y, const T* z, int n, KeyBox<double> box, std::uint64_t* keys,
+                          std::int32_t* index) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    keys[i] = box.key(double(x[i]), double(y[i]), double(z[i]));
+    index[i] = i;
+  }
+}
+
+template <class T>
+__global__ void permute_sources(const T* x, const T* y, const T* z, const T* m, const std::int32_t* index, int n,
+                                double* sx, double* sy, double* sz, double* sm) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+    const int i = index[k];
+    sx[k] = double(x[i]), sy[k] = double(y[i]), sz[k] = double(z[i]), sm[k] = double(m[i]);
+  }
+}
+
+// ---- build ------------------------------------------------------------------------------------
+
+// The first position in [b, e) whose key's octant at `lvl` exceeds o (keys sorted).
+__device__ int octant_end(const std::uint64_t* keys, int b, int e, int lvl, unsigned o) {
+  while (b < e) {
+    const int mid = b + (e - b) / 2;
+    if (octant(keys[mid], lvl) <= o) {
+      b = mid + 1;
+    } else {
+      e = mid;
+    }
+  }
+  return b;
+}
+
+// A cell is split when it holds more than `leaf` bodies above the deepest level.
+__device__ bool splits(int count, int lvl, int leaf) { return count > leaf && lvl < kKeyBits; }
+
+__global__ void count_children(Cells c, const std::uint64_t* keys, int lb, int le, int leaf, int* nchild) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < le - lb; t += gridDim.x * blockDim.x) {
+    const int cell = lb + t;
+    const int count = c.body_count[cell], lvl = c.level[cell];
+    int k = 0;
+    if (splits(count, lvl, leaf)) {
+      int b = c.body_begin[cell];
+      const int e = b + count;
+      for (unsigned o = 0; o < 8 && b < e; ++o) {
+        const int end = octant_end(keys, b, e, lvl, o);
+        k += end > b;
+        b = end;
+      }
+    }
+    nchild[t] = k;
+  }
+}
+
+__global__ void write_children(Cells c, const std::uint64_t* keys, int lb, int le, int leaf, const int* nchild,
+                               const int* offset) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < le - lb; t += gridDim.x * blockDim.x) {
+    const int cell = lb + t;
+    c.child_begin[cell] = 0;
+    c.child_count[cell] = 0;
+    if (nchild[t] == 0) continue;
+    const int lvl = c.level[cell];
+    const int first = le + offset[t];
+    c.child_begin[cell] = first;
+    c.child_count[cell] = nchild[t];
+    const double h = 0.5 * c.half[cell];
+    int b = c.body_begin[cell];
+    const int e = b + c.body_count[cell];
+    int k = first;
+    for (unsigned o = 0; o < 8 && b < e; ++o) {
+      const int end = octant_end(keys, b, e, lvl, o);
+      if (end > b) {
+        c.body_begin[k] = b;
+        c.body_count[k] = end - b;
+        c.level[k] = lvl + 1;
+        c.child_begin[k] = 0;
+        c.child_count[k] = 0;
+        c.cx[k] = c.cx[cell] + ((o & 4u) ? h : -h);
+        c.cy[k] = c.cy[cell] + ((o & 2u) ? h : -h);
+        c.cz[k] = c.cz[cell] + ((o & 1u) ? h : -h);
+        c.half[k] = h;
+        ++k;
+      }
+      b = end;
+    }
+  }
+}
+
+// ---- multipoles -------------------------------------------------------------------------------
+
+__global__ void multipoles_level(Cells c, int lb, int le, const double* x, const double* y, const double* z,
+                                 const double* m, double theta) {
+  for (int cell = lb + blockIdx.x * blockDim.x + threadIdx.x; cell < le; cell += gridDim.x * blockDim.x) {
+    Multipole<double> q;
+    double sx = 0, sy = 0, sz = 0;
+    if (c.child_count[cell] == 0) {
+      const int b = c.body_begin[cell], e = b + c.body_count[cell];
+      for (int i = b; i < e; ++i) {
+        q.m += m[i];
+        sx += m[i] * x[i];
+        sy += m[i] * y[i];
+        sz += m[i] * z[i];
+      }
+      if (q.m > 0) {
+        q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
+      } else {
+        q.x = c.cx[cell], q.y = c.cy[cell], q.z = c.cz[cell];
+      }
+      for (int i = b; i < e; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
+      make_traceless(q);
+    } else {
+      const int b = c.child_begin[cell], e = b + c.child_count[cell];
+      for (int k = b; k < e; ++k) {
+        q.m += c.m[k];
+        sx += c.m[k] * c.mx[k];
+        sy += c.m[k] * c.my[k];
+        sz += c.m[k] * c.mz[k];
+      }
+      if (q.m > 0) {
+        q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
+      } else {
+        q.x = c.cx[cell], q.y = c.cy[cell], q.z = c.cz[cell];
+      }
+      for (int k = b; k < e; ++k) {
+        const Multipole<double> ch{c.m[k], c.mx[k], c.my[k], c.mz[k], c.qxx[k], c.qxy[k], c.qxz[k], c.qyy[k], c.qyz[k], c.qzz[k]};
+        add_shifted(q, ch, c.mx[k] - q.x, c.my[k] - q.y, c.mz[k] - q.z);
+      }
+    }
+    c.m[cell] = q.m, c.mx[cell] = q.x, c.my[cell] = q.y, c.mz[cell] = q.z;
+    c.qxx[cell] = q.qxx, c.qxy[cell] = q.qxy, c.qxz[cell] = q.qxz;
+    c.qyy[cell] = q.qyy, c.qyz[cell] = q.qyz, c.qzz[cell] = q.qzz;
+    const double dx = q.x - c.cx[cell], dy = q.y - c.cy[cell], dz = q.z - c.cz[cell];
+    c.rcrit2[cell] = barnes_hut_radius2(c.half[cell], sqrt(dx * dx + dy * dy + dz * dz), theta, HUGE_VAL);
+  }
+}
+
+// ---- groups -----------------------------------------------------------------------------------
+
+// Marks the first body of every group: the leaves of a tree built with leaf = group size, a
+// deepest-level leaf cut into pieces of that size.
+__global__ void mark_groups(Cells c, int cells, int capacity, unsigned char* start) {
+  for (int cell = blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += gridDim.x * blockDim.x) {
+    if (c.child_count[cell] != 0) continue;
+    const int b = c.body_begin[cell], e = b + c.body_count[cell];
+    for (int k = b; k < e; k += capacity) start[k] = 1;
+  }
+}
+
+__global__ void group_ranges(const int* starts, int ngroups, int n, int2* groups) {
+  for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < ngroups; g += gridDim.x * blockDim.x)
+    groups[g] = make_int2(starts[g], g + 1 < ngroups ? starts[g + 1] : n);
+}
+
+// ---- walk -------------------------------------------------------------------------------------
+
+template <class T>
+struct WalkArgs {
+  Cells c;
+  const double *x, *y, *z, *m;  // sorted sources
+  const int2* groups;
+  int ngroups;
+  const std::int32_t* index;  // sorted position -> body
+  const double* last_acc;     // |a| of the previous pass by body, or null
+  OpeningTest<double> test;
+  MultipoleEval<T> eval;
+  double G;
+  int* scratch;  // per warp: 5 kListCapacity ints
+  int* overflow;
+  unsigned long long* counts;  // m2p, p2p
+  T *ax, *ay, *az;             // by body
+  double* phi;                 // by body (potential mode)
+};
+
+__device__ __forceinline__ unsigned lanes_below() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+__device__ __forceinline__ int warp_inclusive_sum(int v, int lane) {
+  for (int d = 1; d < 32; d <<= 1) {
+    const int o = __shfl_up_sync(0xffffffffu, v, d);
+    if (lane >= d) v += o;
+  }
+  return v;
+}
+
+__device__ __forceinline__ double warp_min(double v) {
+  for (int d = 16; d > 0; d >>= 1) v = fmin(v, __shfl_xor_sync(0xffffffffu, v, d));
+  return v;
+}
+__device__ __forceinline__ double warp_max(double v) {
+  for (int d = 16; d > 0; d >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, d));
+  return v;
+}
+
+// The targets of a lane: sorted positions b + lane and b + 32 + lane (when inside the group).
+template <class T>
+struct LaneTargets {
+  int k[2];
+  bool on[2];
+  double x[2], y[2], z[2];
+  T ax[2] = {T(0), T(0)}, ay[2] = {T(0), T(0)}, az[2] = {T(0), T(0)};
+  double phi[2] = {0, 0};
+};
+
+// Evaluates `count` accepted cells (list entries) for the lane's targets, 32 at a time.
+template <class T, bool kPotential>
+__device__ void eval_cells(const WalkArgs<T>& a, const int* list, int count, LaneTargets<T>& t, int lane) {
+  for (int base = 0; base < count; base += 32) {
+    const int idx = base + lane;
+    double q[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (idx < count) {
+      const int c = list[idx];
+      q[0] = a.c.m[c], q[1] = a.c.mx[c], q[2] = a.c.my[c], q[3] = a.c.mz[c];
+      q[4] = a.c.qxx[c], q[5] = a.c.qxy[c], q[6] = a.c.qxz[c], q[7] = a.c.qyy[c], q[8] = a.c.qyz[c], q[9] = a.c.qzz[c];
+    }
+    const int n = min(32, count - base);
+    for (int j = 0; j < n; ++j) {
+      double v[10];
+#pragma unroll
+      for (int r = 0; r < 10; ++r) v[r] = __shfl_sync(0xffffffffu, q[r], j);
+      const Multipole<T> mp{T(v[0]), T(v[1]), T(v[2]), T(v[3]), T(v[4]), T(v[5]), T(v[6]), T(v[7]), T(v[8]), T(v[9])};
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+        if (!t.on[s]) continue;
+        const T dx = T(v[1] - t.x[s]), dy = T(v[2] - t.y[s]), dz = T(v[3] - t.z[s]);
+        if constexpr (kPotential) {
+          t.phi[s] += double(a.eval.potential(dx, dy, dz, mp));
+        } else {
+          a.eval.accumulate(dx, dy, dz, mp, t.ax[s], t.ay[s], t.az[s]);
+        }
+      }
+    }
+  }
+}
+
+// Evaluates the bodies of `count` ranges for the lane's targets, 32 bodies at a time.
+template <class T, bool kPotential, class Law>
+__device__ void eval_bodies(const WalkArgs<T>& a, const Law& law, const int* ranges, int count, LaneTargets<T>& t,
+                            int lane) {
+  for (int r = 0; r < count; ++r) {
+    const int b = ranges[2 * r], e = ranges[2 * r + 1];
+    for (int base = b; base < e; base += 32) {
+      const int j = base + lane;
+      double p[4] = {0, 0, 0, 0};
+      if (j < e) p[0] = a.x[j], p[1] = a.y[j], p[2] = a.z[j], p[3] = a.m[j];
+      const int n = min(32, e - base);
+      for (int s2 = 0; s2 < n; ++s2) {
+        const double xj = __shfl_sync(0xffffffffu, p[0], s2), yj = __shfl_sync(0xffffffffu, p[1], s2);
+        const double zj = __shfl_sync(0xffffffffu, p[2], s2), mj = __shfl_sync(0xffffffffu, p[3], s2);
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+          if (!t.on[s]) continue;
+          const T dx = T(xj - t.x[s]), dy = T(yj - t.y[s]), dz = T(zj - t.z[s]);
+          if constexpr (kPotential) {
+            if (base + s2 != t.k[s]) t.phi[s] += double(law.potential(dx, dy, dz, T(mj)));
+          } else {
+            law.accumulate(dx, dy, dz, T(mj), t.ax[s], t.ay[s], t.az[s]);
+          }
+        }
+      }
+    }
+  }
+}
+
+template <class T, bool kPotential, class Law>
+__global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, Law law) {
+  const int lane = threadIdx.x & 31;
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int warps = (gridDim.x * blockDim.x) >> 5;
+  int* queue[2] = {a.scratch + std::size_t(warp) * 5 * kListCapacity,
+                   a.scratch + std::size_t(warp) * 5 * kListCapacity + kListCapacity};
+  int* cells = a.scratch + std::size_t(warp) * 5 * kListCapacity + 2 * kListCapacity;
+  int* ranges = a.scratch + std::size_t(warp) * 5 * kListCapacity + 3 * kListCapacity;  // pairs
+  unsigned long long m2p = 0, p2p = 0;
+  for (int g = warp; g < a.ngroups; g += warps) {
+    const int2 gr = a.groups[g];
+    const int b = gr.x, e = gr.y;
+    LaneTargets<T> t;
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    double a_min = a.last_acc ? HUGE_VAL : 0.0;
+    for (int s = 0; s < 2; ++s) {
+      t.k[s] = b + lane + 32 * s;
+      t.on[s] = t.k[s] < e;
+      t.x[s] = t.on[s] ? a.x[t.k[s]] : 0.0;
+      t.y[s] = t.on[s] ? a.y[t.k[s]] : 0.0;
+      t.z[s] = t.on[s] ? a.z[t.k[s]] : 0.0;
+      if (t.on[s]) {
+        lo[0] = fmin(lo[0], t.x[s]), hi[0] = fmax(hi[0], t.x[s]);
+        lo[1] = fmin(lo[1], t.y[s]), hi[1] = fmax(hi[1], t.y[s]);
+        lo[2] = fmin(lo[2], t.z[s]), hi[2] = fmax(hi[2], t.z[s]);
+        if (a.last_acc) a_min = fmin(a_min, a.last_acc[a.index[t.k[s]]]);
+      }
+    }
+    for (int d = 0; d < 3; ++d) lo[d] = warp_min(lo[d]), hi[d] = warp_max(hi[d]);
+    if (a.last_acc) a_min = warp_min(a_min);
+    const Box<double> box{0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
+                          0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
+    // Breadth first from the root.
+    int cur = 0, ncur = 1, ncells = 0, nranges = 0;
+    if (lane == 0) queue[0][0] = 0;
+    __syncwarp();
+    bool failed = false;
+    while (ncur > 0 && !failed) {
+      int nnext = 0;
+      for (int base = 0; base < ncur; base += 32) {
+        const int idx = base + lane;
+        const bool valid = idx < ncur;
+        const int c = valid ? queue[cur][idx] : 0;
+        bool accept = false, leaf = false, open = false;
+        int children = 0;
+        if (valid) {
+          const CellView<double> cv{a.c.cx[c], a.c.cy[c], a.c.cz[c], a.c.half[c], a.c.m[c],
+                                    a.c.mx[c], a.c.my[c], a.c.mz[c], a.c.rcrit2[c]};
+          const bool opens = a.test.opens(box, a_min, cv);
+          children = a.c.child_count[c];
+          accept = !opens;
+          leaf = opens && children == 0;
+          open = opens && children > 0;
+          if (!open) children = 0;
+        }
+        // Room: flush the lists before they could overflow (the order of a target's terms
+        // stays the list order).
+        if (ncells + 32 > kListCapacity) {
+          eval_cells<T, kPotential>(a, cells, ncells, t, lane);
+          m2p += static_cast<unsigned long long>(ncells);
+          ncells = 0;
+        }
+        if (nranges + 32 > kListCapacity) {
+          eval_bodies<T, kPotential>(a, law, ranges, nranges, t, lane);
+          nranges = 0;
+        }
+        const unsigned am = __ballot_sync(0xffffffffu, accept), lm = __ballot_sync(0xffffffffu, leaf);
+        if (accept) cells[ncells + __popc(am & lanes_below())] = c;
+        if (leaf) {
+          const int r = nranges + __popc(lm & lanes_below());
+          const int bb = a.c.body_begin[c], cnt = a.c.body_count[c];
+          ranges[2 * r] = bb;
+          ranges[2 * r + 1] = bb + cnt;
+          p2p += static_cast<unsigned long long>(cnt);  // summed over the warp at the end
+        }
+        ncells += __popc(am);
+        nranges += __popc(lm);
+        const int incl = warp_inclusive_sum(children, lane);
+        const int total = __shfl_sync(0xffffffffu, incl, 31);
+        if (nnext + total > kListCapacity) {
+          failed = true;
+          break;
+        }
+        if (open) {
+          const int first = a.c.child_begin[c];
+          int at = nnext + incl - children;
+          for (int k = 0; k < children; ++k) queue[cur ^ 1][at + k] = first + k;
+        }
+        nnext += total;
+        __syncwarp();
+      }
+      cur ^= 1;
+      ncur = nnext;
+    }
+    if (failed) {
+      if (lane == 0) atomicExch(a.overflow, 1);
+      continue;
+    }
+    __syncwarp();
+    eval_cells<T, kPotential>(a, cells, ncells, t, lane);
+    eval_bodies<T, kPotential>(a, law, ranges, nranges, t, lane);
+    m2p += static_cast<unsigned long long>(ncells);
+    for (int s = 0; s < 2; ++s) {
+      if (!t.on[s]) continue;
+      const int out = a.index[t.k[s]];
+      if constexpr (kPotential) {
+        a.phi[out] = a.G * t.phi[s];
+      } else {
+        a.ax[out] = T(a.G) * t.ax[s];
+        a.ay[out] = T(a.G) * t.ay[s];
+        a.az[out] = T(a.G) * t.az[s];
+      }
+    }
+    // Interaction counts: cells x targets, bodies x targets (lane 0 holds the cell count; the
+    // body counts are spread over the lanes that appended leaves).
+    const int targets = e - b;
+    m2p *= static_cast<unsigned long long>(targets);
+    p2p *= static_cast<unsigned long long>(targets);
+    for (int d = 16; d > 0; d >>= 1) p2p += __shfl_xor_sync(0xffffffffu, p2p, d);
+    if (lane == 0) {
+      atomicAdd(a.counts, m2p);
+      atomicAdd(a.counts + 1, p2p);
+    }
+    m2p = 0, p2p = 0;
+  }
+}
+
+template <class T>
+__global__ void acc_norm_t(const T* ax, const T* ay, const T* az, int n, double* out) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const double x = ax[i], y = ay[i], z = az[i];
+    out[i] = sqrt(x * x + y * y + z * z);
+  }
+}
+
+double seconds(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  NBODY_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  return 1e-3 * double(ms);
+}
+
+}  // namespace
+
+struct CudaTree::Impl {
+  GravityParams gravity;
+  TreeParams params;
+  int device = 0;
+  TreeStats stats;
+  int n = 0;
+  DeviceArray<std::uint64_t> keys, keys_sorted;
+  DeviceArray<std::int32_t> index_in, index;
+  DeviceArray<double> x, y, z, m;          // sorted sources
+  DeviceArray<double> bounds;              // per-block partials
+  DeviceArray<int> flag;                   // non-finite body; overflow
+  DeviceArray<int> nchild, offset, starts, nselected;
+  DeviceArray<unsigned char> start_flags;
+  DeviceArray<int2> groups;
+  DeviceArray<char> cub_temp;
+  DeviceArray<int> scratch;
+  DeviceArray<unsigned long long> counts;
+  DeviceArray<double> last_acc;  // |a| of the previous acceleration pass, by body
+  bool have_last_acc = false;
+  int last_acc_n = -1;  // the body count of that pass
+  CellArrays cells, group_cells;
+  int ngroups = 0;
+  cudaEvent_t ev[6] = {};
+
+  void cub_reserve(std::size_t bytes) { cub_temp.reserve(bytes); }
+
+  // The octree of the sorted keys with leaves of at most `leaf` bodies into `t`.
+  void build(CellArrays& t, int leaf, const KeyBox<double>& box) {
+    t.size = 1;
+    t.level_start.assign(1, 0);
+    t.reserve(std::max<std::size_t>(16, std::size_t(2 * n / std::max(leaf, 1) + 16)));
+    const double h0 = 0.5 * box.size;
+    const std::int32_t root_i[5] = {0, n, 0, 0, 0};
+    const double root_d[4] = {box.x0 + h0, box.y0 + h0, box.z0 + h0, h0};
+    NBODY_CUDA_CHECK(cudaMemcpy(t.body_begin.p, &root_i[0], sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.body_count.p, &root_i[1], sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.child_begin.p, &root_i[2], sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.child_count.p, &root_i[3], sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.level.p, &root_i[4], sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.cx.p, &root_d[0], sizeof(double), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.cy.p, &root_d[1], sizeof(double), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.cz.p, &root_d[2], sizeof(double), cudaMemcpyHostToDevice));
+    NBODY_CUDA_CHECK(cudaMemcpy(t.half.p, &root_d[3], sizeof(double), cudaMemcpyHostToDevice));
+    int lb = 0, le = 1;
+    while (true) {
+      const int width = le - lb;
+      nchild.reserve(std::size_t(width));
+      offset.reserve(std::size_t(width));
+      count_children<<<blocks_for(std::size_t(width)), kBlock>>>(t.view(), keys_sorted.p, lb, le, leaf, nchild.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+      std::size_t need = 0;
+      NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, nchild.p, offset.p, width));
+      cub_reserve(need);
+      NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_temp.p, need, nchild.p, offset.p, width));
+      int last[2];
+      NBODY_CUDA_CHECK(cudaMemcpy(&last[0], offset.p + width - 1, sizeof(int), cudaMemcpyDeviceToHost));
+      NBODY_CUDA_CHECK(cudaMemcpy(&last[1], nchild.p + width - 1, sizeof(int), cudaMemcpyDeviceToHost));
+      const int total = last[0] + last[1];
+      if (total > 0) t.reserve(std::size_t(le + total));
+      write_children<<<blocks_for(std::size_t(width)), kBlock>>>(t.view(), keys_sorted.p, lb, le, leaf, nchild.p,
+                                                                 offset.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+      t.level_start.push_back(le);
+      if (total == 0) break;
+      lb = le;
+      le += total;
+    }
+    t.size = le;
+  }
+
+  template <class T>
+  void prepare(const T* px, const T* py, const T* pz, const T* pm, int count) {
+    n = count;
+    stats = TreeStats{};
+    stats.bodies = n;
+    for (cudaEvent_t& e : ev)
+      if (!e) NBODY_CUDA_CHECK(cudaEventCreate(&e));
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[0]));
+    // The bounding cube (the oracle's bounding_cube from the same bounds).
+    const int nb = std::max(1, std::min(blocks_for(std::size_t(n)), 1024));
+    bounds.reserve(std::size_t(nb) * 6);
+    flag.reserve(2);
+    const int none = std::numeric_limits<int>::max();
+    NBODY_CUDA_CHECK(cudaMemcpy(flag.p, &none, sizeof(int), cudaMemcpyHostToDevice));
+    if (n > 0) {
+      bounds_partials<<<nb, kBlock>>>(px, py, pz, n, bounds.p, flag.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    int bad = none;
+    NBODY_CUDA_CHECK(cudaMemcpy(&bad, flag.p, sizeof(int), cudaMemcpyDeviceToHost));
+    if (bad != none) throw_runtime_error("gravity tree: body " + std::to_string(bad) + " has a non-finite position");
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    if (n > 0) {
+      const std::vector<double> h = bounds.to_host(std::size_t(nb) * 6);
+      for (int b = 0; b < nb; ++b)
+        for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], h[b * 6 + d]), hi[d] = std::max(hi[d], h[b * 6 + 3 + d]);
+    }
+    const KeyBox<double> box = cube_from_bounds(lo, hi, n);
+    // Keys and the sort.
+    keys.reserve(std::size_t(n));
+    keys_sorted.reserve(std::size_t(n));
+    index_in.reserve(std::size_t(n));
+    index.reserve(std::size_t(n));
+    if (n > 0) {
+      make_keys<<<blocks_for(std::size_t(n)), kBlock>>>(px, py, pz, n, box, keys.p, index_in.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[1]));
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, keys.p, keys_sorted.p, index_in.p, index.p, n, 0, 63));
+    cub_reserve(need);
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(cub_temp.p, need, keys.p, keys_sorted.p, index_in.p, index.p, n, 0, 63));
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[2]));
+    for (auto* a : {&x, &y, &z, &m}) a->reserve(std::size_t(n));
+    if (n > 0) {
+      permute_sources<<<blocks_for(std::size_t(n)), kBlock>>>(px, py, pz, pm, index.p, n, x.p, y.p, z.p, m.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    build(cells, std::max(1, params.leaf_size), box);
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[3]));
+    // Multipoles, deepest level first.
+    for (int L = int(cells.level_start.size()) - 2; L >= 0; --L) {
+      const int lb = cells.level_start[std::size_t(L)], le = cells.level_start[std::size_t(L) + 1];
+      if (le <= lb) continue;
+      multipoles_level<<<blocks_for(std::size_t(le - lb)), kBlock>>>(cells.view(), lb, le, x.p, y.p, z.p, m.p,
+                                                                     params.theta);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[4]));
+    // Groups: the leaves of the tree with leaf = group size, in key order.
+    const int capacity = std::clamp(params.group_size, 1, kMaxGroupTargets);
+    build(group_cells, capacity, box);
+    start_flags.reserve(std::size_t(n) + 1);
+    NBODY_CUDA_CHECK(cudaMemset(start_flags.p, 0, std::size_t(n) + 1));
+    mark_groups<<<blocks_for(std::size_t(group_cells.size)), kBlock>>>(group_cells.view(), group_cells.size, capacity,
+                                                                      start_flags.p);
+    NBODY_CUDA_CHECK_LAUNCH();
+    starts.reserve(std::size_t(n) + 1);
+    nselected.reserve(1);
+    thrust::counting_iterator<int> iota(0);
+    need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, need, iota, start_flags.p, starts.p, nselected.p, n));
+    cub_reserve(need);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp.p, need, iota, start_flags.p, starts.p, nselected.p, n));
+    NBODY_CUDA_CHECK(cudaMemcpy(&ngroups, nselected.p, sizeof(int), cudaMemcpyDeviceToHost));
+    groups.reserve(std::size_t(std::max(ngroups, 1)));
+    if (ngroups > 0) {
+      group_ranges<<<blocks_for(std::size_t(ngroups)), kBlock>>>(starts.p, ngroups, n, groups.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[5]));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(ev[5]));
+    stats.keys_s = seconds(ev[0], ev[1]);
+    stats.sort_s = seconds(ev[1], ev[2]);
+    stats.build_s = seconds(ev[2], ev[3]) + seconds(ev[4], ev[5]);
+    stats.multipoles_s = seconds(ev[3], ev[4]);
+    stats.cells = cells.size;
+    stats.depth = int(cells.level_start.size()) - 2;
+    stats.groups = ngroups;
+  }
+
+  template <class T, bool kPotential>
+  void walk(T* ax, T* ay, T* az, double* phi) {
+    if (n == 0 || ngroups == 0) return;
+    int sms = 0;
+    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int blocks = std::max(1, std::min(sms * 8, (ngroups + kWalkWarps - 1) / kWalkWarps));
+    const std::size_t warps = std::size_t(blocks) * kWalkWarps;
+    scratch.reserve(warps * 5 * kListCapacity);
+    flag.reserve(2);
+    NBODY_CUDA_CHECK(cudaMemset(flag.p + 1, 0, sizeof(int)));
+    counts.reserve(2);
+    NBODY_CUDA_CHECK(cudaMemset(counts.p, 0, 2 * sizeof(unsigned long long)));
+    WalkArgs<T> a{};
+    a.c = cells.view();
+    a.x = x.p, a.y = y.p, a.z = z.p, a.m = m.p;
+    a.groups = groups.p;
+    a.ngroups = ngroups;
+    a.index = index.p;
+    const bool relative = params.criterion == Criterion::relative && have_last_acc && last_acc_n == n && !kPotential;
+    a.last_acc = relative ? last_acc.p : nullptr;
+    a.test.relative = relative;
+    a.test.G = gravity.G;
+    a.test.alpha = params.alpha;
+    const bool spline = gravity.law == SofteningLaw::spline && gravity.eps2() > 0;
+    if (spline) {
+      const double h = SplinePair<double>::kSupportPerSoftening * gravity.softening;
+      a.test.near2 = h * h;
+    }
+    a.eval = MultipoleEval<T>{spline ? T(0) : T(gravity.eps2())};
+    a.G = gravity.G;
+    a.scratch = scratch.p;
+    a.overflow = flag.p + 1;
+    a.counts = counts.p;
+    a.ax = ax, a.ay = ay, a.az = az, a.phi = phi;
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[0]));
+    with_pair_law<T>(gravity, [&](const auto& law) {
+      walk_groups<T, kPotential><<<blocks, 32 * kWalkWarps>>>(a, law);
+      NBODY_CUDA_CHECK_LAUNCH();
+    });
+    NBODY_CUDA_CHECK(cudaEventRecord(ev[1]));
+    NBODY_CUDA_CHECK(cudaEventSynchronize(ev[1]));
+    stats.walk_s = seconds(ev[0], ev[1]);
+    int overflow = 0;
+    NBODY_CUDA_CHECK(cudaMemcpy(&overflow, flag.p + 1, sizeof(int), cudaMemcpyDeviceToHost));
+    if (overflow)
+      throw_runtime_error("gravity tree (GPU): a group's traversal frontier passed " + std::to_string(kListCapacity) +
+                          " cells (theta too small for this N; raise theta or use the CPU tree)");
+    unsigned long long c[2];
+    NBODY_CUDA_CHECK(cudaMemcpy(c, counts.p, sizeof c, cudaMemcpyDeviceToHost));
+    stats.m2p = c[0];
+    stats.p2p = c[1];
+    if constexpr (!kPotential) {
+      last_acc.reserve(std::size_t(n));
+      acc_norm_t<T><<<blocks_for(std::size_t(n)), kBlock>>>(ax, ay, az, n, last_acc.p);
+      NBODY_CUDA_CHECK_LAUNCH();
+      have_last_acc = true;
+      last_acc_n = n;
+    }
+  }
+};
+
+CudaTree::CudaTree(const GravityParams& g, const TreeParams& p, int device) : impl_(std::make_unique<Impl>()) {
+  std::string why;
+  if (!cuda_tree_available(&why)) throw_input_error("gravity tree: no usable CUDA device (" + why + ")");
+  if (p.group_size > kMaxGroupTargets)
+    throw_input_error("gravity tree: the GPU walk takes groups of at most " + std::to_string(kMaxGroupTargets) + " bodies");
+  NBODY_CUDA_CHECK(cudaSetDevice(device));
+  impl_->gravity = g;
+  impl_->params = p;
+  impl_->device = device;
+}
+
+CudaTree::~CudaTree() {
+  if (!impl_) return;
+  for (cudaEvent_t e : impl_->ev)
+    if (e) cudaEventDestroy(e);
+}
+
+template <class T>
+void CudaTree::accelerations_device(const T* x, const T* y, const T* z, const T* m, int n, T* ax, T* ay, T* az) {
+  impl_->prepare(x, y, z, m, n);
+  impl_->walk<T, false>(ax, ay, az, nullptr);
+}
+
+namespace {
+template <class T>
+struct Upload {
+  DeviceArray<T> x, y, z, m;
+  Upload(const std::vector<T>& hx, const std::vector<T>& hy, const std::vector<T>& hz, const std::vector<T>& hm) {
+    const std::size_t n = hx.size();
+    for (auto [d, h] : {std::pair{&x, &hx}, std::pair{&y, &hy}, std::pair{&z, &hz}, std::pair{&m, &hm}}) {
+      d->reserve(std::max<std::size_t>(n, 1));
+      if (n > 0) NBODY_CUDA_CHECK(cudaMemcpy(d->p, h->data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    }
+  }
+};
+}  // namespace
+
+template <class T>
+void CudaTree::accelerations(const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& z,
+                             const std::vector<T>& m, std::vector<T>& ax, std::vector<T>& ay, std::vector<T>& az) {
+  const int n = int(x.size());
+  Upload<T> in(x, y, z, m);
+  DeviceArray<T> oa, ob, oc;
+  for (auto* o : {&oa, &ob, &oc}) o->reserve(std::max<std::size_t>(x.size(), 1));
+  accelerations_device(in.x.p, in.y.p, in.z.p, in.m.p, n, oa.p, ob.p, oc.p);
+  ax = oa.to_host(x.size());
+  ay = ob.to_host(x.size());
+  az = oc.to_host(x.size());
+}
+
+template <class T>
+void CudaTree::potentials(const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& z,
+                          const std::vector<T>& m, std::vector<double>& phi) {
+  const int n = int(x.size());
+  Upload<T> in(x, y, z, m);
+  DeviceArray<double> out;
+  out.reserve(std::max<std::size_t>(x.size(), 1));
+  impl_->prepare(in.x.p, in.y.p, in.z.p, in.m.p, n);
+  impl_->walk<T, true>(nullptr, nullptr, nullptr, out.p);
+  phi = out.to_host(x.size());
+}
+
+Octree CudaTree::octree() const {
+  Impl& i = *impl_;
+  const auto cells = std::size_t(i.cells.size);
+  Octree t;
+  t.body_begin = i.cells.body_begin.to_host(cells);
+  t.body_count = i.cells.body_count.to_host(cells);
+  t.child_begin = i.cells.child_begin.to_host(cells);
+  t.child_count = i.cells.child_count.to_host(cells);
+  t.level = i.cells.level.to_host(cells);
+  t.cx = i.cells.cx.to_host(cells);
+  t.cy = i.cells.cy.to_host(cells);
+  t.cz = i.cells.cz.to_host(cells);
+  t.half = i.cells.half.to_host(cells);
+  t.m = i.cells.m.to_host(cells);
+  t.mx = i.cells.mx.to_host(cells);
+  t.my = i.cells.my.to_host(cells);
+  t.mz = i.cells.mz.to_host(cells);
+  t.qxx = i.cells.qxx.to_host(cells);
+  t.qxy = i.cells.qxy.to_host(cells);
+  t.qxz = i.cells.qxz.to_host(cells);
+  t.qyy = i.cells.qyy.to_host(cells);
+  t.qyz = i.cells.qyz.to_host(cells);
+  t.qzz = i.cells.qzz.to_host(cells);
+  t.rcrit2 = i.cells.rcrit2.to_host(cells);
+  return t;
+}
+
+std::vector<std::int32_t> CudaTree::index() const { return impl_->index.to_host(std::size_t(impl_->n)); }
+
+std::vector<std::pair<std::int32_t, std::int32_t>> CudaTree::groups() const {
+  const std::vector<int2> g = impl_->groups.to_host(std::size_t(impl_->ngroups));
+  std::vector<std::pair<std::int32_t, std::int32_t>> out;
+  for (const int2& r : g) out.emplace_back(r.x, r.y);
+  return out;
+}
+
+const TreeStats& CudaTree::stats() const noexcept { return impl_->stats; }
+
+#define NBODY_CUDA_TREE(T)                                                                                          \
+  template void CudaTree::accelerations_device<T>(const T*, const T*, const T*, const T*, int, T*, T*, T*);         \
+  template void CudaTree::accelerations<T>(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,     \
+                                           const std::vector<T>&, std::vector<T>&, std::vector<T>&, std::vector<T>&); \
+  template void CudaTree::potentials<T>(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,        \
+                                        const std::vector<T>&, std::vector<double>&);
+NBODY_CUDA_TREE(float)
+NBODY_CUDA_TREE(double)
+
+}  // namespace nbody::gravity::tree

@@ -1,0 +1,95 @@
+#pragma once
+// Multipoles of the tree's cells to quadrupole order: the mass M, the centre of mass c (about
+// which the dipole vanishes) and the traceless quadrupole Q_ij = sum m (3 y_i y_j - |y|^2 d_ij),
+// y = x - c. The potential of a cell at a target x, d = c - x, r = |d|:
+//   phi = -M/r - (1/2) d.Q.d / r^5
+// and its acceleration (minus the gradient over x)
+//   a = M d / r^3 - Q.d / r^5 + (5/2) (d.Q.d) d / r^7.
+// With Plummer softening r^2 becomes r^2 + eps^2 in every term (the expansion of the softened
+// potential, its trace term left out as in Bonsai); the spline law's cells are opened where
+// any of their bodies might be within the kernel's support, and use eps = 0. Host and device;
+// R is the arithmetic (double for the CPU oracle).
+#include "gravity/interaction.hpp"
+
+namespace nbody::gravity::tree {
+
+template <class R>
+struct Multipole {
+  R m = 0;
+  R x = 0, y = 0, z = 0;  // centre of mass
+  R qxx = 0, qxy = 0, qxz = 0, qyy = 0, qyz = 0, qzz = 0;
+};
+
+// Adds a point mass m at offset (dx, dy, dz) from the expansion centre to the quadrupole's raw
+// second moment (P2M; made traceless by `traceless`).
+template <class R>
+NBODY_HD void add_second_moment(Multipole<R>& q, R m, R dx, R dy, R dz) {
+  q.qxx += m * dx * dx;
+  q.qxy += m * dx * dy;
+  q.qxz += m * dx * dz;
+  q.qyy += m * dy * dy;
+  q.qyz += m * dy * dz;
+  q.qzz += m * dz * dz;
+}
+
+// The second moment S_ij = sum m y_i y_j turned into Q = 3 S - tr(S) I.
+template <class R>
+NBODY_HD void make_traceless(Multipole<R>& q) {
+  const R tr = q.qxx + q.qyy + q.qzz;
+  q.qxx = R(3) * q.qxx - tr;
+  q.qyy = R(3) * q.qyy - tr;
+  q.qzz = R(3) * q.qzz - tr;
+  q.qxy *= R(3);
+  q.qxz *= R(3);
+  q.qyz *= R(3);
+}
+
+// M2M: adds a child's traceless quadrupole, moved from its centre of mass by (dx, dy, dz) =
+// c_child - c_parent: Q += Q_child + M_child (3 s s^T - |s|^2 I).
+template <class R>
+NBODY_HD void add_shifted(Multipole<R>& parent, const Multipole<R>& child, R dx, R dy, R dz) {
+  const R m = child.m;
+  const R s2 = dx * dx + dy * dy + dz * dz;
+  parent.qxx += child.qxx + m * (R(3) * dx * dx - s2);
+  parent.qyy += child.qyy + m * (R(3) * dy * dy - s2);
+  parent.qzz += child.qzz + m * (R(3) * dz * dz - s2);
+  parent.qxy += child.qxy + R(3) * m * dx * dy;
+  parent.qxz += child.qxz + R(3) * m * dx * dz;
+  parent.qyz += child.qyz + R(3) * m * dy * dz;
+}
+
+// M2P: the acceleration (without G) and potential of a cell at a target. d = centre of mass
+// minus target; eps2 the Plummer softening (0 for the spline law, whose near cells are opened).
+template <class R>
+struct MultipoleEval {
+  R eps2;
+
+  NBODY_HD void accumulate(R dx, R dy, R dz, const Multipole<R>& c, R& ax, R& ay, R& az) const {
+    const R r2 = eps2 + dx * dx + dy * dy + dz * dz;
+    const R inv = reciprocal_sqrt(r2);
+    const R inv2 = inv * inv;
+    const R inv3 = inv * inv2;
+    const R inv5 = inv3 * inv2;
+    const R qdx = c.qxx * dx + c.qxy * dy + c.qxz * dz;
+    const R qdy = c.qxy * dx + c.qyy * dy + c.qyz * dz;
+    const R qdz = c.qxz * dx + c.qyz * dy + c.qzz * dz;
+    const R dqd = dx * qdx + dy * qdy + dz * qdz;
+    const R radial = c.m * inv3 + R(2.5) * dqd * inv5 * inv2;
+    ax += radial * dx - qdx * inv5;
+    ay += radial * dy - qdy * inv5;
+    az += radial * dz - qdz * inv5;
+  }
+
+  NBODY_HD R potential(R dx, R dy, R dz, const Multipole<R>& c) const {
+    const R r2 = eps2 + dx * dx + dy * dy + dz * dz;
+    const R inv = reciprocal_sqrt(r2);
+    const R inv2 = inv * inv;
+    const R qdx = c.qxx * dx + c.qxy * dy + c.qxz * dz;
+    const R qdy = c.qxy * dx + c.qyy * dy + c.qyz * dz;
+    const R qdz = c.qxz * dx + c.qyz * dy + c.qzz * dz;
+    const R dqd = dx * qdx + dy * qdy + dz * qdz;
+    return -c.m * inv - R(0.5) * dqd * inv * inv2 * inv2;
+  }
+};
+
+}  // namespace nbody::gravity::tree
