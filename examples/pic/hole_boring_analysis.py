@@ -10,6 +10,9 @@ reflected-ion energy E_i = m_i c^2 2 Pi/(1 + 2 sqrt Pi). Writes hole_boring.json
 matplotlib, hole_boring_front.png, hole_boring_spectrum.png and hole_boring_phase_space.png (x-p_x
 of electrons and the first ion species, E_y and E_z along x) into the directory.
 
+The program itself draws field maps and phase spaces (PNG, no Python needed) with
+`--set output.images_every=N` (docs/pic.md, Outputs); this script adds the measurements.
+
 usage: hole_boring_analysis.py CONFIG.toml RUN_DIR [--fit-from T] [--fit-to T]   (times in periods)
 """
 import glob

@@ -1,11 +1,13 @@
 // nbody pic run --config FILE: a 2D3V electromagnetic particle-in-cell run (docs/pic.md);
 // nbody pic check: the PIC validation suite with its measured numbers.
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "comm/communicator.hpp"
 #include "nbody/error.hpp"
 #include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
@@ -22,19 +24,48 @@ struct PicRunOptions {
   std::vector<std::string> set;
 };
 
+// The configuration, read by every rank. Under mpirun every rank finds the same problem in a bad
+// file: rank 0 alone reports it (one line; the program then ends every rank), the others wait
+// to be ended; a problem only another rank has (a file it cannot read) is reported by that rank.
+pic::PicConfig read_config_once(const std::string& path, const std::vector<std::string>& overrides) {
+  comm::Communicator& world = comm::world();
+  if (world.size() == 1) return pic::read_pic_config(path, overrides);
+  pic::PicConfig cfg;
+  std::exception_ptr failure;
+  try {
+    cfg = pic::read_pic_config(path, overrides);
+  } catch (const Error&) {
+    failure = std::current_exception();
+  }
+  if (world.allreduce_max(failure ? 1.0 : 0.0) == 0) return cfg;
+  const bool root_failed = world.broadcast_value<std::int32_t>(failure ? 1 : 0, 0) != 0;
+  if (failure && (world.rank() == 0 || !root_failed)) std::rethrow_exception(failure);
+  world.barrier();  // rank 0 (or the failing rank) ends this one; it never gets here
+  throw_runtime_error("pic: another rank failed to read the configuration");
+}
+
 int run_pic_command(const PicRunOptions& o) {
   std::vector<std::string> overrides = o.set;
   if (o.steps > 0) overrides.push_back("time.steps=" + std::to_string(o.steps));
   if (!o.out.empty()) overrides.push_back("output.dir=\"" + o.out + "\"");
-  const pic::PicConfig cfg = pic::read_pic_config(o.config, overrides);
+  const pic::PicConfig cfg = read_config_once(o.config, overrides);
   pic::PicSimulation sim = pic::build_pic_simulation(cfg, o.restart.empty());
+  // Under mpirun every rank builds (or reads) the whole state and keeps its slab; rank 0 prints.
+  const int ranks = comm::world().size();
+  const bool printer = comm::world().rank() == 0;
   if (!o.restart.empty()) {
     pic::load_pic_checkpoint(o.restart, sim);
-    std::printf("pic: restarted from %s at step %lld\n", o.restart.c_str(), static_cast<long long>(sim.step_count()));
+    if (printer)
+      std::printf("pic: restarted from %s at step %lld\n", o.restart.c_str(), static_cast<long long>(sim.step_count()));
   }
   std::size_t particles = 0;
   for (const auto& s : sim.species()) particles += s.size();
   const auto& g = sim.settings().geom;
+  if (printer && pic::use_slab_decomposition(cfg)) {
+    if (ranks > 1) std::printf("pic: the grid in %d slabs along x over %d processes (deterministic deposition)\n", ranks, ranks);
+    else std::printf("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)\n");
+  }
+  if (printer)
   std::printf("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
               "dt = %.4g lambda/c, %lld steps%s\n",
               g.nx, g.ny, cfg.dx, cfg.dy, pic::solver_name(cfg.solver), cfg.shape == pic::ShapeOrder::tsc ? "TSC" : "CIC",
@@ -42,10 +73,11 @@ int run_pic_command(const PicRunOptions& o) {
               cfg.laser.enabled ? (", laser a0 = " + std::to_string(sim.settings().laser.a0)).c_str() : "");
   std::fflush(stdout);
   ProgressLine progress;
-  progress.started(sim.step_count(), pic::pic_steps(cfg));
+  if (printer) progress.started(sim.step_count(), pic::pic_steps(cfg));
   const pic::PicRunResult r = pic::run_pic(cfg, sim, [&](std::int64_t n, std::int64_t total, double secs) {
     progress.advanced(n, total, secs);
   });
+  if (!printer) return 0;
   progress.ended();
   const double ns = r.particle_steps > 0 ? r.wall_seconds * 1e9 / r.particle_steps : 0.0;
   std::printf("pic: done on the %s, %lld steps in %.3g s (%.4g ns per particle per step, whole step)\n",

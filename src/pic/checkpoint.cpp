@@ -12,6 +12,7 @@ namespace nbody::pic {
 namespace {
 
 constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '2'};
+constexpr char kIdsMagic[4] = {'I', 'D', 'S', '1'};
 
 void put(std::string& out, const void* p, std::size_t n) {
   if (n > 0) out.append(static_cast<const char*>(p), n);
@@ -66,6 +67,19 @@ void save_pic_checkpoint(const std::string& path, const PicSimulation& sim) {
     put(out, s.name.data(), s.name.size());
     for (const auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) put_vec(out, *v);
   }
+  // Optional (older readers stop before it): the stable particle ids of a slab-decomposed run.
+  const auto& ids = sim.particle_ids();
+  if (ids.size() == sim.species().size()) {
+    bool match = true;
+    for (std::size_t k = 0; k < ids.size(); ++k) match = match && ids[k].size() == sim.species()[k].size();
+    if (match) {
+      put(out, kIdsMagic, sizeof kIdsMagic);
+      for (const auto& v : ids) {
+        put<std::uint64_t>(out, v.size());
+        put(out, v.data(), v.size() * sizeof(std::uint64_t));
+      }
+    }
+  }
   write_file_atomic(path, out);
 }
 
@@ -110,6 +124,18 @@ void load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
     const std::size_t n = s.x.size();
     for (const auto* v : {&s.y, &s.ux, &s.uy, &s.uz, &s.w})
       if (v->size() != n) throw_input_error("pic checkpoint '" + path + "': damaged species '" + name + "'");
+  }
+  auto& ids = sim.particle_ids();
+  ids.clear();
+  if (r.buf.size() - r.pos >= sizeof kIdsMagic && std::memcmp(r.buf.data() + r.pos, kIdsMagic, sizeof kIdsMagic) == 0) {
+    r.pos += sizeof kIdsMagic;
+    for (const Species& s : sim.species()) {
+      const auto n = r.get<std::uint64_t>();
+      if (n != s.size()) throw_input_error("pic checkpoint '" + path + "': damaged particle ids of '" + s.name + "'");
+      std::vector<std::uint64_t> v(n);
+      r.get(v.data(), n * sizeof(std::uint64_t));
+      ids.push_back(std::move(v));
+    }
   }
   sim.set_time(time, step);
 }

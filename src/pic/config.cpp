@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "comm/communicator.hpp"
 #include "nbody/error.hpp"
+#include "pic/domain.hpp"
 #include "pic/gpu.hpp"
 #include "pic/units.hpp"
 
@@ -26,6 +28,7 @@ double num(const toml::node* n, const std::string& key) {
   bad(key, "must be a number");
 }
 std::int64_t integer(const toml::node* n, const std::string& key) {
+  if (n->is_boolean()) bad(key, "must be an integer, not true or false");
   if (auto v = n->value<std::int64_t>()) return *v;
   if (auto d = n->value<double>(); d && std::floor(*d) == *d) return std::int64_t(*d);
   bad(key, "must be an integer");
@@ -207,6 +210,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     else if (k == "diag_every") c.diag_every = integer(v, key);
     else if (k == "fields_every") c.fields_every = integer(v, key);
     else if (k == "checkpoint_every") c.checkpoint_every = integer(v, key);
+    else if (k == "images_every") c.images_every = integer(v, key);
     else bad(key, "unknown key");
   });
   if (const toml::node* sp = root.get("species")) {
@@ -362,13 +366,22 @@ void validate_pic_config(const PicConfig& c) {
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
+  if (const int ranks = comm::world().size(); ranks > 1) {
+    if (c.use_gpu)
+      bad("solver.device", "cuda over several processes is not implemented yet: run one process per GPU, or solver.device = \"cpu\" under mpirun");
+    if (c.nx < kMinSlabColumns * ranks)
+      bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(ranks) + " processes: each slab needs at least " +
+                         std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * ranks) + ")");
+  }
   if (c.use_gpu) {
     std::string why;
     if (!pic_gpu_available(&why)) bad("solver.device", "cuda is not available: " + why);
   }
   if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
   if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");
-  if ((c.fields_every > 0 || c.checkpoint_every > 0) && c.out_dir.empty()) bad("output.dir", "is needed for fields_every / checkpoint_every (or pass --out)");
+  if (c.images_every < 0) bad("output.images_every", "must be >= 0 (steps between PNG images; 0: none)");
+  if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
+    bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
   if (c.laser.enabled) {
     if (c.field_bc.x != FieldBoundary::open) bad("laser", "needs grid.boundary_x = \"open\" (it enters through the left boundary)");
     if (!(c.laser.a0 > 0) && !(c.laser_intensity_W_cm2 > 0)) bad("laser", "give a0 or intensity_W_cm2 (with units.wavelength_um)");

@@ -59,6 +59,7 @@ struct PicConfig {
   std::int64_t diag_every = 10;
   std::int64_t fields_every = 0;  // openPMD field/particle dumps; 0: none
   std::int64_t checkpoint_every = 0;  // <dir>/checkpoint.bin, replaced each time; 0: none
+  std::int64_t images_every = 0;  // PNG field maps and phase spaces in <dir>/images/ (pic/images.hpp); 0: none
   std::vector<SpeciesConfig> species;
 };
 

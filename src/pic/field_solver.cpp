@@ -69,9 +69,14 @@ Range span(FieldBoundary b, int n, bool half) {
   if (b == FieldBoundary::periodic) return {0, n - 1};
   return {0, half ? n - 1 : n};
 }
+// Along x on a slab: a cut high side ends like a periodic axis (the next point is the neighbour's).
+Range span_x(FieldBoundary b, bool open_hi, int n, bool half) {
+  if (b == FieldBoundary::periodic || !open_hi) return {0, n - 1};
+  return {0, half ? n - 1 : n};
+}
 
-// The guard cells of a periodic axis: copies of the interior's far side (x first, then y over the
-// full x range, so the corners get their images).
+}  // namespace
+
 void copy_periodic_guards(const FieldView& v, int nx, int ny, bool periodic_x, bool periodic_y) {
   if (periodic_x)
     for (int j = -kGuard; j < ny + kGuard; ++j)
@@ -87,22 +92,28 @@ void copy_periodic_guards(const FieldView& v, int nx, int ny, bool periodic_x, b
       }
 }
 
-}  // namespace
+
+void MaxwellSolver::set_slab(SlabSides s) {
+  slab_ = std::move(s);
+  if (pml_.cells > 0) pml_.nx = slab_.global_nx;
+}
 
 void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   const FieldView ex = f.view(kEx), ey = f.view(kEy), ez = f.view(kEz);
   const FieldView bx = f.view(kBx), by = f.view(kBy), bz = f.view(kBz);
   const double cx = dt / g_.dx, cy = dt / g_.dy;
-  const bool px = bc_.x == FieldBoundary::periodic, py = bc_.y == FieldBoundary::periodic;
+  const bool py = bc_.y == FieldBoundary::periodic;
+  const bool free_lo = !open_lo(), free_hi = !open_hi();  // neighbour values beyond the side
+  const int ioff = slab_.i_offset;
   // The smoothing needs the transverse neighbours: inside an open axis, or anywhere on a periodic
   // one (guards filled); on an open boundary row the Yee stencil is used.
   const StencilCoefficients sc{c_.alpha_x, c_.beta_xy, c_.alpha_y, c_.beta_yx};
   // Bx (i, j+1/2) -= dt d*_y Ez
   {
-    const Range ri = span(bc_.x, g_.nx, false), rj = span(bc_.y, g_.ny, true);
+    const Range ri = span_x(bc_.x, open_hi(), g_.nx, false), rj = span(bc_.y, g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) {
-        const bool smooth = px || (i > 0 && i < g_.nx);
+        const bool smooth = (free_lo || i > 0) && (free_hi || i < g_.nx);
         bx(i, j) -= cy * curl_dy(ez, i, j, smooth, sc);
       }
   }
@@ -113,25 +124,25 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   double* psi_bz = pml_.cells > 0 ? f.psi[kPsiBz].data() : nullptr;
   // By (i+1/2, j) += dt d*_x Ez
   {
-    const Range ri = span(bc_.x, g_.nx, true), rj = span(bc_.y, g_.ny, false);
+    const Range ri = span_x(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, g_.ny, false);
     for (int j = rj.lo; j <= rj.hi; ++j) {
       const bool smooth = py || (j > 0 && j < g_.ny);
       for (int i = ri.lo; i <= ri.hi; ++i) {
         double d = curl_dx(ez, i, j, smooth, sc);
-        if (psi_by) d = pml_derivative(d, psi_by[by.index(i, j)], pml_.sigma(i + 0.5), 2 * dt, pml_update);
+        if (psi_by) d = pml_derivative(d, psi_by[by.index(i, j)], pml_.sigma(i + ioff + 0.5), 2 * dt, pml_update);
         by(i, j) += cx * d;
       }
     }
   }
   // Bz (i+1/2, j+1/2) -= dt (d*_x Ey - d*_y Ex)
   {
-    const Range ri = span(bc_.x, g_.nx, true), rj = span(bc_.y, g_.ny, true);
+    const Range ri = span_x(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j) {
       const bool smooth_x = py || (j > 0 && j < g_.ny - 1);
       for (int i = ri.lo; i <= ri.hi; ++i) {
-        const bool smooth_y = px || (i > 0 && i < g_.nx - 1);
+        const bool smooth_y = (free_lo || i > 0) && (free_hi || i < g_.nx - 1);
         double d = curl_dx(ey, i, j, smooth_x, sc);
-        if (psi_bz) d = pml_derivative(d, psi_bz[bz.index(i, j)], pml_.sigma(i + 0.5), 2 * dt, pml_update);
+        if (psi_bz) d = pml_derivative(d, psi_bz[bz.index(i, j)], pml_.sigma(i + ioff + 0.5), 2 * dt, pml_update);
         bz(i, j) -= cx * d - cy * curl_dy(ex, i, j, smooth_y, sc);
       }
     }
@@ -144,12 +155,13 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   const FieldView bx = f.view(kBx), by = f.view(kBy), bz = f.view(kBz);
   const FieldView jx = f.view(kJx), jy = f.view(kJy), jz = f.view(kJz);
   const double cx = dt / g_.dx, cy = dt / g_.dy;
-  const bool ox = bc_.x == FieldBoundary::open, oy = bc_.y == FieldBoundary::open;
+  const bool ox_lo = open_lo(), ox_hi = open_hi(), oy = bc_.y == FieldBoundary::open;
+  const int ioff = slab_.i_offset;
   // The boundary values before the update, for Mur's condition.
   const int nx = g_.nx, ny = g_.ny;
   std::vector<double> xl[2][2], xr[2][2], yl[2][2], yr[2][2];  // [component][point 0/1]
   const FieldView xcomp[2] = {ey, ez}, ycomp[2] = {ex, ez};
-  if (ox)
+  if (ox_lo || ox_hi)
     for (int c = 0; c < 2; ++c)
       for (int p = 0; p < 2; ++p) {
         xl[c][p].resize(ny + 1);
@@ -171,7 +183,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
       }
   // Ex (i+1/2, j) += dt (d_y Bz - Jx)
   {
-    const Range ri = span(bc_.x, nx, true), rj = span(bc_.y, ny, false);
+    const Range ri = span_x(bc_.x, ox_hi, nx, true), rj = span(bc_.y, ny, false);
     for (int j = rj.lo + oy; j <= rj.hi - oy; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) ex(i, j) += cy * (bz(i, j) - bz(i, j - 1)) - dt * jx(i, j);
   }
@@ -182,28 +194,28 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   double* psi_ez = pml_.cells > 0 ? f.psi[kPsiEz].data() : nullptr;
   // Ey (i, j+1/2) += dt (-d_x Bz - Jy)
   {
-    const Range ri = span(bc_.x, nx, false), rj = span(bc_.y, ny, true);
+    const Range ri = span_x(bc_.x, ox_hi, nx, false), rj = span(bc_.y, ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
-      for (int i = ri.lo + ox; i <= ri.hi - ox; ++i) {
+      for (int i = ri.lo + ox_lo; i <= ri.hi - ox_hi; ++i) {
         double d = bz(i, j) - bz(i - 1, j);
-        if (psi_ey) d = pml_derivative(d, psi_ey[ey.index(i, j)], pml_.sigma(i), dt, true);
+        if (psi_ey) d = pml_derivative(d, psi_ey[ey.index(i, j)], pml_.sigma(i + ioff), dt, true);
         ey(i, j) += -cx * d - dt * jy(i, j);
       }
   }
   // Ez (i, j) += dt (d_x By - d_y Bx - Jz)
   {
-    const Range ri = span(bc_.x, nx, false), rj = span(bc_.y, ny, false);
+    const Range ri = span_x(bc_.x, ox_hi, nx, false), rj = span(bc_.y, ny, false);
     for (int j = rj.lo + oy; j <= rj.hi - oy; ++j)
-      for (int i = ri.lo + ox; i <= ri.hi - ox; ++i) {
+      for (int i = ri.lo + ox_lo; i <= ri.hi - ox_hi; ++i) {
         double d = by(i, j) - by(i - 1, j);
-        if (psi_ez) d = pml_derivative(d, psi_ez[ez.index(i, j)], pml_.sigma(i), dt, true);
+        if (psi_ez) d = pml_derivative(d, psi_ez[ez.index(i, j)], pml_.sigma(i + ioff), dt, true);
         ez(i, j) += cx * d - cy * (bx(i, j) - bx(i, j - 1)) - dt * jz(i, j);
       }
   }
   // Mur (1981) first order on the tangential components of an open boundary:
   //   E_0^{n+1} = E_1^n + k (E_1^{n+1} - E_0^n), k = (c dt - d) / (c dt + d),
   // applied to the scattered field E - E_incident at the left boundary when a wave is injected.
-  if (ox) {
+  if (ox_lo || ox_hi) {
     const double k = (dt - g_.dx) / (dt + g_.dx);
     for (int c = 0; c < 2; ++c) {
       const int jmax = c == 0 ? ny - 1 : ny;  // Ey lives on half points in y
@@ -222,8 +234,8 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
           inc1_new = c == 0 ? a : b;
         }
         const FieldView e = xcomp[c];
-        e(0, j) = mur_value(e(1, j), xl[c][0][j], xl[c][1][j], k, inc0_new, inc0_old, inc1_new, inc1_old);
-        e(nx, j) = mur_value(e(nx - 1, j), xr[c][0][j], xr[c][1][j], k, 0, 0, 0, 0);
+        if (ox_lo) e(0, j) = mur_value(e(1, j), xl[c][0][j], xl[c][1][j], k, inc0_new, inc0_old, inc1_new, inc1_old);
+        if (ox_hi) e(nx, j) = mur_value(e(nx - 1, j), xr[c][0][j], xr[c][1][j], k, 0, 0, 0, 0);
       }
     }
   }
@@ -243,9 +255,10 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
 
 void MaxwellSolver::fill_guards(Fields& f) const {
   const int nx = g_.nx, ny = g_.ny;
+  if (slab_.exchange) slab_.exchange(f);  // the x guards at cuts (before the y copies: corners)
   for (int c = kEx; c <= kBz; ++c) {
     const FieldView v = f.view(c);
-    copy_periodic_guards(v, nx, ny, bc_.x == FieldBoundary::periodic, bc_.y == FieldBoundary::periodic);
+    copy_periodic_guards(v, nx, ny, periodic_copy_x(), bc_.y == FieldBoundary::periodic);
   }
 }
 

@@ -48,6 +48,20 @@ double max_stable_dt_plasma(SolverKind kind, double dx, double dy, double omega_
 // Returns a negative value where the scheme is unstable for that wave (|sin(omega dt/2)| > 1).
 double discrete_omega(SolverKind kind, double dx, double dy, double dt, double kx, double ky);
 
+// A rank's slab of the grid (pic/domain.hpp): a side that is a cut between ranks has its guard
+// columns from the neighbour (`exchange`, called by fill_guards before the periodic copies) and is
+// updated like an interior column; Mur's condition and the laser act only on the global edges.
+struct SlabSides {
+  bool cut_lo = false, cut_hi = false;
+  int i_offset = 0;   // the global x index of the local column 0 (the PML's depth)
+  int global_nx = 0;  // the whole grid's nx (the PML's right layer)
+  std::function<void(Fields&)> exchange;  // fills the x guards of E and B from the neighbours
+};
+
+// Copies periodic images into the guard cells of one array (x first, then y over the full x
+// range, so the corners get their images).
+void copy_periodic_guards(const FieldView& v, int nx, int ny, bool periodic_x, bool periodic_y);
+
 class MaxwellSolver {
  public:
   // laser_left: a laser enters at the left boundary (no PML layer there).
@@ -55,6 +69,8 @@ class MaxwellSolver {
   [[nodiscard]] const PmlLayer& pml() const { return pml_; }
   [[nodiscard]] SolverKind kind() const { return kind_; }
   [[nodiscard]] const FieldBoundaries& boundaries() const { return bc_; }
+  // Makes this solver work on one rank's slab (the grid given to the constructor is the slab's).
+  void set_slab(SlabSides s);
 
   // dt: this half step; pml_update: advance the PML memories by 2 dt (the second half step).
   void advance_b(Fields& f, double dt, bool pml_update = true) const;
@@ -72,6 +88,11 @@ class MaxwellSolver {
   FieldBoundaries bc_;
   CurlCoefficients c_;
   PmlLayer pml_;
+  SlabSides slab_;
+  // The x sides: open (Mur) unless a cut; free (neighbour values in the guards) when periodic or a cut.
+  [[nodiscard]] bool open_lo() const { return bc_.x == FieldBoundary::open && !slab_.cut_lo; }
+  [[nodiscard]] bool open_hi() const { return bc_.x == FieldBoundary::open && !slab_.cut_hi; }
+  [[nodiscard]] bool periodic_copy_x() const { return bc_.x == FieldBoundary::periodic && !slab_.cut_lo && !slab_.cut_hi; }
 };
 
 PmlLayer make_pml(const GridGeometry& g, const FieldBoundaries& bc, bool laser_left);

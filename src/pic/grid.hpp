@@ -32,8 +32,9 @@ struct GridGeometry {
 struct FieldView {
   double* p = nullptr;
   int sx = 0;  // row stride
-  PIC_HD double& operator()(int i, int j) const { return p[(j + kGuard) * sx + (i + kGuard)]; }
-  PIC_HD int index(int i, int j) const { return (j + kGuard) * sx + (i + kGuard); }
+  int ioff = 0;  // the x index of the array's column 0 (a rank's slab, pic/domain.hpp; 0 otherwise)
+  PIC_HD double& operator()(int i, int j) const { return p[(j + kGuard) * sx + (i - ioff + kGuard)]; }
+  PIC_HD int index(int i, int j) const { return (j + kGuard) * sx + (i - ioff + kGuard); }
 };
 
 enum Component { kEx, kEy, kEz, kBx, kBy, kBz, kJx, kJy, kJz, kRho, kComponents };

@@ -12,8 +12,11 @@
 
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
+#include "comm/communicator.hpp"
 #include "pic/checkpoint.hpp"
+#include "pic/domain.hpp"
 #include "pic/gpu.hpp"
+#include "pic/images.hpp"
 #include "pic/openpmd.hpp"
 #include "pic/reduced_output.hpp"
 #include "pic/units.hpp"
@@ -67,12 +70,22 @@ std::string units_json(const PicConfig& c, const PicSimulation& sim) {
 
 }  // namespace
 
+bool use_slab_decomposition(const PicConfig& c) {
+  return !c.use_gpu && (comm::world().size() > 1 || c.deterministic);
+}
+
 PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress) {
   namespace fs = std::filesystem;
   PicRunResult r;
   const std::int64_t steps = pic_steps(c);
+  // Over several processes (or with the deterministic deposition on the CPU) the grid is split
+  // into slabs (pic/domain.hpp); the whole state is gathered on every rank for diagnostics and
+  // outputs, which rank 0 alone writes.
+  comm::Communicator& comm = comm::world();
+  const bool slabs = use_slab_decomposition(c);
+  const bool writer = comm.rank() == 0;
   std::ofstream csv;
-  if (!c.out_dir.empty()) {
+  if (!c.out_dir.empty() && writer) {
     std::error_code ec;
     fs::create_directories(c.out_dir, ec);
     if (ec) throw_input_error("pic: cannot create the output directory '" + c.out_dir + "': " + ec.message());
@@ -112,17 +125,20 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     put_row(sim.step_count(), sim.time(), e, flux_l, flux_r, counts);
   };
   // A dump: the openPMD file where the build has HDF5, and always the reduced CSV outputs.
-  const bool dumps = c.fields_every > 0 && !c.out_dir.empty();
+  const bool dumps = c.fields_every > 0 && !c.out_dir.empty() && writer;
   auto dump = [&] {
     sim.compute_rho();
     if (openpmd_available()) write_openpmd(c.out_dir, sim, c.wavelength_um * 1e-6);
     write_reduced_outputs(c.out_dir, sim);
   };
+  // PNG images (the field maps and phase spaces) every images_every steps.
+  const bool images = c.images_every > 0 && !c.out_dir.empty() && writer;
   const std::int64_t first = sim.step_count() + 1;
   r.energy_start = sim.energies().total;
   if (first == 1) {
     write_row(sim.poynting_flux_x(i_left), sim.poynting_flux_x(i_right));
     if (dumps) dump();
+    if (images) write_images(c.out_dir, sim);
   }
   // On the GPU the state comes back to the host only for dumps, checkpoints and at the end. With
   // atomic deposition the diagnostics are reduced on the device (energies, counts, the Gauss
@@ -145,21 +161,51 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
       gpu->set_gauss_reference(initial_residual);
     }
   }
+  std::unique_ptr<DomainPic> dom;
+  std::int64_t gathered_at = -1;
+  if (slabs) {
+    dom = std::make_unique<DomainPic>(sim, comm);
+    // Each rank keeps its slab's particles only; rank 0 gathers the whole state when needed.
+    if (!writer)
+      for (Species& s : sim.species()) {
+        s.resize(0);
+        for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
+      }
+  }
   std::int64_t last_sample = first - 1;
   const auto start = std::chrono::steady_clock::now();
   for (std::int64_t n = first; n <= steps; ++n) {
-    for (const Species& s : sim.species())
-      if (!s.immobile) r.particle_steps += double(s.size());
+    if (dom) {
+      r.particle_steps += double(dom->local_particles(true));
+    } else {
+      for (const Species& s : sim.species())
+        if (!s.immobile) r.particle_steps += double(s.size());
+    }
     const bool diag = n % c.diag_every == 0 || n == steps;
-    const bool dump_now = dumps && (n % c.fields_every == 0 || n == steps);
+    // (every rank decides the same: the schedule does not depend on the rank)
+    const bool dump_now = c.fields_every > 0 && !c.out_dir.empty() && (n % c.fields_every == 0 || n == steps);
     const bool ck_now = c.checkpoint_every > 0 && (n % c.checkpoint_every == 0 || n == steps);
-    if (gpu) {
+    const bool images_now = c.images_every > 0 && !c.out_dir.empty() && (n % c.images_every == 0 || n == steps);
+    if (dom) {
+      dom->step();
+      const double fl = dom->poynting_flux_x(i_left), fr = dom->poynting_flux_x(i_right);
+      r.laser_energy_in += fl * dt;
+      r.energy_out += fr * dt;
+      last_sample = n;
+      if (diag || dump_now || ck_now || images_now) {
+        dom->gather(sim, 0);
+        gathered_at = n;
+      }
+      if (diag && writer) write_row(fl, fr);
+    } else if (gpu) {
       gpu->step();
-      if (dump_now || ck_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);
+      if (dump_now || ck_now || images_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);
     } else {
       sim.step();
     }
-    if (device_diagnostics) {
+    if (dom) {
+      // (the fluxes and the diagnostics row above)
+    } else if (device_diagnostics) {
       if (diag) {
         const DeviceDiagnostics d = gpu->diagnostics();
         r.laser_energy_in = d.energy_in_left;
@@ -167,22 +213,30 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         r.gauss_residual = rho_scale > 0 ? d.gauss_change_max / rho_scale : d.gauss_change_max;
         put_row(n, sim.settings().t0 + double(n) * dt, d.energies, d.flux_left, d.flux_right, d.counts);
       }
-    } else if (!gpu || diag || dump_now || ck_now) {
+    } else if (!gpu || diag || dump_now || ck_now || images_now) {
       const double fl = sim.poynting_flux_x(i_left), fr = sim.poynting_flux_x(i_right);
       r.laser_energy_in += fl * dt * double(n - last_sample);
       r.energy_out += fr * dt * double(n - last_sample);
       last_sample = n;
       if (diag) write_row(fl, fr);
     }
-    if (dump_now) dump();
-    if (ck_now) save_pic_checkpoint((fs::path(c.out_dir) / "checkpoint.bin").string(), sim);
+    if (dump_now && dumps) dump();
+    if (images_now && images) write_images(c.out_dir, sim);
+    if (ck_now && writer) save_pic_checkpoint((fs::path(c.out_dir) / "checkpoint.bin").string(), sim);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (progress) progress(n, steps, secs);
+    if (progress && writer) progress(n, steps, secs);
+  }
+  if (dom) {
+    if (gathered_at != dom->step_count()) dom->gather(sim, 0);  // (the same decision on every rank)
+    // The summary's numbers from rank 0 (the others hold only their slabs).
+    r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
+    if (comm.size() > 1) r.particle_steps = comm.allreduce_sum(r.particle_steps);  // exact: integers below 2^53
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (gpu) r.particle_kernel_seconds = gpu->particle_kernel_seconds();
   r.steps = steps - first + 1;
   r.energy_end = sim.energies().total;
+  if (dom && comm.size() > 1) r.energy_end = comm.broadcast_value(r.energy_end, 0);
   return r;
 }
 

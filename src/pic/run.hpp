@@ -28,6 +28,10 @@ using PicProgress = std::function<void(std::int64_t, std::int64_t, double)>;
 // first and last) and <out>/units.json (the SI conversion) when out_dir is set.
 PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress = {});
 
+// Whether the run goes through the slab decomposition (pic/domain.hpp): on the CPU over several
+// MPI ranks, or with solver.deposit = "deterministic" (then on one rank the same as on P ranks).
+bool use_slab_decomposition(const PicConfig& c);
+
 // The columns of diagnostics.csv for these species.
 std::string diagnostics_header(const PicSimulation& sim);
 

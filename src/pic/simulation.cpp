@@ -124,6 +124,7 @@ void PicSimulation::solve_fields() {
 }
 
 void PicSimulation::step() {
+  ids_.clear();  // compaction here does not keep them
   for (int c = kJx; c <= kJz; ++c) std::fill(fields_.data[c].begin(), fields_.data[c].end(), 0.0);
   for (int k = 0; k < int(species_.size()); ++k) push_species(k);
   if (s_.solve_fields) solve_fields();

@@ -91,6 +91,10 @@ class PicSimulation {
   void refresh_guards() { solver_.fill_guards(fields_); }
   // The per-species constants of the particle step at the present step (also for the GPU path).
   [[nodiscard]] PushParams push_params(const Species& sp) const;
+  // Stable particle ids per species (the index in the loaded order), kept by the slab-decomposed
+  // run (pic/domain.hpp) and its checkpoints; empty when not kept (step() drops them).
+  [[nodiscard]] std::vector<std::vector<std::uint64_t>>& particle_ids() { return ids_; }
+  [[nodiscard]] const std::vector<std::vector<std::uint64_t>>& particle_ids() const { return ids_; }
 
  private:
   void push_species(int index);
@@ -100,6 +104,7 @@ class PicSimulation {
   Fields fields_;
   MaxwellSolver solver_;
   std::vector<Species> species_;
+  std::vector<std::vector<std::uint64_t>> ids_;
   double t_ = 0;
   std::int64_t step_ = 0;
 };

@@ -1,0 +1,92 @@
+#pragma once
+// A PIC run over several processes (docs/pic.md, "Several processes"): the grid is cut into slabs
+// of whole cell columns along x, one per rank (comm::block_of(nx, P, rank)); each rank holds the
+// fields of its slab with kGuard guard columns a side and the particles whose cell is in its slab.
+// One step on every rank:
+//   1. push and deposit its particles (the same advance_particle as one process), the current
+//      into one of M arrays chosen by the particle's cell column modulo M (M = 4 for CIC, 6 for
+//      TSC: the number of columns a particle's Esirkepov stencil reaches), so every value of an
+//      array at a node comes from one cell column, which one rank owns;
+//   2. fold each array's guards: y as one process does, then the x guard columns are sent to the
+//      neighbour and added into its columns (a sum, not a copy); then J = A_0 + A_1 + ... + A_{M-1}
+//      node by node in that order;
+//   3. the field update on the slab's own points, the E and B guard columns exchanged with the
+//      neighbours after each of its three parts (MaxwellSolver::fill_guards);
+//   4. particles whose cell left the slab go to the neighbour that owns it, and every rank keeps
+//      its particles sorted by their stable id (the index in the loaded order).
+// Bit-identical results on any number of ranks: a node's value in an array is a sum over the
+// particles of one column in id order (the same order on any decomposition), plus at most the
+// periodic images added pairwise as one process adds them; the arrays are added in a fixed order.
+// The single-process run with solver.deposit = "deterministic" uses this same class with one rank.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "pic/simulation.hpp"
+
+namespace nbody::pic {
+
+struct SlabLayout {
+  int rank = 0, size = 1;
+  int i0 = 0, i1 = 0;         // the slab's cell columns [i0, i1)
+  int left = -1, right = -1;  // the neighbours' ranks (-1: a global open edge; itself never for size > 1)
+};
+SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank);
+// The smallest slab (2 kGuard columns, so that guard sums reach one neighbour only).
+inline constexpr int kMinSlabColumns = 2 * kGuard;
+// The number of current arrays of the deterministic deposition for a shape.
+inline constexpr int deposit_classes(ShapeOrder s) { return s == ShapeOrder::tsc ? 6 : 4; }
+
+class DomainPic {
+ public:
+  // Keeps this rank's slab of `global` (the same state on every rank: built from the
+  // configuration, or read from a checkpoint); particle ids from global.particle_ids() when it
+  // has them, else the index. Collective.
+  DomainPic(const PicSimulation& global, comm::Communicator& comm);
+
+  // One step (collective).
+  void step();
+  // The whole state into `global` (collective): fields of every slab, guard columns as one
+  // process has them, particles in id order with their ids, step and time; on every rank, or
+  // on rank `root` only (the others' `global` is left as it is).
+  void gather(PicSimulation& global, int root = -1);
+  // The Poynting flux through the plane x = x0 + (i + 1/2) dx, integrated over y (as
+  // PicSimulation::poynting_flux_x), computed by the rank owning column i, on every rank.
+  double poynting_flux_x(int i);
+
+  [[nodiscard]] const SlabLayout& layout() const { return layout_; }
+  [[nodiscard]] std::int64_t step_count() const { return step_; }
+  [[nodiscard]] double time() const { return t_; }
+  [[nodiscard]] std::size_t local_particles(bool mobile_only = false) const;
+  [[nodiscard]] const Fields& fields() const { return fields_; }
+  // This slab's particle ids per species (sorted).
+  [[nodiscard]] const std::vector<std::vector<std::uint64_t>>& ids() const { return ids_; }
+
+ private:
+  template <class Shape>
+  void push_species(std::size_t k);
+  void fold_and_sum_currents();
+  void exchange_field_guards(Fields& f);
+  void migrate();
+  template <class T>
+  std::vector<T> collect(const std::vector<T>& mine, int root);
+  template <class T>
+  std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag);
+  [[nodiscard]] int owner_column(double x) const;
+
+  PicSettings s_;  // the global settings
+  comm::Communicator* comm_;
+  SlabLayout layout_;
+  GridGeometry lg_;  // the slab's geometry (nx = i1 - i0)
+  Fields fields_;
+  MaxwellSolver solver_;
+  std::vector<Species> species_;
+  std::vector<std::vector<std::uint64_t>> ids_;
+  int classes_ = 4;
+  std::vector<std::vector<double>> acc_;  // [class * 3 + component]
+  double t_ = 0;
+  std::int64_t step_ = 0;
+};
+
+}  // namespace nbody::pic

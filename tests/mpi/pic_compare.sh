@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# `nbody pic run` over several ranks against one process, byte for byte (docs/pic.md, "Several
+# processes"). Usage: pic_compare.sh CHECK NBODY MPIRUN WORKDIR, CHECK one of
+#   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 write the
+#              same diagnostics.csv, checkpoint.bin, units.json, profile/spectrum/phase CSV files
+#              and PNG images (openPMD files hold HDF5 time stamps and are left out)
+#   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
+#              outputs and images of the uninterrupted single-process run
+#   refusals   a GPU run or a too narrow grid under mpirun: one line, exit status 2
+set -euo pipefail
+check=$1 nbody=$2 mpirun=$3 work=$4
+rm -rf "$work"
+mkdir -p "$work"
+
+mpi() {
+  local np=$1
+  shift
+  timeout 100 "$mpirun" -np "$np" --oversubscribe "$@"
+}
+
+cat > "$work/hb.toml" <<'TOML'
+[grid]
+nx = 60
+ny = 4
+dx = 0.02
+dy = 0.04
+x0 = -0.2
+boundary_x = "open"
+[time]
+steps = 60
+courant = 0.95
+[solver]
+field = "ck"
+shape = "tsc"
+deposit = "deterministic"
+[laser]
+a0 = 3.0
+polarisation = "circular"
+envelope = "sin2"
+duration = 1.0
+[output]
+diag_every = 10
+fields_every = 30
+images_every = 30
+checkpoint_every = 30
+[[species]]
+name = "electron"
+ppc = 4
+density = 4.0
+x_start = -0.15
+x_end = 0.9
+temperature_keV = 10.0
+boundary_xmin = "thermal"
+boundary_xmax = "absorb"
+[[species]]
+name = "deuteron"
+ppc = 2
+density = 4.0
+x_start = -0.15
+x_end = 0.9
+boundary_xmin = "reflect"
+boundary_xmax = "absorb"
+TOML
+
+# Every file of A (but openPMD's) has the same bytes in B. `skip` names files left out.
+compare_dirs() {
+  local a=$1 b=$2 skip=${3:-} n=0
+  while IFS= read -r f; do
+    local rel=${f#"$a"/}
+    case "$rel" in *.h5) continue ;; esac
+    if [ -n "$skip" ] && [[ "$rel" =~ $skip ]]; then continue; fi
+    if ! cmp -s "$f" "$b/$rel"; then
+      echo "FAIL: $b/$rel differs from $a/$rel"
+      exit 1
+    fi
+    n=$((n + 1))
+  done < <(find "$a" -type f | sort)
+  [ "$n" -gt 10 ] || { echo "FAIL: only $n files compared"; exit 1; }
+  echo "same bytes: $b and $a ($n files)"
+}
+
+case "$check" in
+same_bits)
+  "$nbody" pic run --config "$work/hb.toml" --out "$work/single" > /dev/null
+  for np in 1 2 3; do
+    mpi "$np" "$nbody" pic run --config "$work/hb.toml" --out "$work/np$np" > "$work/np$np.stdout"
+    compare_dirs "$work/single" "$work/np$np"
+  done
+  ;;
+restart)
+  "$nbody" pic run --config "$work/hb.toml" --out "$work/whole" > /dev/null
+  mpi 2 "$nbody" pic run --config "$work/hb.toml" --out "$work/two_three" --steps 30 > /dev/null
+  mpi 3 "$nbody" pic run --config "$work/hb.toml" --out "$work/two_three" --restart "$work/two_three/checkpoint.bin" \
+    > "$work/two_three.stdout"
+  grep -q "restarted from .* at step 30" "$work/two_three.stdout" || { echo "FAIL: not restarted"; cat "$work/two_three.stdout"; exit 1; }
+  # diagnostics.csv: the restarted run integrates the Poynting fluxes from its own start.
+  compare_dirs "$work/whole" "$work/two_three" '^diagnostics.csv$'
+  ;;
+refusals)
+  for bad in "--set solver.device=cuda" "--set grid.nx=20"; do
+    set +e
+    # shellcheck disable=SC2086
+    mpi 3 "$nbody" pic run --config "$work/hb.toml" $bad --out "$work/refused" > "$work/refused.out" 2> "$work/refused.err"
+    status=$?
+    set -e
+    cat "$work/refused.err"
+    [ "$status" -eq 2 ] || { echo "FAIL: exit status $status for $bad (expected 2)"; exit 1; }
+    [ ! -e "$work/refused" ] || { echo "FAIL: $bad wrote $work/refused"; exit 1; }
+    grep -q "over several processes\|too small for 3 processes" "$work/refused.err" || { echo "FAIL: no clear message"; exit 1; }
+    [ "$(grep -c '^nbody: error' "$work/refused.err")" = 1 ] || { echo "FAIL: not one line from the program"; exit 1; }
+  done
+  echo "refused with exit status 2"
+  ;;
+*)
+  echo "unknown check $check"
+  exit 2
+  ;;
+esac
