@@ -136,40 +136,13 @@ void compute_multipoles(const double* x, const double* y, const double* z, const
     v->assign(cells, 0.0);
   }
   const double infinity = std::numeric_limits<double>::infinity();
+  const MultipoleArrays<double> cell{t.m.data(),   t.mx.data(),  t.my.data(),  t.mz.data(),  t.qxx.data(),
+                                     t.qxy.data(), t.qxz.data(), t.qyy.data(), t.qyz.data(), t.qzz.data()};
   for (int c = cells - 1; c >= 0; --c) {
-    Multipole<double> q;
-    if (t.leaf(c)) {
-      const int b = t.body_begin[c], e = b + t.body_count[c];
-      double sx = 0, sy = 0, sz = 0;
-      for (int i = b; i < e; ++i) {
-        q.m += m[i];
-        sx += m[i] * x[i];
-        sy += m[i] * y[i];
-        sz += m[i] * z[i];
-      }
-      if (q.m > 0) {
-        q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
-      } else {
-        q.x = t.cx[c], q.y = t.cy[c], q.z = t.cz[c];
-      }
-      for (int i = b; i < e; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
-      make_traceless(q);
-    } else {
-      const int b = t.child_begin[c], e = b + t.child_count[c];
-      double sx = 0, sy = 0, sz = 0;
-      for (int k = b; k < e; ++k) {
-        q.m += t.m[k];
-        sx += t.m[k] * t.mx[k];
-        sy += t.m[k] * t.my[k];
-        sz += t.m[k] * t.mz[k];
-      }
-      if (q.m > 0) {
-        q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
-      } else {
-        q.x = t.cx[c], q.y = t.cy[c], q.z = t.cz[c];
-      }
-      for (int k = b; k < e; ++k) add_shifted(q, t.multipole(k), t.mx[k] - q.x, t.my[k] - q.y, t.mz[k] - q.z);
-    }
+    const Multipole<double> q =
+        t.leaf(c) ? bodies_multipole(x, y, z, m, t.body_begin[c], t.body_begin[c] + t.body_count[c], t.cx[c], t.cy[c], t.cz[c])
+                  : children_multipole(cell, t.child_begin[c], t.child_begin[c] + t.child_count[c], t.cx[c], t.cy[c],
+                                       t.cz[c]);
     t.m[c] = q.m, t.mx[c] = q.x, t.my[c] = q.y, t.mz[c] = q.z;
     t.qxx[c] = q.qxx, t.qxy[c] = q.qxy, t.qxz[c] = q.qxz, t.qyy[c] = q.qyy, t.qyz[c] = q.qyz, t.qzz[c] = q.qzz;
     const double delta = std::sqrt((q.x - t.cx[c]) * (q.x - t.cx[c]) + (q.y - t.cy[c]) * (q.y - t.cy[c]) +

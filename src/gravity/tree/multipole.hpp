@@ -58,6 +58,56 @@ NBODY_HD void add_shifted(Multipole<R>& parent, const Multipole<R>& child, R dx,
   parent.qyz += child.qyz + R(3) * m * dy * dz;
 }
 
+// The multipoles of a tree's cells as arrays (the CPU's vectors or the GPU's device arrays).
+template <class R>
+struct MultipoleArrays {
+  const R *m, *x, *y, *z, *qxx, *qxy, *qxz, *qyy, *qyz, *qzz;
+  NBODY_HD Multipole<R> at(int k) const { return {m[k], x[k], y[k], z[k], qxx[k], qxy[k], qxz[k], qyy[k], qyz[k], qzz[k]}; }
+};
+
+// P2M: the multipole of the bodies [b, e) about their centre of mass; about (cx, cy, cz), the
+// cell's geometric centre, when they have no mass.
+template <class R>
+NBODY_HD Multipole<R> bodies_multipole(const R* x, const R* y, const R* z, const R* m, int b, int e, R cx, R cy, R cz) {
+  Multipole<R> q;
+  R sx = 0, sy = 0, sz = 0;
+  for (int i = b; i < e; ++i) {
+    q.m += m[i];
+    sx += m[i] * x[i];
+    sy += m[i] * y[i];
+    sz += m[i] * z[i];
+  }
+  if (q.m > 0) {
+    q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
+  } else {
+    q.x = cx, q.y = cy, q.z = cz;
+  }
+  for (int i = b; i < e; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
+  make_traceless(q);
+  return q;
+}
+
+// M2M: the multipole of the children [b, e) (cells of `c`) about their common centre of mass;
+// about (cx, cy, cz) when they have no mass.
+template <class R>
+NBODY_HD Multipole<R> children_multipole(const MultipoleArrays<R>& c, int b, int e, R cx, R cy, R cz) {
+  Multipole<R> q;
+  R sx = 0, sy = 0, sz = 0;
+  for (int k = b; k < e; ++k) {
+    q.m += c.m[k];
+    sx += c.m[k] * c.x[k];
+    sy += c.m[k] * c.y[k];
+    sz += c.m[k] * c.z[k];
+  }
+  if (q.m > 0) {
+    q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
+  } else {
+    q.x = cx, q.y = cy, q.z = cz;
+  }
+  for (int k = b; k < e; ++k) add_shifted(q, c.at(k), c.x[k] - q.x, c.y[k] - q.y, c.z[k] - q.z);
+  return q;
+}
+
 // M2P: the acceleration (without G) and potential of a cell at a target. d = centre of mass
 // minus target; eps2 the Plummer softening (0 for the spline law, whose near cells are opened).
 template <class R>

@@ -12,6 +12,7 @@
 
 #include "cuda/block_reduce.cuh"
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
 #include "cuda/launch_policy.hpp"
 #include "nbody/error.hpp"
 #include "particles/memory.hpp"
@@ -23,16 +24,7 @@ namespace nbody::pic {
 
 using nbody::cuda::ElementwisePolicy;
 
-bool pic_gpu_available(std::string* why) {
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess || n == 0) {
-    if (why) *why = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
-    (void)cudaGetLastError();
-    return false;
-  }
-  return true;
-}
+bool pic_gpu_available(std::string* why) { return nbody::cuda::query_device(0, nullptr, why); }
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
 #include "gravity/pair_law.hpp"
 #include "gravity/tree/cuda_tree.hpp"
 #include "gravity/tree/keys.hpp"
@@ -22,16 +23,7 @@
 
 namespace nbody::gravity::tree {
 
-bool cuda_tree_available(std::string* why) {
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess || n == 0) {
-    if (why) *why = err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device";
-    (void)cudaGetLastError();
-    return false;
-  }
-  return true;
-}
+bool cuda_tree_available(std::string* why) { return nbody::cuda::query_device(0, nullptr, why); }
 
 namespace {
 
@@ -216,41 +208,13 @@ __global__ void write_children(Cells c, const std::uint64_t* keys, int lb, int l
 __global__ void multipoles_level(Cells c, int lb, int le, const double* x, const double* y, const double* z,
                                  const double* m, double theta) {
   for (int cell = lb + blockIdx.x * blockDim.x + threadIdx.x; cell < le; cell += gridDim.x * blockDim.x) {
-    Multipole<double> q;
-    double sx = 0, sy = 0, sz = 0;
-    if (c.child_count[cell] == 0) {
-      const int b = c.body_begin[cell], e = b + c.body_count[cell];
-      for (int i = b; i < e; ++i) {
-        q.m += m[i];
-        sx += m[i] * x[i];
-        sy += m[i] * y[i];
-        sz += m[i] * z[i];
-      }
-      if (q.m > 0) {
-        q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
-      } else {
-        q.x = c.cx[cell], q.y = c.cy[cell], q.z = c.cz[cell];
-      }
-      for (int i = b; i < e; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
-      make_traceless(q);
-    } else {
-      const int b = c.child_begin[cell], e = b + c.child_count[cell];
-      for (int k = b; k < e; ++k) {
-        q.m += c.m[k];
-        sx += c.m[k] * c.mx[k];
-        sy += c.m[k] * c.my[k];
-        sz += c.m[k] * c.mz[k];
-      }
-      if (q.m > 0) {
-        q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
-      } else {
-        q.x = c.cx[cell], q.y = c.cy[cell], q.z = c.cz[cell];
-      }
-      for (int k = b; k < e; ++k) {
-        const Multipole<double> ch{c.m[k], c.mx[k], c.my[k], c.mz[k], c.qxx[k], c.qxy[k], c.qxz[k], c.qyy[k], c.qyz[k], c.qzz[k]};
-        add_shifted(q, ch, c.mx[k] - q.x, c.my[k] - q.y, c.mz[k] - q.z);
-      }
-    }
+    const MultipoleArrays<double> arrays{c.m, c.mx, c.my, c.mz, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz};
+    const Multipole<double> q =
+        c.child_count[cell] == 0
+            ? bodies_multipole(x, y, z, m, c.body_begin[cell], c.body_begin[cell] + c.body_count[cell], c.cx[cell],
+                               c.cy[cell], c.cz[cell])
+            : children_multipole(arrays, c.child_begin[cell], c.child_begin[cell] + c.child_count[cell], c.cx[cell],
+                                 c.cy[cell], c.cz[cell]);
     c.m[cell] = q.m, c.mx[cell] = q.x, c.my[cell] = q.y, c.mz[cell] = q.z;
     c.qxx[cell] = q.qxx, c.qxy[cell] = q.qxy, c.qxz[cell] = q.qxz;
     c.qyy[cell] = q.qyy, c.qyz[cell] = q.qyz, c.qzz[cell] = q.qzz;
