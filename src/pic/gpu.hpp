@@ -78,6 +78,14 @@ struct DeviceDiagnostics {
   double energy_in_left = 0, energy_out_right = 0;
 };
 
+// The Poynting flux S_x through the planes of track_poynting at the last step, and its time
+// integral over every step since tracking began (one fixed-order reduction a step: the same bits
+// on every run).
+struct PoyntingTrack {
+  double flux_left = 0, flux_right = 0;
+  double energy_in_left = 0, energy_out_right = 0;
+};
+
 // True when a CUDA device is usable for PIC (and the build has CUDA); otherwise *why says why.
 bool pic_gpu_available(std::string* why = nullptr);
 
@@ -104,6 +112,8 @@ class PicGpu {
   // From now on, after every step, the Poynting flux through the planes x0 + (i + 1/2) dx for
   // i = i_left and i_right is computed on the device and integrated in time (dt a step).
   void track_poynting(int i_left, int i_right);
+  // The tracked fluxes and their integrals (zeros without track_poynting); one small copy.
+  [[nodiscard]] PoyntingTrack poynting() const;
   // The residual div E - rho at every node (PicSimulation::gauss_residual_field's layout) that
   // the Gauss change of diagnostics() is measured against.
   void set_gauss_reference(const std::vector<double>& residual);

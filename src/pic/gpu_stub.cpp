@@ -26,6 +26,7 @@ void PicGpu::enable_timing(bool) {}
 double PicGpu::particle_kernel_seconds() const { return 0; }
 DeviceDiagnostics PicGpu::diagnostics() { return {}; }
 void PicGpu::track_poynting(int, int) {}
+PoyntingTrack PicGpu::poynting() const { return {}; }
 void PicGpu::set_gauss_reference(const std::vector<double>&) {}
 
 }  // namespace nbody::pic

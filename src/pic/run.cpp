@@ -140,11 +140,11 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     if (dumps) dump();
     if (images) write_images(c.out_dir, sim);
   }
-  // On the GPU the state comes back to the host only for dumps, checkpoints and at the end. With
-  // atomic deposition the diagnostics are reduced on the device (energies, counts, the Gauss
-  // residual, and the Poynting fluxes integrated every step); the deterministic mode takes them
-  // from the host copy (every output bit-identical between runs), the fluxes then sampled at
-  // those steps (rectangle rule over the interval).
+  // On the GPU the state comes back to the host only for dumps, checkpoints and at the end. The
+  // Poynting fluxes are computed and integrated on the device after every step (a fixed-order
+  // reduction). With atomic deposition the other diagnostics are reduced on the device too
+  // (energies, counts, the Gauss residual); the deterministic mode takes them from the host copy
+  // (every output bit-identical between runs).
   std::unique_ptr<PicGpu> gpu;
   bool device_diagnostics = false;
   if (c.use_gpu) {
@@ -156,10 +156,8 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     gpu->enable_timing(true);
     r.gpu = true;
     device_diagnostics = !c.deterministic;
-    if (device_diagnostics) {
-      gpu->track_poynting(i_left, i_right);
-      gpu->set_gauss_reference(initial_residual);
-    }
+    gpu->track_poynting(i_left, i_right);
+    if (device_diagnostics) gpu->set_gauss_reference(initial_residual);
   }
   std::unique_ptr<DomainPic> dom;
   std::int64_t gathered_at = -1;
@@ -213,7 +211,14 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         r.gauss_residual = rho_scale > 0 ? d.gauss_change_max / rho_scale : d.gauss_change_max;
         put_row(n, sim.settings().t0 + double(n) * dt, d.energies, d.flux_left, d.flux_right, d.counts);
       }
-    } else if (!gpu || diag || dump_now || ck_now || images_now) {
+    } else if (gpu) {
+      if (diag) {
+        const PoyntingTrack t = gpu->poynting();
+        r.laser_energy_in = t.energy_in_left;
+        r.energy_out = t.energy_out_right;
+        write_row(t.flux_left, t.flux_right);
+      }
+    } else {
       const double fl = sim.poynting_flux_x(i_left), fr = sim.poynting_flux_x(i_right);
       r.laser_energy_in += fl * dt * double(n - last_sample);
       r.energy_out += fr * dt * double(n - last_sample);

@@ -1376,11 +1376,19 @@ DeviceDiagnostics PicGpu::diagnostics() {
                                                         ilo, jlo, w, g.dx, g.dy},
                                             std::size_t(w) * std::size_t(jhi - jlo + 1))[0];
   }
-  if (m.tracking) {
-    double t[4];
-    NBODY_CUDA_CHECK(cudaMemcpy(t, m.track, sizeof t, cudaMemcpyDeviceToHost));
-    out.flux_left = t[0], out.flux_right = t[1], out.energy_in_left = t[2], out.energy_out_right = t[3];
-  }
+  const PoyntingTrack t = poynting();
+  out.flux_left = t.flux_left, out.flux_right = t.flux_right;
+  out.energy_in_left = t.energy_in_left, out.energy_out_right = t.energy_out_right;
+  return out;
+}
+
+PoyntingTrack PicGpu::poynting() const {
+  const Impl& m = *impl_;
+  PoyntingTrack out;
+  if (!m.tracking) return out;
+  double t[4];
+  NBODY_CUDA_CHECK(cudaMemcpy(t, m.track, sizeof t, cudaMemcpyDeviceToHost));
+  out.flux_left = t[0], out.flux_right = t[1], out.energy_in_left = t[2], out.energy_out_right = t[3];
   return out;
 }
 
