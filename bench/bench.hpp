@@ -26,7 +26,7 @@ struct Options {
   std::vector<double> tree_theta;          // opening angles (every N)
   int tree_samples = 0;                    // targets of the float64 reference (0: by N)
   double tree_softening = 0.01;            // Plummer softening of tree and reference
-  double tree_budget_s = 420;              // no new (model, N) is started past this
+  double tree_budget_s = 400;              // no (model, N) is started that would end past this
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,

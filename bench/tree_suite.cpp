@@ -338,7 +338,7 @@ struct DeviceBodies {
         x(at, n), y(at, n), z(at, n), m(at, n), vx(at, n), vy(at, n), vz(at, n), ax(at, n), ay(at, n), az(at, n),
         picked(at, 3 * u.targets.size()), targets(at, u.targets.size()) {
     const Particles<double>& b = u.bodies;
-    std::vector<T> h(std::size_t(n));
+    std::vector<T> h(static_cast<std::size_t>(n));
     const std::pair<Array<T>*, const std::vector<double>*> fields[] = {
         {&x, &b.x}, {&y, &b.y}, {&z, &b.z}, {&m, &b.m}, {&vx, &b.vx}, {&vy, &b.vy}, {&vz, &b.vz}};
     for (const auto& [d, s] : fields) {
@@ -562,13 +562,24 @@ void tree_suite(const Options& o, const std::function<void(Record)>& add_record)
       }
       if (plan.gpu) {
 #if NBODY_HAVE_CUDA
-        {
+        try {
           DeviceBodies<float> d(u);
           for (const double theta : plan.thetas(n)) add(gpu_tree<float>(plan, u, d, theta));
+        } catch (const Error& e) {
+          Record r = skipped_record(plan, model, n, "");
+          r.error = std::string("the bodies could not be put on the device: ") + e.what();
+          add(r);
         }
         if (n == plan.fp64_n) {
-          DeviceBodies<double> d(u);
-          for (const double theta : plan.thetas(n)) add(gpu_tree<double>(plan, u, d, theta));
+          try {
+            DeviceBodies<double> d(u);
+            for (const double theta : plan.thetas(n)) add(gpu_tree<double>(plan, u, d, theta));
+          } catch (const Error& e) {
+            Record r = skipped_record(plan, model, n, "");
+            r.precision = "fp64";
+            r.error = std::string("the bodies could not be put on the device: ") + e.what();
+            add(r);
+          }
         }
 #endif
       } else {

@@ -30,7 +30,7 @@ struct BenchArgs {
   std::string tree_n, tree_models, tree_theta;
   int tree_samples = 0;
   double tree_softening = 0.01;
-  double tree_budget = 420;
+  double tree_budget = 400;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -74,7 +74,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "tree: targets of the float64 reference sum (default: 4096, 2048 above 2^21, 1024 above 2^25)");
   app->add_option("--tree-softening", args->tree_softening, "tree: Plummer softening length (default: 0.01)");
   app->add_option("--tree-budget", args->tree_budget,
-                  "tree: seconds after which no further model and N is started (default: 420)");
+                  "tree: no model and N is started that would end (by the estimate from the last N) after this many seconds (default: 400)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
