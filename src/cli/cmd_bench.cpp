@@ -120,7 +120,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                 throw_input_error("--tree-theta: '" + t + "' is not an opening angle in (0, 1.5]");
               o.tree_theta.push_back(v);
             }
-            if (args->tree_samples < 0) throw_input_error("--tree-samples: must be >= 1 (got " + std::to_string(args->tree_samples) + ")");
+            if (args->tree_samples < 0) throw_input_error("--tree-samples: must be >= 0 (0: by N; got " + std::to_string(args->tree_samples) + ")");
             if (!(args->tree_softening >= 0) || !std::isfinite(args->tree_softening))
               throw_input_error("--tree-softening: must be a finite length >= 0");
             if (!(args->tree_budget > 0)) throw_input_error("--tree-budget: must be > 0 seconds");
