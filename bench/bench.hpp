@@ -20,6 +20,37 @@ struct Options {
   std::string json_path;
   std::string csv_path;
   std::string command_line;              // recorded in the JSON
+  // tree suite (bench/tree_suite.cpp); empty lists: the suite's defaults (see docs/tree.md)
+  std::vector<std::int64_t> tree_n;        // body counts
+  std::vector<std::string> tree_models;    // cube, plummer, hernquist, disk-galaxy
+  std::vector<double> tree_theta;          // opening angles (every N)
+  int tree_samples = 0;                    // targets of the float64 reference (0: by N)
+  double tree_softening = 0.01;            // Plummer softening of tree and reference
+  double tree_budget_s = 400;              // no (model, N) is started that would end past this
+};
+
+// What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,
+// direct-cpu or crossover). Times are medians over the repeats, in seconds; -1: not measured.
+struct TreeFields {
+  std::string model;
+  double theta = 0;
+  double softening = 0;
+  int samples = 0;                    // targets of the float64 reference sum
+  double err_p50 = -1, err_p90 = -1, err_p99 = -1, err_max = -1;  // |a - a_ref| / |a_ref|
+  double keys_s = -1, sort_s = -1, build_s = -1, multipoles_s = -1, walk_s = -1;
+  double force_s = -1;       // the whole force pass (the phases and what lies between them)
+  double kick_drift_s = -1;  // the leapfrog's kick, drift, kick over the N bodies (dt = 0)
+  double step_s = -1;        // force pass + kick/drift
+  double m2p_per_particle = -1, p2p_per_particle = -1;
+  double tree_bytes_per_body = -1;    // device (GPU) memory the tree took, per body
+  double device_bytes_per_body = -1;  // the tree and the bodies' arrays (x, v, m, a)
+  int cells = 0, groups = 0, depth = 0;
+  bool same_bits = false;             // the sampled accelerations equal on every pass
+  double extrapolated_step_s = -1;    // direct sum not run at this N: c N^2 from the largest run
+  // crossover records: the N where the tree's force pass becomes faster than the direct sum's
+  double crossover_n = -1;
+  std::string crossover_kind;         // "interpolated", "at or below", "not reached", "no data"
+  bool crossover_extrapolated = false;
 };
 
 // One measured (or failed, or skipped) configuration.
@@ -66,6 +97,7 @@ struct Record {
   double pipelined_s = 0;
   int pipelined_chunks = 0;
   bool pipelined_same_bits = false;
+  TreeFields tree;  // suite "tree" only
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };
@@ -99,6 +131,10 @@ void multi_gpu(const Options& options, const std::function<void(Record)>& add);
 // The pic suite (bench/pic_suite.cpp): source document 004's deposition techniques and sorting
 // policy on its setup, each verified against the deterministic float64 run before it is timed.
 void pic_suite(const Options& options, const std::function<void(Record)>& add);
+
+// The tree suite (bench/tree_suite.cpp): the Barnes-Hut tree's force error against a float64
+// direct sum on sampled targets, per opening angle, model and N, and its time per phase.
+void tree_suite(const Options& options, const std::function<void(Record)>& add);
 
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -23,7 +24,43 @@ std::string table_header() {
   return buf;
 }
 
+namespace {
+
+// A tree-suite record's line: what it measured, in its own words.
+std::string tree_row(const Record& r) {
+  const TreeFields& t = r.tree;
+  char head[160];
+  std::snprintf(head, sizeof head, "%-10s %-11s %-5s %10lld %-11s", r.suite.c_str(), r.rung.c_str(), r.precision.c_str(),
+                static_cast<long long>(r.n), t.model.c_str());
+  std::string line = head;
+  if (r.rung == "crossover") return line + "  " + (r.skipped.empty() ? r.verification : r.skipped);
+  if (!r.skipped.empty()) return line + "  " + r.skipped;
+  if (!r.error.empty()) return line + "  ERROR: " + r.error;
+  char body[400];
+  if (r.rung.rfind("direct", 0) == 0) {
+    std::snprintf(body, sizeof body, " force %.4g ms, %.4g M particles/s, %.4g Ginter/s; p50 %.2g p99 %.2g  %s",
+                  t.force_s * 1e3, double(r.n) / t.force_s / 1e6, r.rate, t.err_p50, t.err_p99, r.shape.c_str());
+    return line + body;
+  }
+  std::snprintf(body, sizeof body,
+                " theta %.2g: p50 %.2g p90 %.2g p99 %.2g max %.2g | step %.4g ms (keys %.3g sort %.3g build %.3g "
+                "mult %.3g walk %.4g kd %.3g) | walk %.4g M/s, step %.4g M/s | %.0f+%.0f terms/body",
+                t.theta, t.err_p50, t.err_p90, t.err_p99, t.err_max, t.step_s * 1e3, t.keys_s * 1e3, t.sort_s * 1e3,
+                t.build_s * 1e3, t.multipoles_s * 1e3, t.walk_s * 1e3, t.kick_drift_s * 1e3,
+                double(r.n) / t.walk_s / 1e6, double(r.n) / t.step_s / 1e6, t.m2p_per_particle, t.p2p_per_particle);
+  line += body;
+  if (t.device_bytes_per_body > 0) {
+    std::snprintf(body, sizeof body, " | %.0f B/body", t.device_bytes_per_body);
+    line += body;
+  }
+  if (!t.same_bits) line += " | BITS DIFFER between passes";
+  return line;
+}
+
+}  // namespace
+
 std::string table_row(const Record& r) {
+  if (r.suite == "tree") return tree_row(r);
   char head[160];
   std::snprintf(head, sizeof head, "%-10s %-19s %-5s %9lld %-24s", r.suite.c_str(), r.rung.c_str(), r.precision.c_str(),
                 static_cast<long long>(r.n), r.shape.substr(0, 24).c_str());
@@ -108,6 +145,64 @@ std::string describe(const Environment& e) {
   return os.str();
 }
 
+namespace {
+
+// The tree suite's fields (bench.hpp TreeFields; docs/tree.md explains each); null where not measured.
+void write_tree_fields(JsonWriter& j, const Record& r) {
+  const TreeFields& t = r.tree;
+  auto num = [&](const char* key, double v) {
+    if (v >= 0) {
+      j.field(key, v);
+    } else {
+      j.key(key).null();
+    }
+  };
+  j.field("model", t.model);
+  if (r.rung.rfind("tree", 0) == 0 || r.rung == "crossover") j.field("theta", t.theta);
+  j.field("softening", t.softening);
+  j.field("samples", t.samples);
+  num("force_error_p50", t.err_p50);
+  num("force_error_p90", t.err_p90);
+  num("force_error_p99", t.err_p99);
+  num("force_error_max", t.err_max);
+  if (r.rung == "crossover") {
+    num("crossover_n", t.crossover_n);
+    j.field("crossover_kind", t.crossover_kind);
+    j.field("crossover_extrapolated", t.crossover_extrapolated);
+    return;
+  }
+  const bool timed = r.timed();
+  const bool tree = r.rung.rfind("tree", 0) == 0;
+  if (tree) {
+    num("keys_s", timed ? t.keys_s : -1);
+    num("sort_s", timed ? t.sort_s : -1);
+    num("keys_sort_s", timed ? t.keys_s + t.sort_s : -1);
+    num("build_s", timed ? t.build_s : -1);
+    num("multipoles_s", timed ? t.multipoles_s : -1);
+    num("walk_s", timed ? t.walk_s : -1);
+    num("kick_drift_s", timed ? t.kick_drift_s : -1);
+  }
+  num("force_pass_s", timed ? t.force_s : -1);
+  num("step_s", timed ? t.step_s : -1);
+  if (tree) num("walk_particles_per_s", timed && t.walk_s > 0 ? double(r.n) / t.walk_s : -1);
+  num("force_particles_per_s", timed && t.force_s > 0 ? double(r.n) / t.force_s : -1);
+  num("step_particles_per_s", timed && t.step_s > 0 ? double(r.n) / t.step_s : -1);
+  if (tree) {
+    num("m2p_per_particle", timed ? t.m2p_per_particle : -1);
+    num("p2p_per_particle", timed ? t.p2p_per_particle : -1);
+    num("interactions_per_particle", timed ? t.m2p_per_particle + t.p2p_per_particle : -1);
+    num("tree_bytes_per_body", t.tree_bytes_per_body);
+    num("device_bytes_per_body", t.device_bytes_per_body);
+    j.field("cells", t.cells).field("groups", t.groups).field("depth", t.depth);
+    j.field("same_bits", t.same_bits);
+  } else {
+    j.field("extrapolated", t.extrapolated_step_s >= 0);
+    num("extrapolated_step_s", t.extrapolated_step_s);
+  }
+}
+
+}  // namespace
+
 void write_json(const Report& rep, const std::string& path) {
   JsonWriter j;
   j.begin_object();
@@ -182,6 +277,7 @@ void write_json(const Report& rep, const std::string& path) {
         j.field("sorts", r.sorts);
       }
     }
+    if (r.suite == "tree") write_tree_fields(j, r);
     j.end_object();
   }
   j.end_array();
@@ -193,7 +289,15 @@ void write_csv(const Report& rep, const std::string& path) {
   std::ostringstream os;
   os << "suite,rung,n,precision,launch_shape,steps,repeats,median_step_s,mean_step_s,billion_interactions_per_s,"
         "verified,speedup_vs_cpu_serial,speedup_vs_previous_rung,fraction_of_issue_ceiling,policy_choice,"
-        "relative_energy_error,error\n";
+        "relative_energy_error,error";
+  // The tree suite's columns, only where it ran (the other suites' files keep their shape).
+  const bool tree = std::any_of(rep.records.begin(), rep.records.end(), [](const Record& r) { return r.suite == "tree"; });
+  if (tree) {
+    os << ",model,theta,samples,force_error_p50,force_error_p90,force_error_p99,force_error_max,keys_s,sort_s,build_s,"
+          "multipoles_s,walk_s,kick_drift_s,force_pass_s,step_s,walk_particles_per_s,step_particles_per_s,"
+          "m2p_per_particle,p2p_per_particle,device_bytes_per_body,extrapolated_step_s,crossover_n";
+  }
+  os << '\n';
   for (const Record& r : rep.records) {
     auto quoted = [](std::string s) {
       std::string out = "\"";
@@ -209,7 +313,28 @@ void write_csv(const Report& rep, const std::string& path) {
     os << r.suite << ',' << r.rung << ',' << r.n << ',' << r.precision << ',' << quoted(r.shape) << ',' << r.steps << ','
        << r.repeats << ',' << nums << ',' << (r.verified ? "true" : "false") << ',' << r.speedup_vs_serial << ','
        << r.speedup_vs_previous << ',' << r.fraction_of_ceiling << ',' << (r.policy_choice ? "true" : "false") << ','
-       << r.energy_error << ',' << quoted(!r.error.empty() ? r.error : r.skipped) << '\n';
+       << r.energy_error << ',' << quoted(!r.error.empty() ? r.error : r.skipped);
+    if (tree) {
+      const TreeFields& t = r.tree;
+      const bool on = r.timed();
+      auto v = [&](double x, bool show = true) {
+        os << ',';
+        if (show && x >= 0) os << x;
+      };
+      os << ',' << t.model;
+      v(t.theta, r.rung.rfind("direct", 0) != 0);
+      os << ',' << t.samples;
+      for (double e : {t.err_p50, t.err_p90, t.err_p99, t.err_max}) v(e);
+      for (double x : {t.keys_s, t.sort_s, t.build_s, t.multipoles_s, t.walk_s, t.kick_drift_s, t.force_s, t.step_s}) v(x, on);
+      v(on && t.walk_s > 0 ? double(r.n) / t.walk_s : -1);
+      v(on && t.step_s > 0 ? double(r.n) / t.step_s : -1);
+      v(t.m2p_per_particle, on);
+      v(t.p2p_per_particle, on);
+      v(t.device_bytes_per_body);
+      v(t.extrapolated_step_s);
+      v(t.crossover_n);
+    }
+    os << '\n';
   }
   write_file_atomic(path, os.str());
 }

@@ -5,7 +5,12 @@
 
 #include <algorithm>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "bench.hpp"
+#include "ic/ic.hpp"
+#include "tree_measure.hpp"
 #include "ladder/rung.hpp"
 #include "cli/commands.hpp"
 #include "comm/communicator.hpp"
@@ -22,6 +27,10 @@ struct BenchArgs {
   std::int64_t max_n = 4194304;
   bool quick = false;
   std::string json, csv;
+  std::string tree_n, tree_models, tree_theta;
+  int tree_samples = 0;
+  double tree_softening = 0.01;
+  double tree_budget = 400;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -44,7 +53,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--suite", args->suites,
                   "comma-separated: ladder, blocksize, scaling, tune (includes tune-program), tune-program, precision, "
                   "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K), pic (document 004's "
-                  "PIC deposition techniques and sorting policy on its setup) (default: ladder)");
+                  "PIC deposition techniques and sorting policy on its setup), tree (the Barnes-Hut tree: force errors "
+                  "and phase times over N, models and theta; docs/tree.md) (default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
@@ -53,6 +63,18 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "gpu-split-unrolled, gpu-best; pic: cas, atomic, float32, tiled, deterministic, separate, redundant, "
                   "sorting; default: all)");
   app->add_flag("--quick", args->quick, "fewer repeats and sizes: a smoke test");
+  app->add_option("--tree-n", args->tree_n,
+                  "tree: comma-separated body counts (1e6 and 2^20 forms too; default on a GPU: "
+                  "1e4,3e4,1e5,2^20,2^24,1e8; on the CPU: 4096,16384)");
+  app->add_option("--tree-models", args->tree_models,
+                  "tree: comma-separated initial conditions (default: cube,plummer,hernquist,disk-galaxy)");
+  app->add_option("--tree-theta", args->tree_theta,
+                  "tree: comma-separated opening angles for every N (default: 0.3..0.9 by 0.1, fewer at large N)");
+  app->add_option("--tree-samples", args->tree_samples,
+                  "tree: targets of the float64 reference sum (default: 4096, 2048 above 2^21, 1024 above 2^25)");
+  app->add_option("--tree-softening", args->tree_softening, "tree: Plummer softening length (default: 0.01)");
+  app->add_option("--tree-budget", args->tree_budget,
+                  "tree: no model and N is started that would end (by the estimate from the last N) after this many seconds (default: 400)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -62,9 +84,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
             for (const auto& s : o.suites) {
               if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
-                  s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic") {
+                  s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic" && s != "tree") {
                 throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic)");
+                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, tree)");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");
@@ -83,6 +105,28 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                 throw_input_error("--rungs: unknown rung '" + r + "'");
               }
             }
+            for (const auto& t : split_list(args->tree_n)) {
+              std::int64_t v = 0;
+              if (!bench::treebench::parse_body_count(t, v) || v < 2)
+                throw_input_error("--tree-n: '" + t + "' is not a body count in [2, 2^31)");
+              o.tree_n.push_back(v);
+            }
+            o.tree_models = split_list(args->tree_models);
+            for (const auto& m : o.tree_models) (void)find_initial_conditions(m);
+            for (const auto& t : split_list(args->tree_theta)) {
+              char* end = nullptr;
+              const double v = std::strtod(t.c_str(), &end);
+              if (*end != '\0' || !(v > 0 && v <= 1.5))
+                throw_input_error("--tree-theta: '" + t + "' is not an opening angle in (0, 1.5]");
+              o.tree_theta.push_back(v);
+            }
+            if (args->tree_samples < 0) throw_input_error("--tree-samples: must be >= 0 (0: by N; got " + std::to_string(args->tree_samples) + ")");
+            if (!(args->tree_softening >= 0) || !std::isfinite(args->tree_softening))
+              throw_input_error("--tree-softening: must be a finite length >= 0");
+            if (!(args->tree_budget > 0)) throw_input_error("--tree-budget: must be > 0 seconds");
+            o.tree_samples = args->tree_samples;
+            o.tree_softening = args->tree_softening;
+            o.tree_budget_s = args->tree_budget;
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;
