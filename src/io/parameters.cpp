@@ -84,7 +84,7 @@ ParamSection output_parameters() {
            .help = "also write these fields, computed by the run's solver at the snapshot's time: a comma list of "
                    "acc (PartType1/Acceleration) and pot (PartType1/Potential, --gravity tree); hdf5 snapshots "
                    "only (none: the state alone)",
-           .field = &RunConfig::snapshot_fields, .may_change_on_resume = true},
+           .field = &RunConfig::snapshot_fields},
       },
       &check_output,
   };
