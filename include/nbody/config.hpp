@@ -92,6 +92,9 @@ struct OutputSection {
   std::int64_t diag_every = 0;
   double snapshot_every_t = 0;  // in simulation time units; 0: off
   std::string snapshot_format = default_snapshot_format();
+  // Fields computed by the run's solver at the snapshot's time and written beside the state:
+  // a comma list of "acc" (PartType1/Acceleration) and "pot" (PartType1/Potential); HDF5 only.
+  std::string snapshot_fields;
   std::int64_t checkpoint_every = 0;
   double checkpoint_every_s = 0;  // wall-clock seconds; 0: off (the nbody program's default: 1800)
 

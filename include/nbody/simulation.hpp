@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/checkpoint.hpp"
 #include "nbody/config.hpp"
@@ -46,6 +47,12 @@ class Simulation {
   [[nodiscard]] virtual Diagnostics diagnostics() = 0;
   // The current state, copied to the host as float64 (exact for either precision).
   [[nodiscard]] virtual Particles<double> particles() = 0;
+  // The accelerations of the current state from the run's solver, body by body in particles()'
+  // order (those the integrator holds when they are current, else a pass that leaves the
+  // integrator's alone), and the potentials (G included, each body's own term left out; the
+  // tree computes them, the direct sums do not: a runtime error). For --snapshot-fields.
+  [[nodiscard]] virtual Accelerations<double> accelerations();
+  [[nodiscard]] virtual std::vector<double> potentials();
   // The whole state for a checkpoint (copied to the host; ck.progress left empty).
   [[nodiscard]] virtual Checkpoint checkpoint() = 0;
   // Waits for queued device work (for timing).

@@ -55,9 +55,9 @@ constexpr Applicability kTree{&uses_tree, "--gravity tree", &gravity_in_use};
 constexpr Applicability kRelative{&uses_relative, "--gravity tree --tree-criterion relative", &criterion_in_use};
 
 void check_gravity(const RunConfig& cfg) {
-  if (cfg.gravity == "tree" && cfg.device == "cuda") {
-    throw_input_error("--gravity tree, --device cuda: the tree runs on the CPU in this version; use --device cpu "
-                      "(or auto) with it, or --gravity direct on cuda");
+  if (cfg.gravity == "tree" && cfg.device == "cuda" && cfg.precision == "mixed") {
+    throw_input_error("--gravity tree, --device cuda: precision mixed is not available (the GPU tree computes in "
+                      "fp32 or fp64); use --precision fp32 or fp64");
   }
   if (cfg.gravity == "reference" && cfg.device == "cuda") {
     throw_input_error("--gravity reference, --device cuda: the reference is the float64 oracle on the CPU; use "
@@ -92,7 +92,7 @@ ParamSection gravity_parameters() {
            .choices = &device_names, .field = &RunConfig::device},
           {.key = "gravity", .kind = K::text,
            .help = "force algorithm: direct (the O(N^2) sum), reference (the float64 direct-sum oracle, CPU only), "
-                   "tree (Barnes-Hut with quadrupoles, float64 on the CPU)",
+                   "tree (Barnes-Hut with quadrupoles: float64 on the CPU, fp32 or fp64 on cuda)",
            .choices = &gravity_names, .field = &RunConfig::gravity},
           {.key = "theta", .kind = K::real,
            .help = "tree: opening angle of the Barnes-Hut criterion (smaller: more accurate and slower; 0 opens "

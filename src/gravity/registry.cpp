@@ -8,6 +8,7 @@
 #include "gravity/names.hpp"
 #include "gravity/solver.hpp"
 #include "gravity/tree/cpu_tree.hpp"
+#include "gravity/tree/cuda_tree.hpp"
 #include "nbody/error.hpp"
 #if NBODY_HAVE_CUDA
 #include "cuda/device.hpp"
@@ -88,12 +89,32 @@ std::unique_ptr<ForceSolver<T>> make_local_solver(const SolverRequest& r, const 
     return make_reference_solver<T>(r.gravity);
   }
   if (r.choice.gravity == "tree") {
-    if (r.choice.device != "cpu") {
-      throw_input_error("gravity: tree runs on the CPU in this version, not on " + r.choice.device +
-                        "; use --device cpu");
+    if (r.choice.device == "cpu") {
+      // The CPU tree computes in float64 whatever is asked (the oracle of the tree).
+      return make_cpu_tree_solver<T>(r.gravity, r.tree);
     }
-    // The CPU tree computes in float64 whatever is asked (the oracle of the tree).
-    return make_cpu_tree_solver<T>(r.gravity, r.tree);
+    if (r.choice.device != "cuda") {
+      throw_input_error("device: unknown device '" + r.choice.device + "' (choose auto, cpu or cuda)");
+    }
+    if (mixed) {
+      throw_input_error("precision: mixed is not available with --gravity tree on cuda (the GPU tree computes in "
+                        "fp32 or fp64); use --precision fp32 or fp64");
+    }
+    if (r.comm && r.comm->size() > 1) {
+      throw_input_error("gravity: tree on cuda runs on one rank (one GPU) in this version, not over " +
+                        std::to_string(r.comm->size()) + " ranks; run it without mpirun, or use --device cpu");
+    }
+    std::string why;
+    if (!device && !cuda_device_available(&why)) {
+      throw_input_error("device: cuda is not available for --gravity tree: " + why +
+                        "; without a GPU the tree runs on the CPU: use --device cpu");
+    }
+#if NBODY_HAVE_CUDA
+    if (!device) throw_runtime_error("make_solver: a cuda solver needs a device context");
+    return make_cuda_tree_solver<T>(device, r.n, r.gravity, r.tree, r.other_bytes);
+#else
+    throw_runtime_error("make_solver: unreachable without CUDA");
+#endif
   }
   if (r.choice.gravity != "direct") {
     throw_input_error("gravity: unknown algorithm '" + r.choice.gravity + "' (choose direct, reference or tree)");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"
@@ -57,6 +58,13 @@ class ForceSolver {
   [[nodiscard]] virtual double potential_energy(const SourceView<T>& sources) {
     (void)sources;
     solver_lacks(name(), "potential energies");
+  }
+  // phi_i = G sum_{j != i} m_j phi(|d_ij|) of every source (each body's own term left out),
+  // copied to the host in the sources' order, for snapshots (--snapshot-fields pot). The tree
+  // computes them; the direct sums give the potential energy only.
+  [[nodiscard]] virtual std::vector<double> potentials(const SourceView<T>& sources) {
+    (void)sources;
+    solver_lacks(name(), "per-body potentials");
   }
   // Acceleration and jerk of the targets (bodies of `sources` by index) from every source,
   // compact: entry k is target index[k]. The target's own term is left out.

@@ -235,6 +235,33 @@ void write_particle_type(const Writer& w, hid_t group, const Particles<double>& 
   w.dataset(group, "ParticleIDs", ids, r, 1, H5T_NATIVE_UINT64, H5T_STD_U64LE);
 }
 
+// GADGET-4's optional output fields (its OUTPUT_ACCELERATION and OUTPUT_POTENTIAL): the
+// accelerations and potentials the run's solver computed at the snapshot's time, in the run's
+// precision and units (as the state's datasets).
+template <class T>
+void write_force_fields(const Writer& w, hid_t group, const SnapshotMeta& meta, const Rows& r) {
+  const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  const auto first = static_cast<std::size_t>(r.first);
+  const auto n = static_cast<std::size_t>(r.count);
+  if (const Accelerations<double>* a = meta.acceleration) {
+    if (a->size() < first + n) throw_runtime_error("snapshot: fewer accelerations than bodies");
+    std::vector<T> rows(3 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      rows[3 * k] = static_cast<T>(a->ax[first + k]);
+      rows[3 * k + 1] = static_cast<T>(a->ay[first + k]);
+      rows[3 * k + 2] = static_cast<T>(a->az[first + k]);
+    }
+    w.dataset(group, "Acceleration", rows, r, 3, mem, file);
+  }
+  if (const std::vector<double>* phi = meta.potential) {
+    if (phi->size() < first + n) throw_runtime_error("snapshot: fewer potentials than bodies");
+    std::vector<T> rows(n);
+    for (std::size_t k = 0; k < n; ++k) rows[k] = static_cast<T>((*phi)[first + k]);
+    w.dataset(group, "Potential", rows, r, 1, mem, file);
+  }
+}
+
 // The whole file at `tmp`. `fapl`: the file access list (H5P_DEFAULT for one process, MPI-IO for
 // a collective write, where every rank runs this with the same metadata and its own rows).
 void write_file(const std::string& tmp, const std::string& target, const Particles<double>& p,
@@ -269,8 +296,10 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
     Handle part = w.group(file.get(), "PartType1");
     if (meta.precision == Precision::fp32) {
       write_particle_type<float>(w, part.get(), p, rows);
+      write_force_fields<float>(w, part.get(), meta, rows);
     } else {
       write_particle_type<double>(w, part.get(), p, rows);
+      write_force_fields<double>(w, part.get(), meta, rows);
     }
     w.close(part, "/PartType1");
   }

@@ -71,6 +71,10 @@ struct SnapshotMeta {
   // HDF5 /Units: these when given (a converted file keeps its own), else the configuration's
   // unit system, else all 1.
   std::optional<UnitSystemCgs> units;
+  // Fields computed by the run's solver, one value (or row) per body in p's order; HDF5 writes
+  // them as PartType1/Acceleration (N x 3) and PartType1/Potential (N). Null: not written.
+  const Accelerations<double>* acceleration = nullptr;
+  const std::vector<double>* potential = nullptr;
 };
 
 // The unit system a snapshot records: meta.units, else the configuration's, else all 1.

@@ -1,4 +1,8 @@
+#include <optional>
+#include <vector>
+
 #include "comm/communicator.hpp"
+#include "io/parameters.hpp"
 #include "run/collective_snapshot.hpp"
 #include "run/outputs.hpp"
 
@@ -7,8 +11,18 @@ namespace nbody::runloop {
 void SnapshotOutput::write(RunState& state) {
   comm::Communicator& world = comm::world();
   const Particles<double>& p = state.particles();
+  // --snapshot-fields (one rank only: the configuration's check refuses them over several), by
+  // the run's solver at this state.
+  const SnapshotFields fields = parse_snapshot_fields(state.config().snapshot_fields);
+  std::optional<Accelerations<double>> acc;
+  std::optional<std::vector<double>> phi;
+  if (fields.acceleration) acc = state.simulation().accelerations();
+  if (fields.potential) phi = state.simulation().potentials();
   (void)dir_.write_snapshot(state.time(), [&](const std::filesystem::path& file, ParticleFormat format,
-                                              const SnapshotMeta& meta) {
+                                              const SnapshotMeta& given) {
+    SnapshotMeta meta = given;
+    meta.acceleration = acc ? &*acc : nullptr;
+    meta.potential = phi ? &*phi : nullptr;
     if (collective_snapshot(world, format)) {
       lead_collective_snapshot(world, file, p, meta);  // every rank writes its share
     } else {

@@ -30,7 +30,20 @@ std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cf
   lines.push_back(format("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld", cfg.ic.c_str(),
                          sim.size(), cfg.precision.c_str(), cfg.integrator.c_str(), cfg.dt,
                          static_cast<long long>(cfg.steps), cfg.softening, static_cast<long long>(cfg.seed)));
-  lines.push_back(format("backend: %s (%s)", sim.backend_name().c_str(), sim.device_name().c_str()));
+  if (cfg.gravity == "tree") {
+    // What runs: the device, the arithmetic of the terms (the CPU tree's are float64 whatever
+    // the state's precision) and the opening criterion.
+    const bool cpu = sim.backend_name() == "cpu";
+    const std::string criterion =
+        cfg.tree_criterion == "relative"
+            ? format("relative alpha %g, first pass theta %g", cfg.tree_alpha, cfg.theta)
+            : format("theta %g", cfg.theta);
+    lines.push_back(format("gravity: tree (%s, %s, %s) on %s", sim.backend_name().c_str(),
+                           cpu ? "float64 terms" : cfg.precision.c_str(), criterion.c_str(),
+                           sim.device_name().c_str()));
+  } else {
+    lines.push_back(format("backend: %s (%s)", sim.backend_name().c_str(), sim.device_name().c_str()));
+  }
   // config.toml holds the resolved G; an explicit -G other than the unit system's is noted.
   const UnitSystem& units = unit_system(cfg.units);
   lines.push_back(format("units: %s, G = %.10g", cfg.units.c_str(), cfg.gravitational_constant));

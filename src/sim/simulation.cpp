@@ -17,6 +17,12 @@
 #include "sim/system.hpp"
 
 namespace nbody {
+
+Accelerations<double> Simulation::accelerations() {
+  throw_runtime_error("this simulation does not give its accelerations");
+}
+std::vector<double> Simulation::potentials() { throw_runtime_error("this simulation does not give potentials"); }
+
 namespace {
 
 // The device and algorithm a configuration asks for.
@@ -75,6 +81,31 @@ class SimulationImpl final : public Simulation {
     system_->download(p);
     return p.template as<double>();
   }
+
+  Accelerations<double> accelerations() override {
+    Accelerations<T> a;
+    if (system_->accelerations_current()) {
+      system_->download_accelerations(a);
+    } else {
+      // A pass into arrays of its own where the solver computes: the integrator's are untouched.
+      const std::size_t n = system_->size();
+      const Location at = system_->solver().location();
+      Array<T> x(at, n), y(at, n), z(at, n);
+      system_->solver().accelerations(system_->view().targets(), system_->view().sources(),
+                                      Vec3Span<T>{x.data(), y.data(), z.data()});
+      system_->synchronize();
+      a.resize(n);
+      copy_bytes(a.ax.data(), Location::host(), x.data(), at, n * sizeof(T));
+      copy_bytes(a.ay.data(), Location::host(), y.data(), at, n * sizeof(T));
+      copy_bytes(a.az.data(), Location::host(), z.data(), at, n * sizeof(T));
+    }
+    Accelerations<double> out;
+    out.resize(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) out.ax[i] = a.ax[i], out.ay[i] = a.ay[i], out.az[i] = a.az[i];
+    return out;
+  }
+
+  std::vector<double> potentials() override { return system_->solver().potentials(system_->view().sources()); }
 
   Checkpoint checkpoint() override {
     Checkpoint ck;

@@ -6,8 +6,8 @@
 namespace nbody {
 
 SolverChoice resolve_choice(SolverChoice choice) {
-  // The tree runs on the CPU in this version: "auto" means the CPU for it.
-  choice.device = choice.gravity == "tree" && choice.device == "auto" ? "cpu" : resolve_device(choice.device);
+  // "auto": cuda where a device is usable, for the direct sum and the tree alike.
+  choice.device = resolve_device(choice.device);
   return choice;
 }
 

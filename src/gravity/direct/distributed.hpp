@@ -62,6 +62,7 @@ class DistributedSolver final : public ForceSolver<T> {
     return c;
   }
   double potential_energy(const SourceView<T>& sources) override { return local_->potential_energy(sources); }
+  std::vector<double> potentials(const SourceView<T>& sources) override { return local_->potentials(sources); }
 
   [[nodiscard]] comm::Communicator& communicator() noexcept { return *comm_; }
   [[nodiscard]] ForceSolver<T>& local() noexcept { return *local_; }

@@ -430,6 +430,11 @@ class CpuTreeSolver final : public ForceSolver<T> {
   Precision precision() const override { return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64; }
   SolverCapabilities capabilities() const override { return {true, false, false}; }
   double potential_energy(const SourceView<T>& s) override { return tree_.potential_energy(s); }
+  std::vector<double> potentials(const SourceView<T>& s) override {
+    std::vector<double> phi(std::size_t(std::max(s.n, 0)));
+    tree_.potentials(TargetView<T>{s.x, s.y, s.z, s.n, 0}, s, phi.data());
+    return phi;
+  }
 
  protected:
   void do_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) override {

@@ -40,6 +40,12 @@ class CudaTree {
   // values each. The targets are the sources.
   template <class T>
   void accelerations_device(const T* x, const T* y, const T* z, const T* m, int n, T* ax, T* ay, T* az);
+  // The potentials (G included, each body's own term left out) of every source, device arrays;
+  // phi: n doubles on the device. Leaves the relative criterion's history alone.
+  template <class T>
+  void potentials_device(const T* x, const T* y, const T* z, const T* m, int n, double* phi);
+  // Device bytes the tree allocates for n bodies (an estimate from above, for memory checks).
+  [[nodiscard]] static std::size_t device_bytes(std::size_t n, const TreeParams& p);
   // The same from and to host arrays (copies; for tests and small runs).
   template <class T>
   void accelerations(const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& z,
@@ -64,3 +70,16 @@ class CudaTree {
 };
 
 }  // namespace nbody::gravity::tree
+
+namespace nbody {
+class DeviceContext;
+// The GPU tree as a force solver (--gravity tree --device cuda): the state's arithmetic T for
+// the multipole and pair terms (float for fp32, double for fp64), accelerations and potentials of
+// the device-resident sources, no jerks. Throws an input error when the tree's arrays, the store
+// (other_bytes) and the walk's scratch do not fit in the device's free memory.
+template <class T>
+[[nodiscard]] std::unique_ptr<ForceSolver<T>> make_cuda_tree_solver(const std::shared_ptr<DeviceContext>& device,
+                                                                    std::size_t n, const GravityParams& g,
+                                                                    const gravity::tree::TreeParams& p,
+                                                                    std::size_t other_bytes);
+}  // namespace nbody

@@ -25,6 +25,9 @@ const TreeStats& CudaTree::stats() const noexcept { return impl_->stats; }
 template <class T>
 void CudaTree::accelerations_device(const T*, const T*, const T*, const T*, int, T*, T*, T*) {}
 template <class T>
+void CudaTree::potentials_device(const T*, const T*, const T*, const T*, int, double*) {}
+std::size_t CudaTree::device_bytes(std::size_t, const TreeParams&) { return 0; }
+template <class T>
 void CudaTree::accelerations(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,
                              std::vector<T>&, std::vector<T>&, std::vector<T>&) {}
 template <class T>
@@ -33,6 +36,7 @@ void CudaTree::potentials(const std::vector<T>&, const std::vector<T>&, const st
 
 #define NBODY_CUDA_TREE(T)                                                                                          \
   template void CudaTree::accelerations_device<T>(const T*, const T*, const T*, const T*, int, T*, T*, T*);         \
+  template void CudaTree::potentials_device<T>(const T*, const T*, const T*, const T*, int, double*);            \
   template void CudaTree::accelerations<T>(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,     \
                                            const std::vector<T>&, std::vector<T>&, std::vector<T>&, std::vector<T>&); \
   template void CudaTree::potentials<T>(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,        \

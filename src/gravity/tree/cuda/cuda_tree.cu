@@ -743,6 +743,28 @@ void CudaTree::accelerations_device(const T* x, const T* y, const T* z, const T*
   impl_->walk<T, false>(ax, ay, az, nullptr);
 }
 
+template <class T>
+void CudaTree::potentials_device(const T* x, const T* y, const T* z, const T* m, int n, double* phi) {
+  impl_->prepare(x, y, z, m, n);
+  impl_->walk<T, true>(nullptr, nullptr, nullptr, phi);
+}
+
+// Per body: keys and sorted keys (16), indices in and sorted (8), the sorted float64 sources (32),
+// group flags and starts (5), |a| of the last pass (8), CUB's temporary storage (the sort's,
+// about 24). The cells (140 bytes each) of the tree and of the groups' tree: a split cell holds
+// more than `leaf` bodies and has at most 8 children, so at most 8n/(leaf + 1) + 1 cells, and
+// the arrays grow by half again. The walk's lists: 5 lists of kListCapacity ints for each warp
+// of at most 8 blocks an SM (132 SMs of an H100: 4224 warps, 0.7 GB).
+std::size_t CudaTree::device_bytes(std::size_t n, const TreeParams& p) {
+  int dev = 0, sms = 132;
+  if (cudaGetDevice(&dev) == cudaSuccess) (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  const std::size_t leaf = std::size_t(std::max(p.leaf_size, 1)) + 1;
+  const std::size_t group = std::size_t(std::clamp(p.group_size, 1, kMaxGroupTargets)) + 1;
+  const std::size_t cells = 8 * n / leaf + 8 * n / group + 64;
+  const std::size_t scratch = std::size_t(sms) * 8 * kWalkWarps * 5 * kListCapacity * sizeof(int);
+  return n * (16 + 8 + 32 + 5 + 8 + 24) + cells * 140 * 3 / 2 + scratch + (std::size_t(64) << 20);
+}
+
 namespace {
 template <class T>
 struct Upload {
@@ -822,6 +844,7 @@ const TreeStats& CudaTree::stats() const noexcept { return impl_->stats; }
 
 #define NBODY_CUDA_TREE(T)                                                                                          \
   template void CudaTree::accelerations_device<T>(const T*, const T*, const T*, const T*, int, T*, T*, T*);         \
+  template void CudaTree::potentials_device<T>(const T*, const T*, const T*, const T*, int, double*);            \
   template void CudaTree::accelerations<T>(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,     \
                                            const std::vector<T>&, std::vector<T>&, std::vector<T>&, std::vector<T>&); \
   template void CudaTree::potentials<T>(const std::vector<T>&, const std::vector<T>&, const std::vector<T>&,        \
