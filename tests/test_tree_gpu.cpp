@@ -15,6 +15,7 @@
 #include "gravity/tree/cpu_tree.hpp"
 #include "gravity/tree/cuda_tree.hpp"
 #include "ic/ic.hpp"
+#include "tree_gpu_support.hpp"
 
 namespace nbody::test {
 namespace {
@@ -22,20 +23,6 @@ namespace {
 using gravity::tree::CpuTree;
 using gravity::tree::CudaTree;
 using gravity::tree::TreeParams;
-
-#define REQUIRE_TREE_GPU()                                                                  \
-  do {                                                                                      \
-    std::string why_;                                                                       \
-    if (!gravity::tree::cuda_tree_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
-
-Particles<double> plummer(std::int64_t n, std::uint64_t seed) {
-  IcRequest r;
-  r.name = "plummer";
-  r.n = n;
-  r.seed = seed;
-  return make_plummer(r);
-}
 
 struct Acc {
   std::vector<double> x, y, z;
@@ -87,7 +74,7 @@ GravityParams plummer_softening(double eps) {
 
 TEST(TreeGpu, TheSameTreeAsTheCpuOracle) {
   REQUIRE_TREE_GPU();
-  const Particles<double> p = plummer(20000, 11);
+  const Particles<double> p = tree_plummer_model(20000, 11);
   const GravityParams g = plummer_softening(0.01);
   TreeParams t;
   t.theta = 0.6;
@@ -119,7 +106,7 @@ TEST(TreeGpu, TheSameTreeAsTheCpuOracle) {
 
 TEST(TreeGpu, AccelerationsAgreeWithTheCpuOracle) {
   REQUIRE_TREE_GPU();
-  const Particles<double> p = plummer(30000, 5);
+  const Particles<double> p = tree_plummer_model(30000, 5);
   for (double eps : {0.0, 0.02}) {
     const GravityParams g = plummer_softening(eps);
     for (double theta : {0.0, 0.4, 0.8}) {
@@ -154,7 +141,7 @@ TEST(TreeGpu, AccelerationsAgreeWithTheCpuOracle) {
 
 TEST(TreeGpu, PotentialsAgreeAndTheBitsRepeat) {
   REQUIRE_TREE_GPU();
-  const Particles<double> p = plummer(10000, 8);
+  const Particles<double> p = tree_plummer_model(10000, 8);
   const GravityParams g = plummer_softening(0.01);
   TreeParams t;
   t.theta = 0.5;
@@ -194,7 +181,7 @@ TEST(TreeGpu, DegenerateInputs) {
   std::vector<double> same(1000, 0.25), m(1000, 1e-3);
   gpu.accelerations(same, same, same, m, ax, ay, az);
   for (double v : ax) EXPECT_EQ(v, 0.0);
-  const Particles<double> p = plummer(5000, 3);
+  const Particles<double> p = tree_plummer_model(5000, 3);
   std::vector<double> zero(p.size(), 0.0);
   CpuTree cpu(g, t);
   Particles<double> sheet = p;

@@ -17,6 +17,7 @@
 #include "gravity/tree/cpu_tree.hpp"
 #include "gravity/tree/cuda_tree.hpp"
 #include "ic/ic.hpp"
+#include "tree_gpu_support.hpp"
 #include "model_stats.hpp"
 #include "sim/system.hpp"
 #include "support.hpp"
@@ -27,20 +28,6 @@ namespace {
 
 using gravity::tree::CpuTree;
 using gravity::tree::TreeParams;
-
-#define REQUIRE_TREE_GPU()                                                                      \
-  do {                                                                                          \
-    std::string why_;                                                                           \
-    if (!gravity::tree::cuda_tree_available(&why_)) GTEST_SKIP() << "no CUDA device: " << why_; \
-  } while (0)
-
-Particles<double> plummer_model(std::int64_t n, std::uint64_t seed) {
-  IcRequest r;
-  r.name = "plummer";
-  r.n = n;
-  r.seed = seed;
-  return make_plummer(r);
-}
 
 template <class T>
 std::unique_ptr<System<T>> tree_system(std::size_t n, const GravityParams& g, const TreeParams& t) {
@@ -117,7 +104,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 
 template <class T>
 void check_against_oracles(const char* label) {
-  const Particles<double> p = plummer_model(8192, 11);
+  const Particles<double> p = tree_plummer_model(8192, 11);
   const GravityParams g{1.0, 0.01};
   TreeParams t;  // theta 0.5, leaf 16, group 32
   auto sys = tree_system<T>(p.size(), g, t);
@@ -176,7 +163,7 @@ TEST(TreeSolverGpu, Fp64AgreesWithTheCpuTreeAndTheDirectSum) {
 // before), over several steps of the run loop's kick-drift-kick.
 TEST(TreeSolverGpu, TheSameBitsFromTwoSystems) {
   REQUIRE_TREE_GPU();
-  const Particles<double> p = plummer_model(20000, 3);
+  const Particles<double> p = tree_plummer_model(20000, 3);
   const GravityParams g{1.0, 0.01};
   TreeParams t;
   t.theta = 0.6;
@@ -201,7 +188,7 @@ TEST(TreeSolverGpu, TheSameBitsFromTwoSystems) {
 // least as accurate at the 99th percentile as Barnes-Hut's first pass.
 TEST(TreeSolverGpu, RelativeCriterion) {
   REQUIRE_TREE_GPU();
-  const Particles<double> p = plummer_model(8192, 13);
+  const Particles<double> p = tree_plummer_model(8192, 13);
   const GravityParams g{1.0, 0.01};
   TreeParams t;
   t.criterion = gravity::tree::Criterion::relative;
