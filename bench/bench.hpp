@@ -122,6 +122,7 @@ struct Report {
   Environment env;
   Options options;
   std::vector<Record> records;
+  bool complete = true;  // false while the suites run (the results so far)
 };
 
 // The multi-gpu suite (bench/multi_gpu.cpp): every rank of the launch calls it; records come to

@@ -207,6 +207,7 @@ void write_json(const Report& rep, const std::string& path) {
   JsonWriter j;
   j.begin_object();
   j.field("command", rep.options.command_line);
+  j.field("complete", rep.complete);
   j.key("environment").begin_object();
   const Environment& e = rep.env;
   j.field("device", e.device)

@@ -26,7 +26,7 @@ constexpr double kMaxStepSeconds = 12.0;
 
 class Context {
  public:
-  explicit Context(const Options& o) : options(o) {}
+  Context(const Options& o, const Environment& e) : options(o), env_(e) {}
 
   const Verifier& verifier(std::int64_t n, Precision p) {
     auto key = std::make_pair(n, int(p));
@@ -39,6 +39,7 @@ class Context {
     std::printf("%s\n", table_row(r).c_str());
     std::fflush(stdout);
     records.push_back(std::move(r));
+    save_partial();
     return records.back();
   }
 
@@ -46,6 +47,21 @@ class Context {
   std::vector<Record> records;
 
  private:
+  // The results so far, written (atomically) after every record and marked incomplete, so that a
+  // run stopped by a time limit or a fault keeps what it measured; run()'s caller writes the
+  // complete report at the end.
+  void save_partial() const {
+    if (options.json_path.empty() && options.csv_path.empty()) return;
+    Report partial;
+    partial.env = env_;
+    partial.options = options;
+    partial.records = records;
+    partial.complete = false;
+    if (!options.json_path.empty()) write_json(partial, options.json_path);
+    if (!options.csv_path.empty()) write_csv(partial, options.csv_path);
+  }
+
+  const Environment& env_;
   std::map<std::pair<std::int64_t, int>, std::unique_ptr<Verifier>> verifiers_;
 };
 
@@ -255,7 +271,7 @@ Report run(const Options& options) {
   rep.env = describe_environment();
   std::printf("%s\n\n%s\n", describe(rep.env).c_str(), table_header().c_str());
   std::fflush(stdout);
-  Context ctx(options);
+  Context ctx(options, rep.env);
   for (const auto& suite : options.suites) {
     if (suite == "ladder") {
       ladder(ctx);

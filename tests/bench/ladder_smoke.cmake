@@ -16,6 +16,11 @@ if(NOT out MATCHES "ladder +cpu-serial +fp32 +512 +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.
   message(FATAL_ERROR "cpu-serial was not verified and timed")
 endif()
 file(READ ${OUT}/bench.json json)
+# Written after every record marked incomplete, and once more at the end, complete.
+string(JSON complete GET "${json}" complete)
+if(NOT complete)
+  message(FATAL_ERROR "bench.json is not marked complete (complete=${complete})")
+endif()
 string(JSON count LENGTH "${json}" results)
 if(count LESS 7)
   message(FATAL_ERROR "bench.json holds ${count} results, expected 7")
