@@ -529,16 +529,28 @@ void tree_suite(const Options& o, const std::function<void(Record)>& add_record)
               ns.c_str(), models.c_str(), plan.softening, plan.budget_s);
   std::fflush(stdout);
   const auto start = std::chrono::steady_clock::now();
-  std::map<std::string, std::pair<std::int64_t, double>> last;  // model -> (N, seconds) of its last unit
+  // model -> its last unit: N, seconds, tree passes (angles x precisions)
+  struct LastUnit {
+    std::int64_t n = 0;
+    double seconds = 0;
+    int passes = 1;
+  };
+  std::map<std::string, LastUnit> last;
+  auto passes_at = [&](std::int64_t n) {
+    return int(plan.thetas(n).size()) * ((plan.gpu && n == plan.fp64_n) ? 2 : 1);
+  };
   std::vector<treebench::TimedPoint> direct_measured;
   for (const std::int64_t n : plan.ns) {
     bool direct_done = false;
     for (const std::string& model : plan.models) {
-      // The time budget: this unit's estimate from the model's previous one (x N ratio x 1.2).
+      // The time budget: this unit's estimate from the model's previous one, per tree pass (a
+      // unit at 2^20 runs seven angles in two precisions, one at 10^8 one or two angles) x the N
+      // ratio x 1.2.
       const double spent = seconds_since(start);
       double estimate = 0;
       if (const auto it = last.find(model); it != last.end())
-        estimate = it->second.second * double(n) / double(it->second.first) * 1.2;
+        estimate = it->second.seconds / double(std::max(it->second.passes, 1)) * double(passes_at(n)) * double(n) /
+                   double(it->second.n) * 1.2;
       if (spent + estimate > plan.budget_s) {
         add(skipped_record(plan, model, n,
                            fmt("skipped: the time budget (%.0f s) would be passed: %.0f s spent, about %.0f s more "
@@ -619,7 +631,7 @@ void tree_suite(const Options& o, const std::function<void(Record)>& add_record)
           add(r);
         }
       }
-      last[model] = {n, seconds_since(t_unit)};
+      last[model] = {n, seconds_since(t_unit), passes_at(n)};
     }
   }
   crossovers(plan, recs, add);
