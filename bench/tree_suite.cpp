@@ -216,6 +216,25 @@ struct PassTimes {
   }
 };
 
+// The timed passes of a verified angle: plan.repeats(first) force passes, each followed by the
+// integrators' kick, drift, kick with dt = 0 (the same positions every pass), medians into r.
+template <class T, class Tree, class Pass, class Ops>
+void time_passes(const Plan& plan, double first, Pass&& pass, const Tree& tree, Ops& ops, const ParticleView<T>& view,
+                 const ConstVec3Span<T>& acc, std::int64_t n, Record& r) {
+  PassTimes times;
+  for (int k = 0, reps = plan.repeats(first); k < reps; ++k) {
+    const double f = pass();
+    const TreeStats st = tree.stats();
+    const double kd = ops.measure_seconds([&] {
+      ops.kick(view, acc, 0.0);
+      ops.drift(view, 0.0);
+      ops.kick(view, acc, 0.0);
+    });
+    times.add(f, kd, st);
+  }
+  times.fill(tree.stats(), n, r);
+}
+
 GravityParams gravity_of(const Plan& plan) {
   GravityParams g;
   g.G = 1.0;
@@ -260,18 +279,7 @@ Record cpu_tree(const Plan& plan, Unit& u, double theta) {
     const ParticleView<double> view{{b.x.data(), b.y.data(), b.z.data()}, {b.vx.data(), b.vy.data(), b.vz.data()},
                                     b.m.data(), b.id.data(), n};
     const ConstVec3Span<double> acc{ax.data(), ay.data(), az.data()};
-    PassTimes times;
-    for (int k = 0, reps = plan.repeats(first); k < reps; ++k) {
-      const double f = pass();
-      const TreeStats st = tree.stats();
-      const double kd = ops->measure_seconds([&] {
-        ops->kick(view, acc, 0.0);
-        ops->drift(view, 0.0);
-        ops->kick(view, acc, 0.0);
-      });
-      times.add(f, kd, st);
-    }
-    times.fill(tree.stats(), u.n, r);
+    time_passes(plan, first, pass, tree, *ops, view, acc, u.n, r);
     r.tree.same_bits = sampled() == a0;
     if (!r.tree.same_bits) r.verification += "; accelerations DIFFER between passes";
   } catch (const Error& e) {
@@ -389,18 +397,7 @@ Record gpu_tree(const Plan& plan, const Unit& u, DeviceBodies<T>& d, double thet
     const ParticleView<T> view{{d.x.data(), d.y.data(), d.z.data()}, {d.vx.data(), d.vy.data(), d.vz.data()},
                                d.m.data(), nullptr, n};
     const ConstVec3Span<T> acc{d.ax.data(), d.ay.data(), d.az.data()};
-    PassTimes times;
-    for (int k = 0, reps = plan.repeats(first); k < reps; ++k) {
-      const double f = pass();
-      const TreeStats st = tree.stats();
-      const double kd = ops->measure_seconds([&] {
-        ops->kick(view, acc, 0.0);
-        ops->drift(view, 0.0);
-        ops->kick(view, acc, 0.0);
-      });
-      times.add(f, kd, st);
-    }
-    times.fill(tree.stats(), u.n, r);
+    time_passes(plan, first, pass, tree, *ops, view, acc, u.n, r);
     r.tree.same_bits = d.sampled() == a0;
     if (!r.tree.same_bits) r.verification += "; accelerations DIFFER between passes";
   } catch (const Error& e) {

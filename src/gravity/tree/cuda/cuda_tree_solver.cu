@@ -4,11 +4,14 @@
 // context's stream before it reads the positions and for the device before it returns, so the
 // two never overlap. Nothing is copied to the host but the potential energy's block sums; the
 // tree's arrays and the solver's own are kept between passes and grow only with N.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "cuda/block_reduce.cuh"
 #include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
 #include "device/context.hpp"
 #include "gravity/tree/cuda_tree.hpp"
 #include "nbody/error.hpp"
@@ -19,45 +22,28 @@ namespace {
 constexpr int kSumBlock = 256;
 constexpr int kSumBlocks = 256;  // fixed: the potential energy's sum has one order for every N
 
-// Per block: sum over i = block*threads + thread + k*(blocks*threads) of m_i phi_i, then a
-// fixed tree over the block's threads. The host adds the block sums in order: deterministic.
+// Per block: sum over i = block*threads + thread + k*(blocks*threads) of m_i phi_i, then the
+// block's fixed reduction (cuda/block_reduce.cuh). The host adds the block sums in order:
+// deterministic.
 template <class T>
 __global__ void __launch_bounds__(kSumBlock) weighted_sum_partials(const T* m, const double* phi, int n,
                                                                    double* partials) {
-  __shared__ double s[kSumBlock];
+  __shared__ double scratch[kSumBlock / 32];
   double v = 0;
   for (int i = blockIdx.x * kSumBlock + threadIdx.x; i < n; i += kSumBlocks * kSumBlock) v += double(m[i]) * phi[i];
-  s[threadIdx.x] = v;
-  __syncthreads();
-  for (int w = kSumBlock / 2; w > 0; w >>= 1) {
-    if (int(threadIdx.x) < w) s[threadIdx.x] += s[threadIdx.x + w];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
+  const double total = cuda::block_reduce<kSumBlock>(v, scratch, cuda::Sum{});
+  if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
-// A device array of the solver's own, grown (never shrunk) with N.
+// A device array of the solver's own, grown (never shrunk) to at least k values.
 template <class V>
-struct Scratch {
-  V* p = nullptr;
-  std::size_t n = 0;
-  Scratch() = default;
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() {
-    if (p) cudaFree(p);
+V* ensure(cuda::DeviceBuffer<V>& b, std::size_t k) {
+  if (b.size() < k) {
+    b = cuda::DeviceBuffer<V>();  // the old array freed before the new one is taken
+    b = cuda::DeviceBuffer<V>(std::max<std::size_t>(k, 1));
   }
-  V* ensure(std::size_t k) {
-    if (k > n) {
-      if (p) NBODY_CUDA_CHECK(cudaFree(p));
-      p = nullptr;
-      n = 0;
-      NBODY_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(k, 1) * sizeof(V)));
-      n = std::max<std::size_t>(k, 1);
-    }
-    return p;
-  }
-};
+  return b.data();
+}
 
 template <class T>
 class CudaTreeSolver final : public ForceSolver<T> {
@@ -89,7 +75,7 @@ class CudaTreeSolver final : public ForceSolver<T> {
 
   double potential_energy(const SourceView<T>& s) override {
     if (s.n <= 0) return 0.0;
-    double* phi = phi_.ensure(std::size_t(s.n));
+    double* phi = ensure(phi_, std::size_t(s.n));
     begin();
     tree_.potentials_device(s.x, s.y, s.z, s.m, s.n, phi);
     end();
@@ -99,7 +85,7 @@ class CudaTreeSolver final : public ForceSolver<T> {
   std::vector<double> potentials(const SourceView<T>& s) override {
     std::vector<double> out(std::size_t(std::max(s.n, 0)));
     if (s.n <= 0) return out;
-    double* phi = phi_.ensure(std::size_t(s.n));
+    double* phi = ensure(phi_, std::size_t(s.n));
     begin();
     tree_.potentials_device(s.x, s.y, s.z, s.m, s.n, phi);
     end();
@@ -110,7 +96,7 @@ class CudaTreeSolver final : public ForceSolver<T> {
  private:
   // 1/2 sum_i m_i phi_i (phi on the device), in a fixed order.
   double weighted_sum(const SourceView<T>& s, const double* phi) {
-    double* partials = partials_.ensure(kSumBlocks);
+    double* partials = ensure(partials_, kSumBlocks);
     weighted_sum_partials<T><<<kSumBlocks, kSumBlock, 0, stream_>>>(s.m, phi, s.n, partials);
     NBODY_CUDA_CHECK_LAUNCH();
     std::vector<double> sums(kSumBlocks);
@@ -139,9 +125,9 @@ class CudaTreeSolver final : public ForceSolver<T> {
       tree_.accelerations_device(s.x, s.y, s.z, s.m, s.n, out.x, out.y, out.z);
     } else {
       const std::size_t n = std::size_t(s.n);
-      T* a = ax_.ensure(n);
-      T* b = ay_.ensure(n);
-      T* c = az_.ensure(n);
+      T* a = ensure(ax_, n);
+      T* b = ensure(ay_, n);
+      T* c = ensure(az_, n);
       tree_.accelerations_device(s.x, s.y, s.z, s.m, s.n, a, b, c);
       const std::size_t bytes = std::size_t(t.n) * sizeof(T);
       NBODY_CUDA_CHECK(cudaMemcpy(out.x, a + t.self, bytes, cudaMemcpyDeviceToDevice));
@@ -168,8 +154,8 @@ class CudaTreeSolver final : public ForceSolver<T> {
   cudaStream_t stream_;
   gravity::tree::TreeParams params_;
   gravity::tree::CudaTree tree_;
-  Scratch<double> phi_, partials_;
-  Scratch<T> ax_, ay_, az_;
+  cuda::DeviceBuffer<double> phi_, partials_;
+  cuda::DeviceBuffer<T> ax_, ay_, az_;
 };
 
 }  // namespace
