@@ -27,6 +27,8 @@ struct Options {
   int tree_samples = 0;                    // targets of the float64 reference (0: by N)
   double tree_softening = 0.01;            // Plummer softening of tree and reference
   double tree_budget_s = 400;              // no (model, N) is started that would end past this
+  int tree_leaf = 16;                      // the tree's leaf size (bodies)
+  int tree_group = 32;                     // the walk's target group size (bodies)
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,

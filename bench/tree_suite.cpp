@@ -99,6 +99,7 @@ struct Plan {
   std::int64_t direct_max_n = 0;
   double softening = 0.01;
   double budget_s = 420;
+  int leaf = 16, group = 32;
 
   [[nodiscard]] std::vector<double> thetas(std::int64_t n) const {
     if (!user_thetas.empty()) return user_thetas;
@@ -129,6 +130,8 @@ Plan make_plan(const Options& o) {
   p.user_samples = o.tree_samples;
   p.softening = o.tree_softening;
   p.budget_s = o.tree_budget_s;
+  p.leaf = o.tree_leaf;
+  p.group = o.tree_group;
   p.models = o.tree_models.empty() ? std::vector<std::string>{"cube", "plummer", "hernquist", "disk-galaxy"}
                                    : o.tree_models;
   if (!o.tree_n.empty()) {
@@ -243,22 +246,26 @@ GravityParams gravity_of(const Plan& plan) {
   return g;
 }
 
-TreeParams tree_params(double theta) {
+TreeParams tree_params(const Plan& plan, double theta) {
   TreeParams t;
   t.theta = theta;
+  t.leaf_size = plan.leaf;
+  t.group_size = plan.group;
   return t;
 }
+
+std::string tree_shape(const Plan& plan) { return "leaf " + std::to_string(plan.leaf) + ", group " + std::to_string(plan.group); }
 
 // ---- the CPU tree --------------------------------------------------------------------------------
 
 Record cpu_tree(const Plan& plan, Unit& u, double theta) {
   Record r = base_record(plan, "tree-cpu", u.model, u.n, "fp64");
-  r.shape = "leaf 16, group 32";
+  r.shape = tree_shape(plan);
   r.tree.theta = theta;
   try {
     const int n = int(u.n);
     Particles<double>& b = u.bodies;
-    CpuTree tree(gravity_of(plan), tree_params(theta));
+    CpuTree tree(gravity_of(plan), tree_params(plan, theta));
     std::vector<double> ax(u.bodies.size()), ay(ax.size()), az(ax.size());
     const TargetView<double> t{b.x.data(), b.y.data(), b.z.data(), n, 0};
     const SourceView<double> s{b.x.data(), b.y.data(), b.z.data(), b.m.data(), n};
@@ -375,13 +382,13 @@ template <class T>
 Record gpu_tree(const Plan& plan, const Unit& u, DeviceBodies<T>& d, double theta, double warmup_s) {
   const Precision precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
   Record r = base_record(plan, "tree-gpu", u.model, u.n, std::string(to_string(precision)));
-  r.shape = "leaf 16, group 32";
+  r.shape = tree_shape(plan);
   r.tree.theta = theta;
   try {
     const int n = int(u.n);
     const Location at = Location::cuda(0);
     const double free0 = double(available_bytes(at));
-    gravity::tree::CudaTree tree(gravity_of(plan), tree_params(theta), 0);
+    gravity::tree::CudaTree tree(gravity_of(plan), tree_params(plan, theta), 0);
     auto ops = make_device_ops<T>(0, nullptr);  // the legacy stream, as the tree's kernels
     auto pass = [&] {
       return ops->measure_seconds(

@@ -31,6 +31,8 @@ struct BenchArgs {
   int tree_samples = 0;
   double tree_softening = 0.01;
   double tree_budget = 400;
+  int tree_leaf = 16;
+  int tree_group = 32;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -75,6 +77,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--tree-softening", args->tree_softening, "tree: Plummer softening length (default: 0.01)");
   app->add_option("--tree-budget", args->tree_budget,
                   "tree: no model and N is started that would end (by the estimate from the last N) after this many seconds (default: 400)");
+  app->add_option("--tree-leaf", args->tree_leaf, "tree: bodies a leaf holds at most (default: 16)");
+  app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 32)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -127,6 +131,12 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.tree_samples = args->tree_samples;
             o.tree_softening = args->tree_softening;
             o.tree_budget_s = args->tree_budget;
+            if (args->tree_leaf < 1 || args->tree_leaf > 1024)
+              throw_input_error("--tree-leaf: must be in [1, 1024] (got " + std::to_string(args->tree_leaf) + ")");
+            if (args->tree_group < 1 || args->tree_group > 64)
+              throw_input_error("--tree-group: must be in [1, 64] (got " + std::to_string(args->tree_group) + ")");
+            o.tree_leaf = args->tree_leaf;
+            o.tree_group = args->tree_group;
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;

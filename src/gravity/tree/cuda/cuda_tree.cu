@@ -10,6 +10,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cuda/check.hpp"
@@ -241,11 +243,59 @@ __global__ void group_ranges(const int* starts, int ngroups, int n, int2* groups
 }
 
 // ---- walk -------------------------------------------------------------------------------------
+//
+// One warp a group of at most 64 targets (two a lane), the tree breadth first from the root: each
+// lane tests one cell of the frontier (in float64, so that the lists are the oracle's), accepted
+// cells and the bodies of opened leaves are appended to the warp's short lists in shared memory,
+// and whenever 32 of either are pending they are evaluated: each lane loads one entry into shared
+// memory (packed in the arithmetic T) and every lane then reads all 32 entries by broadcast for
+// its targets. The frontier lives in global memory (per warp), the lists never leave the SM.
+// A target's terms come in the order of the walk, the same on every run.
+
+// Four values of T as one aligned load.
+template <class T>
+struct alignas(4 * sizeof(T)) Vec4 {
+  T v[4];
+};
+
+// What the opening test reads of a cell, in one place: its cube, centre of mass, the squared
+// Barnes-Hut radius, children and bodies.
+struct alignas(16) CellOpen {
+  double cx, cy, cz, half;
+  double mx, my, mz, rcrit2;
+  int child_begin, child_count, body_begin, body_count;
+};
+
+// A cell's multipole in T: (m, x, y, z), (qxx, qxy, qxz, qyy), (qyz, qzz, 0, 0).
+template <class T>
+struct CellMultipole {
+  Vec4<T> a, b, c;
+};
+
+template <class T>
+__global__ void pack_cells(Cells c, int cells, CellOpen* open, CellMultipole<T>* mp) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cells; k += gridDim.x * blockDim.x) {
+    open[k] = CellOpen{c.cx[k], c.cy[k],      c.cz[k],         c.half[k],       c.mx[k],         c.my[k],
+                       c.mz[k], c.rcrit2[k], c.child_begin[k], c.child_count[k], c.body_begin[k], c.body_count[k]};
+    mp[k] = CellMultipole<T>{{{T(c.m[k]), T(c.mx[k]), T(c.my[k]), T(c.mz[k])}},
+                             {{T(c.qxx[k]), T(c.qxy[k]), T(c.qxz[k]), T(c.qyy[k])}},
+                             {{T(c.qyz[k]), T(c.qzz[k]), T(0), T(0)}}};
+  }
+}
+
+template <class T>
+__global__ void pack_sources(const double* x, const double* y, const double* z, const double* m, int n, Vec4<T>* src) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
+    src[k] = Vec4<T>{{T(x[k]), T(y[k]), T(z[k]), T(m[k])}};
+}
 
 template <class T>
 struct WalkArgs {
-  Cells c;
-  const double *x, *y, *z, *m;  // sorted sources
+  const CellOpen* open;
+  const CellMultipole<T>* mp;
+  const double* cell_m;         // the cells' masses (the relative criterion)
+  const double *x, *y, *z;      // sorted sources (the group boxes)
+  const Vec4<T>* src;           // sorted sources (x, y, z, m) in T
   const int2* groups;
   int ngroups;
   const std::int32_t* index;  // sorted position -> body
@@ -253,7 +303,7 @@ struct WalkArgs {
   OpeningTest<double> test;
   MultipoleEval<T> eval;
   double G;
-  int* scratch;  // per warp: 5 kListCapacity ints
+  int* scratch;  // per warp: the two frontier queues, kListCapacity ints each
   int* overflow;
   unsigned long long* counts;  // m2p, p2p
   T *ax, *ay, *az;             // by body
@@ -283,85 +333,114 @@ __device__ __forceinline__ double warp_max(double v) {
   return v;
 }
 
+// A warp's lists and the entries being evaluated, in shared memory. At most 31 cells and 31
+// leaf ranges wait between evaluations, and at most 32 arrive in one step of the walk.
+template <class T>
+struct WarpLists {
+  Vec4<T> data[3 * 32];  // 32 cells' multipoles or 32 bodies
+  int body[32];          // the sorted positions of the bodies in data
+  int cell[64];          // accepted cells waiting
+  int rb[64], re[64];    // opened leaves' body ranges waiting
+};
+
 // The targets of a lane: sorted positions b + lane and b + 32 + lane (when inside the group).
 template <class T>
 struct LaneTargets {
   int k[2];
   bool on[2];
-  double x[2], y[2], z[2];
+  T x[2], y[2], z[2];
   T ax[2] = {T(0), T(0)}, ay[2] = {T(0), T(0)}, az[2] = {T(0), T(0)};
   double phi[2] = {0, 0};
 };
 
-// Evaluates `count` accepted cells (list entries) for the lane's targets, 32 at a time.
+// Evaluates the first `count` (<= 32) waiting cells for the lane's targets.
 template <class T, bool kPotential>
-__device__ void eval_cells(const WalkArgs<T>& a, const int* list, int count, LaneTargets<T>& t, int lane) {
-  for (int base = 0; base < count; base += 32) {
-    const int idx = base + lane;
-    double q[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (idx < count) {
-      const int c = list[idx];
-      q[0] = a.c.m[c], q[1] = a.c.mx[c], q[2] = a.c.my[c], q[3] = a.c.mz[c];
-      q[4] = a.c.qxx[c], q[5] = a.c.qxy[c], q[6] = a.c.qxz[c], q[7] = a.c.qyy[c], q[8] = a.c.qyz[c], q[9] = a.c.qzz[c];
-    }
-    const int n = min(32, count - base);
-    for (int j = 0; j < n; ++j) {
-      double v[10];
+__device__ void eval_cells(const WalkArgs<T>& a, WarpLists<T>& w, int count, LaneTargets<T>& t, int lane) {
+  if (lane < count) {
+    const CellMultipole<T> q = a.mp[w.cell[lane]];
+    w.data[3 * lane] = q.a, w.data[3 * lane + 1] = q.b, w.data[3 * lane + 2] = q.c;
+  }
+  __syncwarp();
+#pragma unroll 2
+  for (int j = 0; j < count; ++j) {
+    const Vec4<T> p = w.data[3 * j], q = w.data[3 * j + 1], r = w.data[3 * j + 2];
+    const Multipole<T> mp{p.v[0], p.v[1], p.v[2], p.v[3], q.v[0], q.v[1], q.v[2], q.v[3], r.v[0], r.v[1]};
 #pragma unroll
-      for (int r = 0; r < 10; ++r) v[r] = __shfl_sync(0xffffffffu, q[r], j);
-      const Multipole<T> mp{T(v[0]), T(v[1]), T(v[2]), T(v[3]), T(v[4]), T(v[5]), T(v[6]), T(v[7]), T(v[8]), T(v[9])};
-#pragma unroll
-      for (int s = 0; s < 2; ++s) {
-        if (!t.on[s]) continue;
-        const T dx = T(v[1] - t.x[s]), dy = T(v[2] - t.y[s]), dz = T(v[3] - t.z[s]);
-        if constexpr (kPotential) {
-          t.phi[s] += double(a.eval.potential(dx, dy, dz, mp));
-        } else {
-          a.eval.accumulate(dx, dy, dz, mp, t.ax[s], t.ay[s], t.az[s]);
-        }
+    for (int s = 0; s < 2; ++s) {
+      if (!t.on[s]) continue;
+      const T dx = p.v[1] - t.x[s], dy = p.v[2] - t.y[s], dz = p.v[3] - t.z[s];
+      if constexpr (kPotential) {
+        t.phi[s] += double(a.eval.potential(dx, dy, dz, mp));
+      } else {
+        a.eval.accumulate(dx, dy, dz, mp, t.ax[s], t.ay[s], t.az[s]);
       }
     }
   }
+  __syncwarp();
 }
 
-// Evaluates the bodies of `count` ranges for the lane's targets, 32 bodies at a time.
+// Evaluates the first `take` (<= 32) bodies of the waiting ranges [0, nr) and drops them from
+// the ranges (a range partly taken keeps its rest).
 template <class T, bool kPotential, class Law>
-__device__ void eval_bodies(const WalkArgs<T>& a, const Law& law, const int* ranges, int count, LaneTargets<T>& t,
-                            int lane) {
-  for (int r = 0; r < count; ++r) {
-    const int b = ranges[2 * r], e = ranges[2 * r + 1];
-    for (int base = b; base < e; base += 32) {
-      const int j = base + lane;
-      double p[4] = {0, 0, 0, 0};
-      if (j < e) p[0] = a.x[j], p[1] = a.y[j], p[2] = a.z[j], p[3] = a.m[j];
-      const int n = min(32, e - base);
-      for (int s2 = 0; s2 < n; ++s2) {
-        const double xj = __shfl_sync(0xffffffffu, p[0], s2), yj = __shfl_sync(0xffffffffu, p[1], s2);
-        const double zj = __shfl_sync(0xffffffffu, p[2], s2), mj = __shfl_sync(0xffffffffu, p[3], s2);
+__device__ void eval_bodies(const WalkArgs<T>& a, const Law& law, WarpLists<T>& w, int take, int& nr,
+                            LaneTargets<T>& t, int lane) {
+  // Ranges 0..31 hold at least 32 bodies when 32 or more ranges wait (no range is empty).
+  const int rb = lane < nr ? w.rb[lane] : 0;
+  const int cnt = lane < nr ? w.re[lane] - rb : 0;
+  const int incl = warp_inclusive_sum(cnt, lane);
+  const int excl = incl - cnt;
+  // Body slot `lane` belongs to the last range that starts at or before it.
+  const unsigned starts = __reduce_or_sync(0xffffffffu, (cnt > 0 && excl < 32) ? (1u << excl) : 0u);
+  const int r = __popc(starts & (lane == 31 ? 0xffffffffu : ((2u << lane) - 1u))) - 1;
+  const int from = __shfl_sync(0xffffffffu, rb - excl, r < 0 ? 0 : r);
+  if (lane < take) {
+    const int k = from + lane;
+    w.data[lane] = a.src[k];
+    w.body[lane] = k;
+  }
+  __syncwarp();
+#pragma unroll 4
+  for (int j = 0; j < take; ++j) {
+    const Vec4<T> p = w.data[j];
 #pragma unroll
-        for (int s = 0; s < 2; ++s) {
-          if (!t.on[s]) continue;
-          const T dx = T(xj - t.x[s]), dy = T(yj - t.y[s]), dz = T(zj - t.z[s]);
-          if constexpr (kPotential) {
-            if (base + s2 != t.k[s]) t.phi[s] += double(law.potential(dx, dy, dz, T(mj)));
-          } else {
-            law.accumulate(dx, dy, dz, T(mj), t.ax[s], t.ay[s], t.az[s]);
-          }
-        }
+    for (int s = 0; s < 2; ++s) {
+      if (!t.on[s]) continue;
+      const T dx = p.v[0] - t.x[s], dy = p.v[1] - t.y[s], dz = p.v[2] - t.z[s];
+      if constexpr (kPotential) {
+        if (w.body[j] != t.k[s]) t.phi[s] += double(law.potential(dx, dy, dz, p.v[3]));
+      } else {
+        law.accumulate(dx, dy, dz, p.v[3], t.ax[s], t.ay[s], t.az[s]);
       }
     }
   }
+  // The ranges used up leave; the one cut keeps its rest.
+  const int done = __popc(__ballot_sync(0xffffffffu, lane < nr && incl <= take));
+  if (lane < nr && excl < take && take < incl) w.rb[lane] = rb + (take - excl);
+  __syncwarp();
+  int keep_b[2], keep_e[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int from_at = lane + 32 * h + done;
+    keep_b[h] = from_at < nr ? w.rb[from_at] : 0;
+    keep_e[h] = from_at < nr ? w.re[from_at] : 0;
+  }
+  __syncwarp();
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    if (lane + 32 * h < nr - done) w.rb[lane + 32 * h] = keep_b[h], w.re[lane + 32 * h] = keep_e[h];
+  nr -= done;
+  __syncwarp();
 }
 
 template <class T, bool kPotential, class Law>
 __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, Law law) {
+  __shared__ WarpLists<T> lists[kWalkWarps];
   const int lane = threadIdx.x & 31;
+  WarpLists<T>& w = lists[threadIdx.x >> 5];
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int warps = (gridDim.x * blockDim.x) >> 5;
-  int* queue[2] = {a.scratch + std::size_t(warp) * 5 * kListCapacity,
-                   a.scratch + std::size_t(warp) * 5 * kListCapacity + kListCapacity};
-  int* cells = a.scratch + std::size_t(warp) * 5 * kListCapacity + 2 * kListCapacity;
-  int* ranges = a.scratch + std::size_t(warp) * 5 * kListCapacity + 3 * kListCapacity;  // pairs
+  int* const queue0 = a.scratch + std::size_t(warp) * 2 * kListCapacity;
+  int* const queue1 = queue0 + kListCapacity;
   unsigned long long m2p = 0, p2p = 0;
   for (int g = warp; g < a.ngroups; g += warps) {
     const int2 gr = a.groups[g];
@@ -372,13 +451,13 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
     for (int s = 0; s < 2; ++s) {
       t.k[s] = b + lane + 32 * s;
       t.on[s] = t.k[s] < e;
-      t.x[s] = t.on[s] ? a.x[t.k[s]] : 0.0;
-      t.y[s] = t.on[s] ? a.y[t.k[s]] : 0.0;
-      t.z[s] = t.on[s] ? a.z[t.k[s]] : 0.0;
+      const Vec4<T> p = t.on[s] ? a.src[t.k[s]] : Vec4<T>{{T(0), T(0), T(0), T(0)}};
+      t.x[s] = p.v[0], t.y[s] = p.v[1], t.z[s] = p.v[2];
       if (t.on[s]) {
-        lo[0] = fmin(lo[0], t.x[s]), hi[0] = fmax(hi[0], t.x[s]);
-        lo[1] = fmin(lo[1], t.y[s]), hi[1] = fmax(hi[1], t.y[s]);
-        lo[2] = fmin(lo[2], t.z[s]), hi[2] = fmax(hi[2], t.z[s]);
+        const double px = a.x[t.k[s]], py = a.y[t.k[s]], pz = a.z[t.k[s]];
+        lo[0] = fmin(lo[0], px), hi[0] = fmax(hi[0], px);
+        lo[1] = fmin(lo[1], py), hi[1] = fmax(hi[1], py);
+        lo[2] = fmin(lo[2], pz), hi[2] = fmax(hi[2], pz);
         if (a.last_acc) a_min = fmin(a_min, a.last_acc[a.index[t.k[s]]]);
       }
     }
@@ -386,9 +465,11 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
     if (a.last_acc) a_min = warp_min(a_min);
     const Box<double> box{0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
                           0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
-    // Breadth first from the root.
-    int cur = 0, ncur = 1, ncells = 0, nranges = 0;
-    if (lane == 0) queue[0][0] = 0;
+    // Breadth first from the root; nc cells and nr ranges (nb bodies) waiting.
+    int* cur = queue0;
+    int* next = queue1;
+    int ncur = 1, nc = 0, nr = 0, nb = 0;
+    if (lane == 0) cur[0] = 0;
     __syncwarp();
     bool failed = false;
     while (ncur > 0 && !failed) {
@@ -396,41 +477,33 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
       for (int base = 0; base < ncur; base += 32) {
         const int idx = base + lane;
         const bool valid = idx < ncur;
-        const int c = valid ? queue[cur][idx] : 0;
+        const int c = valid ? cur[idx] : 0;
         bool accept = false, leaf = false, open = false;
-        int children = 0;
+        int children = 0, first = 0, bb = 0, bn = 0;
         if (valid) {
-          const CellView<double> cv{a.c.cx[c], a.c.cy[c], a.c.cz[c], a.c.half[c], a.c.m[c],
-                                    a.c.mx[c], a.c.my[c], a.c.mz[c], a.c.rcrit2[c]};
+          const CellOpen o = a.open[c];
+          const CellView<double> cv{o.cx, o.cy, o.cz, o.half, a.test.relative ? a.cell_m[c] : 0.0,
+                                    o.mx, o.my, o.mz, o.rcrit2};
           const bool opens = a.test.opens(box, a_min, cv);
-          children = a.c.child_count[c];
+          children = o.child_count;
+          first = o.child_begin;
+          bb = o.body_begin, bn = o.body_count;
           accept = !opens;
           leaf = opens && children == 0;
           open = opens && children > 0;
           if (!open) children = 0;
         }
-        // Room: flush the lists before they could overflow (the order of a target's terms
-        // stays the list order).
-        if (ncells + 32 > kListCapacity) {
-          eval_cells<T, kPotential>(a, cells, ncells, t, lane);
-          m2p += static_cast<unsigned long long>(ncells);
-          ncells = 0;
-        }
-        if (nranges + 32 > kListCapacity) {
-          eval_bodies<T, kPotential>(a, law, ranges, nranges, t, lane);
-          nranges = 0;
-        }
         const unsigned am = __ballot_sync(0xffffffffu, accept), lm = __ballot_sync(0xffffffffu, leaf);
-        if (accept) cells[ncells + __popc(am & lanes_below())] = c;
+        if (accept) w.cell[nc + __popc(am & lanes_below())] = c;
         if (leaf) {
-          const int r = nranges + __popc(lm & lanes_below());
-          const int bb = a.c.body_begin[c], cnt = a.c.body_count[c];
-          ranges[2 * r] = bb;
-          ranges[2 * r + 1] = bb + cnt;
-          p2p += static_cast<unsigned long long>(cnt);  // summed over the warp at the end
+          const int r = nr + __popc(lm & lanes_below());
+          w.rb[r] = bb;
+          w.re[r] = bb + bn;
         }
-        ncells += __popc(am);
-        nranges += __popc(lm);
+        nc += __popc(am);
+        nr += __popc(lm);
+        nb += __reduce_add_sync(0xffffffffu, leaf ? unsigned(bn) : 0u);
+        // The frontier's next level (global memory).
         const int incl = warp_inclusive_sum(children, lane);
         const int total = __shfl_sync(0xffffffffu, incl, 31);
         if (nnext + total > kListCapacity) {
@@ -438,24 +511,40 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
           break;
         }
         if (open) {
-          const int first = a.c.child_begin[c];
-          int at = nnext + incl - children;
-          for (int k = 0; k < children; ++k) queue[cur ^ 1][at + k] = first + k;
+          const int at = nnext + incl - children;
+          for (int k = 0; k < children; ++k) next[at + k] = first + k;
         }
         nnext += total;
         __syncwarp();
+        // Evaluate what is waiting, 32 at a time.
+        while (nc >= 32) {
+          eval_cells<T, kPotential>(a, w, 32, t, lane);
+          m2p += 32;
+          nc -= 32;
+          const int rest = lane < nc ? w.cell[32 + lane] : 0;
+          __syncwarp();
+          if (lane < nc) w.cell[lane] = rest;
+          __syncwarp();
+        }
+        while (nb >= 32) {
+          eval_bodies<T, kPotential>(a, law, w, 32, nr, t, lane);
+          p2p += 32;
+          nb -= 32;
+        }
       }
-      cur ^= 1;
+      int* const done = cur;
+      cur = next;
+      next = done;
       ncur = nnext;
     }
     if (failed) {
       if (lane == 0) atomicExch(a.overflow, 1);
       continue;
     }
-    __syncwarp();
-    eval_cells<T, kPotential>(a, cells, ncells, t, lane);
-    eval_bodies<T, kPotential>(a, law, ranges, nranges, t, lane);
-    m2p += static_cast<unsigned long long>(ncells);
+    if (nc > 0) eval_cells<T, kPotential>(a, w, nc, t, lane);
+    if (nb > 0) eval_bodies<T, kPotential>(a, law, w, nb, nr, t, lane);
+    m2p += static_cast<unsigned long long>(nc);
+    p2p += static_cast<unsigned long long>(nb);
     for (int s = 0; s < 2; ++s) {
       if (!t.on[s]) continue;
       const int out = a.index[t.k[s]];
@@ -467,15 +556,11 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
         a.az[out] = T(a.G) * t.az[s];
       }
     }
-    // Interaction counts: cells x targets, bodies x targets (lane 0 holds the cell count; the
-    // body counts are spread over the lanes that appended leaves).
-    const int targets = e - b;
-    m2p *= static_cast<unsigned long long>(targets);
-    p2p *= static_cast<unsigned long long>(targets);
-    for (int d = 16; d > 0; d >>= 1) p2p += __shfl_xor_sync(0xffffffffu, p2p, d);
+    // Interaction counts (warp-uniform): cells x targets, bodies x targets.
+    const auto targets = static_cast<unsigned long long>(e - b);
     if (lane == 0) {
-      atomicAdd(a.counts, m2p);
-      atomicAdd(a.counts + 1, p2p);
+      atomicAdd(a.counts, m2p * targets);
+      atomicAdd(a.counts + 1, p2p * targets);
     }
     m2p = 0, p2p = 0;
   }
@@ -518,7 +603,23 @@ struct CudaTree::Impl {
   bool have_last_acc = false;
   int last_acc_n = -1;  // the body count of that pass
   CellArrays cells, group_cells;
+  // The walk's packed copies: the cells' opening data, their multipoles and the sorted sources
+  // in the arithmetic of the last prepare (float or double).
+  DeviceArray<CellOpen> open;
+  DeviceArray<CellMultipole<float>> mp_f;
+  DeviceArray<CellMultipole<double>> mp_d;
+  DeviceArray<Vec4<float>> src_f;
+  DeviceArray<Vec4<double>> src_d;
   int ngroups = 0;
+
+  template <class T>
+  std::pair<DeviceArray<CellMultipole<T>>*, DeviceArray<Vec4<T>>*> packed() {
+    if constexpr (std::is_same_v<T, float>) {
+      return {&mp_f, &src_f};
+    } else {
+      return {&mp_d, &src_d};
+    }
+  }
   cudaEvent_t ev[6] = {};
 
   void cub_reserve(std::size_t bytes) { cub_temp.reserve(bytes); }
@@ -626,6 +727,17 @@ struct CudaTree::Impl {
                                                                      params.theta);
       NBODY_CUDA_CHECK_LAUNCH();
     }
+    // The walk's packed copies.
+    auto [mp, src] = packed<T>();
+    open.reserve(std::size_t(cells.size));
+    mp->reserve(std::size_t(cells.size));
+    src->reserve(std::max<std::size_t>(std::size_t(n), 1));
+    pack_cells<T><<<blocks_for(std::size_t(cells.size)), kBlock>>>(cells.view(), cells.size, open.p, mp->p);
+    NBODY_CUDA_CHECK_LAUNCH();
+    if (n > 0) {
+      pack_sources<T><<<blocks_for(std::size_t(n)), kBlock>>>(x.p, y.p, z.p, m.p, n, src->p);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
     NBODY_CUDA_CHECK(cudaEventRecord(ev[4]));
     // Groups: the leaves of the tree with leaf = group size, in key order.
     const int capacity = std::clamp(params.group_size, 1, kMaxGroupTargets);
@@ -666,14 +778,17 @@ struct CudaTree::Impl {
     NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int blocks = std::max(1, std::min(sms * 8, (ngroups + kWalkWarps - 1) / kWalkWarps));
     const std::size_t warps = std::size_t(blocks) * kWalkWarps;
-    scratch.reserve(warps * 5 * kListCapacity);
+    scratch.reserve(warps * 2 * kListCapacity);
     flag.reserve(2);
     NBODY_CUDA_CHECK(cudaMemset(flag.p + 1, 0, sizeof(int)));
     counts.reserve(2);
     NBODY_CUDA_CHECK(cudaMemset(counts.p, 0, 2 * sizeof(unsigned long long)));
     WalkArgs<T> a{};
-    a.c = cells.view();
-    a.x = x.p, a.y = y.p, a.z = z.p, a.m = m.p;
+    a.open = open.p;
+    a.mp = packed<T>().first->p;
+    a.cell_m = cells.m.p;
+    a.x = x.p, a.y = y.p, a.z = z.p;
+    a.src = packed<T>().second->p;
     a.groups = groups.p;
     a.ngroups = ngroups;
     a.index = index.p;
@@ -749,20 +864,25 @@ void CudaTree::potentials_device(const T* x, const T* y, const T* z, const T* m,
   impl_->walk<T, true>(nullptr, nullptr, nullptr, phi);
 }
 
-// Per body: keys and sorted keys (16), indices in and sorted (8), the sorted float64 sources (32),
-// group flags and starts (5), |a| of the last pass (8), CUB's temporary storage (the sort's,
-// about 24). The cells (140 bytes each) of the tree and of the groups' tree: a split cell holds
-// more than `leaf` bodies and has at most 8 children, so at most 8n/(leaf + 1) + 1 cells, and
-// the arrays grow by half again. The walk's lists: 5 lists of kListCapacity ints for each warp
-// of at most 8 blocks an SM (132 SMs of an H100: 4224 warps, 0.7 GB).
+// Per body: keys and sorted keys (16), indices in and sorted (8), the sorted float64 sources (32)
+// and their packed copy for the walk (at most 32), group flags and starts (5), |a| of the last
+// pass (8), CUB's temporary storage (the sort's, about 24). The cells (140 bytes each) of the
+// tree and of the groups' tree: a split cell holds more than `leaf` bodies and has at most 8
+// children, so at most 8n/(leaf + 1) + 1 cells, and the arrays grow by half again; the tree's
+// cells have packed copies for the walk (80 bytes of opening data, at most 96 of multipole). The
+// walk's frontier: 2 queues of kListCapacity ints for each warp of at most 8 blocks an SM (132
+// SMs of an H100: 4224 warps, 0.28 GB).
 std::size_t CudaTree::device_bytes(std::size_t n, const TreeParams& p) {
   int dev = 0, sms = 132;
   if (cudaGetDevice(&dev) == cudaSuccess) (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   const std::size_t leaf = std::size_t(std::max(p.leaf_size, 1)) + 1;
   const std::size_t group = std::size_t(std::clamp(p.group_size, 1, kMaxGroupTargets)) + 1;
-  const std::size_t cells = 8 * n / leaf + 8 * n / group + 64;
-  const std::size_t scratch = std::size_t(sms) * 8 * kWalkWarps * 5 * kListCapacity * sizeof(int);
-  return n * (16 + 8 + 32 + 5 + 8 + 24) + cells * 140 * 3 / 2 + scratch + (std::size_t(64) << 20);
+  const std::size_t tree_cells = 8 * n / leaf + 64;
+  const std::size_t cells = tree_cells + 8 * n / group + 64;
+  const std::size_t packed = sizeof(CellOpen) + sizeof(CellMultipole<double>);
+  const std::size_t scratch = std::size_t(sms) * 8 * kWalkWarps * 2 * kListCapacity * sizeof(int);
+  return n * (16 + 8 + 32 + 32 + 5 + 8 + 24) + cells * 140 * 3 / 2 + tree_cells * packed * 3 / 2 + scratch +
+         (std::size_t(64) << 20);
 }
 
 namespace {
