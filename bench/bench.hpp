@@ -28,7 +28,7 @@ struct Options {
   double tree_softening = 0.01;            // Plummer softening of tree and reference
   double tree_budget_s = 400;              // no (model, N) is started that would end past this
   int tree_leaf = 16;                      // the tree's leaf size (bodies)
-  int tree_group = 32;                     // the walk's target group size (bodies)
+  int tree_group = 64;                     // the walk's target group size (bodies)
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,

@@ -99,7 +99,7 @@ struct Plan {
   std::int64_t direct_max_n = 0;
   double softening = 0.01;
   double budget_s = 420;
-  int leaf = 16, group = 32;
+  int leaf = 16, group = 64;
 
   [[nodiscard]] std::vector<double> thetas(std::int64_t n) const {
     if (!user_thetas.empty()) return user_thetas;

@@ -65,7 +65,7 @@ struct GravitySection {
   std::string tree_criterion = "barnes-hut";  // tree: barnes-hut or relative (GADGET's)
   double tree_alpha = 0.005;                  // tree: the relative criterion's tolerance
   std::int64_t tree_leaf_size = 16;           // tree: most bodies in a leaf
-  std::int64_t tree_group_size = 32;          // tree: most targets in a group of the walk
+  std::int64_t tree_group_size = 64;          // tree: most targets in a group of the walk
   // Over several ranks: how the blocks of accelerations are exchanged (gravity/direct/distributed.hpp):
   // "gather" after the whole block, or "pipelined" in distribution_chunks pieces, each piece's
   // gather overlapping the next piece's forces. The same bits either way.

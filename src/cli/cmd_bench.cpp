@@ -32,7 +32,7 @@ struct BenchArgs {
   double tree_softening = 0.01;
   double tree_budget = 400;
   int tree_leaf = 16;
-  int tree_group = 32;
+  int tree_group = 64;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -78,7 +78,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--tree-budget", args->tree_budget,
                   "tree: no model and N is started that would end (by the estimate from the last N) after this many seconds (default: 400)");
   app->add_option("--tree-leaf", args->tree_leaf, "tree: bodies a leaf holds at most (default: 16)");
-  app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 32)");
+  app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 64)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 

@@ -36,7 +36,7 @@ struct TreeParams {
   Criterion criterion = Criterion::barnes_hut;
   double alpha = 0.005;  // the relative criterion's tolerance
   int leaf_size = 16;    // a cell with at most this many bodies is a leaf
-  int group_size = 32;   // targets walk the tree in groups of at most this many nearby bodies
+  int group_size = 64;   // targets walk the tree in groups of at most this many nearby bodies
 
   bool operator==(const TreeParams&) const = default;
 };

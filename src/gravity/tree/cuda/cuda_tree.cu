@@ -258,10 +258,11 @@ struct alignas(4 * sizeof(T)) Vec4 {
   T v[4];
 };
 
-// What the opening test reads of a cell, in one place: its cube, centre of mass, the squared
-// Barnes-Hut radius, children and bodies.
+// What the Barnes-Hut test reads of a cell, in one place (three 16-byte loads): its centre of
+// mass, the squared Barnes-Hut radius, children and bodies. The cube (geometric centre, half
+// side) and the mass are read apart, only by the spline law's near test and the relative
+// criterion.
 struct alignas(16) CellOpen {
-  double cx, cy, cz, half;
   double mx, my, mz, rcrit2;
   int child_begin, child_count, body_begin, body_count;
 };
@@ -275,8 +276,8 @@ struct CellMultipole {
 template <class T>
 __global__ void pack_cells(Cells c, int cells, CellOpen* open, CellMultipole<T>* mp) {
   for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cells; k += gridDim.x * blockDim.x) {
-    open[k] = CellOpen{c.cx[k], c.cy[k],      c.cz[k],         c.half[k],       c.mx[k],         c.my[k],
-                       c.mz[k], c.rcrit2[k], c.child_begin[k], c.child_count[k], c.body_begin[k], c.body_count[k]};
+    open[k] = CellOpen{c.mx[k],          c.my[k],          c.mz[k],         c.rcrit2[k],
+                       c.child_begin[k], c.child_count[k], c.body_begin[k], c.body_count[k]};
     mp[k] = CellMultipole<T>{{{T(c.m[k]), T(c.mx[k]), T(c.my[k]), T(c.mz[k])}},
                              {{T(c.qxx[k]), T(c.qxy[k]), T(c.qxz[k]), T(c.qyy[k])}},
                              {{T(c.qyz[k]), T(c.qzz[k]), T(0), T(0)}}};
@@ -293,7 +294,8 @@ template <class T>
 struct WalkArgs {
   const CellOpen* open;
   const CellMultipole<T>* mp;
-  const double* cell_m;         // the cells' masses (the relative criterion)
+  const double *cell_cx, *cell_cy, *cell_cz, *cell_half, *cell_m;  // the near test, the relative criterion
+  bool cube;  // whether the test reads the cells' cubes and masses
   const double *x, *y, *z;      // sorted sources (the group boxes)
   const Vec4<T>* src;           // sorted sources (x, y, z, m) in T
   const int2* groups;
@@ -337,6 +339,8 @@ __device__ __forceinline__ double warp_max(double v) {
 // leaf ranges wait between evaluations, and at most 32 arrive in one step of the walk.
 template <class T>
 struct WarpLists {
+  Box<double> box;       // the group's bounding box
+  double a_min;          // the smallest previous |a| of the group's targets (0: none)
   Vec4<T> data[3 * 32];  // 32 cells' multipoles or 32 bodies
   int body[32];          // the sorted positions of the bodies in data
   int cell[64];          // accepted cells waiting
@@ -361,7 +365,7 @@ __device__ void eval_cells(const WalkArgs<T>& a, WarpLists<T>& w, int count, Lan
     w.data[3 * lane] = q.a, w.data[3 * lane + 1] = q.b, w.data[3 * lane + 2] = q.c;
   }
   __syncwarp();
-#pragma unroll 2
+#pragma unroll 1
   for (int j = 0; j < count; ++j) {
     const Vec4<T> p = w.data[3 * j], q = w.data[3 * j + 1], r = w.data[3 * j + 2];
     const Multipole<T> mp{p.v[0], p.v[1], p.v[2], p.v[3], q.v[0], q.v[1], q.v[2], q.v[3], r.v[0], r.v[1]};
@@ -399,7 +403,7 @@ __device__ void eval_bodies(const WalkArgs<T>& a, const Law& law, WarpLists<T>& 
     w.body[lane] = k;
   }
   __syncwarp();
-#pragma unroll 4
+#pragma unroll 2
   for (int j = 0; j < take; ++j) {
     const Vec4<T> p = w.data[j];
 #pragma unroll
@@ -432,8 +436,13 @@ __device__ void eval_bodies(const WalkArgs<T>& a, const Law& law, WarpLists<T>& 
   __syncwarp();
 }
 
+// Blocks an SM should hold (registers a thread: 65536 / (128 blocks)): 6 in float32 (85 registers,
+// no spills), 5 in float64.
+template <class T>
+constexpr int kWalkBlocksPerSm = sizeof(T) == 4 ? 6 : 5;
+
 template <class T, bool kPotential, class Law>
-__global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, Law law) {
+__global__ void __launch_bounds__(32 * kWalkWarps, kWalkBlocksPerSm<T>) walk_groups(WalkArgs<T> a, Law law) {
   __shared__ WarpLists<T> lists[kWalkWarps];
   const int lane = threadIdx.x & 31;
   WarpLists<T>& w = lists[threadIdx.x >> 5];
@@ -463,8 +472,12 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
     }
     for (int d = 0; d < 3; ++d) lo[d] = warp_min(lo[d]), hi[d] = warp_max(hi[d]);
     if (a.last_acc) a_min = warp_min(a_min);
-    const Box<double> box{0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
+    // The box and a_min wait in shared memory (read by every test; registers stay free).
+    if (lane == 0) {
+      w.box = Box<double>{0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
                           0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
+      w.a_min = a_min;
+    }
     // Breadth first from the root; nc cells and nr ranges (nb bodies) waiting.
     int* cur = queue0;
     int* next = queue1;
@@ -482,9 +495,9 @@ __global__ void __launch_bounds__(32 * kWalkWarps) walk_groups(WalkArgs<T> a, La
         int children = 0, first = 0, bb = 0, bn = 0;
         if (valid) {
           const CellOpen o = a.open[c];
-          const CellView<double> cv{o.cx, o.cy, o.cz, o.half, a.test.relative ? a.cell_m[c] : 0.0,
-                                    o.mx, o.my, o.mz, o.rcrit2};
-          const bool opens = a.test.opens(box, a_min, cv);
+          CellView<double> cv{0, 0, 0, 0, 0, o.mx, o.my, o.mz, o.rcrit2};
+          if (a.cube) cv.cx = a.cell_cx[c], cv.cy = a.cell_cy[c], cv.cz = a.cell_cz[c], cv.half = a.cell_half[c], cv.m = a.cell_m[c];
+          const bool opens = a.test.opens(w.box, w.a_min, cv);
           children = o.child_count;
           first = o.child_begin;
           bb = o.body_begin, bn = o.body_count;
@@ -786,6 +799,7 @@ struct CudaTree::Impl {
     WalkArgs<T> a{};
     a.open = open.p;
     a.mp = packed<T>().first->p;
+    a.cell_cx = cells.cx.p, a.cell_cy = cells.cy.p, a.cell_cz = cells.cz.p, a.cell_half = cells.half.p;
     a.cell_m = cells.m.p;
     a.x = x.p, a.y = y.p, a.z = z.p;
     a.src = packed<T>().second->p;
@@ -802,6 +816,7 @@ struct CudaTree::Impl {
       const double h = SplinePair<double>::kSupportPerSoftening * gravity.softening;
       a.test.near2 = h * h;
     }
+    a.cube = spline || relative;
     a.eval = MultipoleEval<T>{spline ? T(0) : T(gravity.eps2())};
     a.G = gravity.G;
     a.scratch = scratch.p;
@@ -869,7 +884,7 @@ void CudaTree::potentials_device(const T* x, const T* y, const T* z, const T* m,
 // pass (8), CUB's temporary storage (the sort's, about 24). The cells (140 bytes each) of the
 // tree and of the groups' tree: a split cell holds more than `leaf` bodies and has at most 8
 // children, so at most 8n/(leaf + 1) + 1 cells, and the arrays grow by half again; the tree's
-// cells have packed copies for the walk (80 bytes of opening data, at most 96 of multipole). The
+// cells have packed copies for the walk (48 bytes of opening data, at most 96 of multipole). The
 // walk's frontier: 2 queues of kListCapacity ints for each warp of at most 8 blocks an SM (132
 // SMs of an H100: 4224 warps, 0.28 GB).
 std::size_t CudaTree::device_bytes(std::size_t n, const TreeParams& p) {
