@@ -32,12 +32,9 @@ constexpr int kMaxGroup = 64;
 
 void split(const std::uint64_t* keys, std::int32_t b, std::int32_t e, int level, int capacity,
            std::vector<Range>& out) {
-  if (e - b <= capacity) {
-    out.emplace_back(b, e);
-    return;
-  }
-  if (level == kKeyBits) {
-    for (std::int32_t k = b; k < e; k += capacity) out.emplace_back(k, std::min(e, k + capacity));
+  if (e - b <= kGroupCellFactor * capacity || level == kKeyBits) {
+    const std::int32_t count = e - b, k = group_pieces(count, capacity);
+    for (std::int32_t j = 0; j < k; ++j) out.emplace_back(b + piece_start(count, k, j), b + piece_start(count, k, j + 1));
     return;
   }
   for (unsigned o = 0; o < 8 && b < e; ++o) {

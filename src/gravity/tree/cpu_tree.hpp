@@ -65,8 +65,19 @@ void build_octree(const std::vector<std::uint64_t>& sorted_keys, const KeyBox<do
 void compute_multipoles(const double* x, const double* y, const double* z, const double* m, double theta,
                         Octree& tree);
 
-// Key-ordered ranges [begin, end) of at most `capacity` bodies, each within one cell of the
-// octree of the keys (a range at the deepest level is cut into pieces of `capacity`).
+// Key-ordered ranges [begin, end) of at most `capacity` bodies: the cells of the octree of the
+// keys that hold at most kGroupCellFactor * capacity bodies (or lie at the deepest level), each
+// cut into the fewest pieces of at most `capacity` bodies, of sizes as equal as can be (piece j
+// of k in a cell of c bodies starts at floor(c j / k)). Full groups keep a GPU warp's lanes busy
+// (leaves of at most `capacity` bodies hold a quarter of that on average); a piece of a small
+// cell stays compact.
+constexpr int kGroupCellFactor = 8;
+[[nodiscard]] constexpr std::int32_t group_pieces(std::int32_t count, int capacity) {
+  return (count + capacity - 1) / capacity;
+}
+[[nodiscard]] constexpr std::int32_t piece_start(std::int32_t count, std::int32_t pieces, std::int32_t j) {
+  return static_cast<std::int32_t>(static_cast<std::int64_t>(count) * j / pieces);
+}
 void split_groups(const std::vector<std::uint64_t>& sorted_keys, int capacity,
                   std::vector<std::pair<std::int32_t, std::int32_t>>& groups);
 
