@@ -6,7 +6,8 @@
 #              and PNG images (openPMD files hold HDF5 time stamps and are left out)
 #   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
 #              outputs and images of the uninterrupted single-process run
-#   refusals   a GPU run or a too narrow grid under mpirun: one line, exit status 2
+#   refusals   a GPU run with a deposition that does not run over slabs (or without a device), or
+#              a too narrow grid under mpirun: one line, exit status 2
 set -euo pipefail
 check=$1 nbody=$2 mpirun=$3 work=$4
 rm -rf "$work"
@@ -97,7 +98,7 @@ restart)
   compare_dirs "$work/whole" "$work/two_three" '^diagnostics.csv$'
   ;;
 refusals)
-  for bad in "--set solver.device=cuda" "--set grid.nx=20"; do
+  for bad in "--set solver.device=cuda --set solver.deposit=tiled" "--set grid.nx=20"; do
     set +e
     # shellcheck disable=SC2086
     mpi 3 "$nbody" pic run --config "$work/hb.toml" $bad --out "$work/refused" > "$work/refused.out" 2> "$work/refused.err"
