@@ -149,6 +149,18 @@ DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm
   device_ = l.rank % devices;
   o.device = device_;
   gpu_ = std::make_unique<PicGpu>(*local_, o);
+  // The particles live on the device now: the host copies are dropped (gather brings them back).
+  std::vector<Species> none = host_->species();
+  for (Species& s : none) {
+    s.resize(0);
+    for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
+  }
+  host_->set_state(host_->fields(), none, std::vector<std::vector<std::uint64_t>>(none.size()), host_->step_count(),
+                   host_->time());
+  for (Species& s : local_->species()) {
+    s.resize(0);
+    for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
+  }
 }
 
 DomainPicGpu::~DomainPicGpu() = default;

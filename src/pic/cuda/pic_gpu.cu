@@ -501,11 +501,13 @@ __global__ void reduce_classes(double* acc, int classes, int ioff, int sx, int r
   for (std::size_t g = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; g < size; g += gs) {
     const int ip = int(g % std::size_t(sx)), jp = int(g / std::size_t(sx));
     double sum[kMaxClasses][3] = {};
-    for (int cc = ip - K - 1; cc <= ip + 2; ++cc) {
+    // The cells whose stencils reach the point: offs is 1 or 2 in y (the same floor as the
+    // stencil's), 0 to 3 in x (the owner's column may round the other way than the stencil's).
+    for (int cc = ip - K; cc <= ip + 3; ++cc) {
       if (cc < 0 || cc >= sx) continue;
       const int col = cc - kGuard + ioff;
       const int r = ((col % classes) + classes) % classes;
-      for (int row = jp - K - 1; row <= jp + 2; ++row) {
+      for (int row = jp - K + 1; row <= jp + 2; ++row) {
         if (row < 0 || row >= rows) continue;
         const std::size_t cell = std::size_t(row) * std::size_t(sx) + std::size_t(cc);
         for (unsigned s = start[cell]; s < end[cell]; ++s) {
@@ -1466,7 +1468,9 @@ struct PicGpu::Impl {
     const auto t2 = clock::now();
     const double comm_fields = comm_now;
     comm_now = 0;
-    migrate_slab();
+    // (one rank: nothing leaves; the absorbed particles' slots stay empty, which changes no
+    // order: the live particles' slots are in id order either way)
+    if (so.ranks > 1) migrate_slab();
     NBODY_CUDA_CHECK(cudaDeviceSynchronize());
     const auto t3 = clock::now();
     last.particles = secs(t0, t1);
@@ -1654,7 +1658,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     DevParticles d{};
     d.n = s.size();
     // On a slab: room for arrivals (grown when needed), and the ids.
-    d.cap = m.slab ? d.n + d.n / 4 + 1024 : d.n;
+    d.cap = m.slab && m.so.ranks > 1 ? d.n + d.n / 8 + 1024 : d.n;
     most = std::max(most, d.cap);
     double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
     const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
