@@ -65,6 +65,10 @@ int run_pic_command(const PicRunOptions& o) {
     if (ranks > 1) std::printf("pic: the grid in %d slabs along x over %d processes (deterministic deposition)\n", ranks, ranks);
     else std::printf("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)\n");
   }
+  if (printer && pic::use_gpu_slabs(cfg))
+    std::printf("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s\n", ranks,
+                ranks > 1 ? "s" : "", cfg.deposit.c_str(),
+                cfg.deterministic ? " (the bits of any number of ranks)" : "");
   if (printer)
   std::printf("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
               "dt = %.4g lambda/c, %lld steps%s\n",
@@ -85,6 +89,12 @@ int run_pic_command(const PicRunOptions& o) {
   if (r.gpu && r.particle_steps > 0)
     std::printf("pic: particle kernels (gather + push + deposit): %.4g ns per particle per step\n",
                 r.particle_kernel_seconds * 1e9 / r.particle_steps);
+  if (r.slabs_gpu && r.steps > 0) {
+    const double ms = 1e3 / double(r.steps);
+    std::printf("pic: time per step (largest over %d rank%s): particles %.4g ms, fields %.4g ms, communication %.4g ms, "
+                "migration and sort %.4g ms\n",
+                r.ranks, r.ranks > 1 ? "s" : "", r.time_particles * ms, r.time_fields * ms, r.time_comm * ms, r.time_sort * ms);
+  }
   std::printf("pic: energy %.6g -> %.6g (laser in %.6g, out right %.6g), Gauss residual %.3g\n", r.energy_start,
               r.energy_end, r.laser_energy_in, r.energy_out, r.gauss_residual);
   if (!cfg.out_dir.empty()) std::printf("pic: wrote %s/diagnostics.csv and units.json\n", cfg.out_dir.c_str());

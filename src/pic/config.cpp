@@ -367,15 +367,18 @@ void validate_pic_config(const PicConfig& c) {
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
   if (const int ranks = comm::world().size(); ranks > 1) {
-    if (c.use_gpu)
-      bad("solver.device", "cuda over several processes is not implemented yet: run one process per GPU, or solver.device = \"cpu\" under mpirun");
+    if (c.use_gpu && c.deposit != "atomic" && c.deposit != "deterministic")
+      bad("solver.deposit", "'" + c.deposit + "' does not run on GPUs over several processes: use \"atomic\" or \"deterministic\" under mpirun");
     if (c.nx < kMinSlabColumns * ranks)
       bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(ranks) + " processes: each slab needs at least " +
                          std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * ranks) + ")");
   }
   if (c.use_gpu) {
     std::string why;
-    if (!pic_gpu_available(&why)) bad("solver.device", "cuda is not available: " + why);
+    if (!pic_gpu_available(&why)) {
+      if (comm::world().size() > 1) bad("solver.device", "cuda over several processes needs a CUDA device on every process: " + why);
+      bad("solver.device", "cuda is not available: " + why);
+    }
   }
   if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
   if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");

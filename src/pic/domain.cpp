@@ -354,6 +354,20 @@ void DomainPic::migrate() {
   }
 }
 
+void DomainPic::set_state(const Fields& f, const std::vector<Species>& species,
+                          std::vector<std::vector<std::uint64_t>> ids, std::int64_t step, double t) {
+  if (f.geom.nx != lg_.nx || f.geom.ny != lg_.ny || species.size() != species_.size() || ids.size() != species.size())
+    throw_runtime_error("pic: a slab state of another shape");
+  for (std::size_t k = 0; k < species.size(); ++k)
+    if (ids[k].size() != species[k].size()) throw_runtime_error("pic: a slab state with ids that do not match its particles");
+  for (int c = 0; c < kComponents; ++c) fields_.data[c] = f.data[c];
+  for (int c = 0; c < kPsiCount; ++c) fields_.psi[c] = f.psi[c];
+  species_ = species;
+  ids_ = std::move(ids);
+  step_ = step;
+  t_ = t;
+}
+
 void DomainPic::step() {
   for (auto& a : acc_) std::fill(a.begin(), a.end(), 0.0);
   for (std::size_t k = 0; k < species_.size(); ++k) {

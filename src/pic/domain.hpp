@@ -47,6 +47,10 @@ class DomainPic {
 
   // One step (collective).
   void step();
+  // Replaces the slab's fields (E, B, J, rho and the PML memories), particles with their ids,
+  // step and time: the GPU slab path (pic/gpu_slabs.hpp) brings its state back through this.
+  void set_state(const Fields& f, const std::vector<Species>& species, std::vector<std::vector<std::uint64_t>> ids,
+                 std::int64_t step, double t);
   // The whole state into `global` (collective): fields of every slab, guard columns as one
   // process has them, particles in id order with their ids, step and time; on every rank, or
   // on rank `root` only (the others' `global` is left as it is).
@@ -60,6 +64,7 @@ class DomainPic {
   [[nodiscard]] double time() const { return t_; }
   [[nodiscard]] std::size_t local_particles(bool mobile_only = false) const;
   [[nodiscard]] const Fields& fields() const { return fields_; }
+  [[nodiscard]] const std::vector<Species>& species() const { return species_; }
   // This slab's particle ids per species (sorted).
   [[nodiscard]] const std::vector<std::vector<std::uint64_t>>& ids() const { return ids_; }
 

@@ -50,6 +50,39 @@ enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, det
 // tiled, deterministic).
 DepositKernel deposit_kernel(const std::string& name);
 
+inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id, x, y, ux, uy, uz, w (bits)
+
+// One rank's slab of a run split over several GPUs (pic/gpu_slabs.hpp): the exchanges with the
+// neighbour slabs, staged through the host. The buffers' layouts are those of pic/gpu_slabs.hpp
+// (pack_guard_columns, migration records).
+class SlabExchange {
+ public:
+  virtual ~SlabExchange() = default;
+  // Sends to_left / to_right to the left / right neighbour (empty: nothing to send there) and
+  // returns what the neighbours sent this rank (empty where there is none); `what` tells the
+  // kind of message apart (0 current guards, 1 field guards).
+  virtual void swap(int what, const std::vector<double>& to_left, const std::vector<double>& to_right,
+                    std::vector<double>& from_left, std::vector<double>& from_right) = 0;
+  // The particles that left the slab (records of kMigrationWords words), to their new owner.
+  virtual void migrate(const std::vector<std::uint64_t>& to_left, const std::vector<std::uint64_t>& to_right,
+                       std::vector<std::uint64_t>& arrived) = 0;
+};
+
+// A PicGpu working on one slab: the simulation it is built from has the slab's geometry (nx the
+// slab's columns, x0 its left edge), `global` the whole grid (the particle step, the PML and the
+// boundaries use it).
+struct GpuSlabOptions {
+  bool enabled = false;
+  GridGeometry global;
+  int i_offset = 0;                   // the global index of the slab's column 0
+  int rank = 0, ranks = 1;            // this rank and their number (the owners of the particles)
+  int left = -1, right = -1;          // the neighbours (-1: a global open edge)
+  bool cut_lo = false, cut_hi = false;  // a side shared with a neighbour
+  bool single = true;                 // one rank: the periodic images folded locally
+  SlabExchange* exchange = nullptr;   // required when a side is a cut
+  std::vector<std::vector<std::uint64_t>> ids;  // per species, the particles' stable ids (sorted)
+};
+
 struct PicGpuOptions {
   DepositKernel deposit = DepositKernel::atomic;
   // Sorting the particles by tile (tiled only): every `sort_every` steps (0: never by count),
@@ -59,6 +92,7 @@ struct PicGpuOptions {
   int sort_every = 0;
   double empty_ratio = 0.05;
   int device = 0;
+  GpuSlabOptions slab;
 };
 
 // The run's scalar diagnostics computed on the device, without bringing the state back (one
@@ -88,6 +122,8 @@ struct PoyntingTrack {
 
 // True when a CUDA device is usable for PIC (and the build has CUDA); otherwise *why says why.
 bool pic_gpu_available(std::string* why = nullptr);
+// The number of CUDA devices (0 in a build without CUDA or without a device).
+int pic_gpu_device_count();
 
 class PicGpu {
  public:
@@ -122,11 +158,21 @@ class PicGpu {
   [[nodiscard]] double particle_kernel_seconds() const;
   // With timing enabled: the last step's particle kernels and whole step (sorting, particle
   // kernels, current fold, field solve), on the device's clock (CUDA events).
+  // With slabs (host clock, the device synchronised at each boundary): fields (fold and solve
+  // without the messages), comm (the exchanges: staging copies and MPI), sort (the migration's
+  // compaction, unpacking and re-sorting by id).
   struct StepTimes {
     double particles = 0, step = 0;
+    double fields = 0, comm = 0, sort = 0;
   };
   [[nodiscard]] StepTimes last_step_times() const;
   // Sorts done so far (tiled), and the device memory this object holds, in bytes.
+  // With slabs: the particles' stable ids per species, in slot order (copy_to's order).
+  [[nodiscard]] std::vector<std::vector<std::uint64_t>> ids() const;
+  // The particle slots per species (with slabs: the live particles, after each step).
+  [[nodiscard]] std::vector<std::size_t> slot_counts() const;
+  // With slabs: the run's accumulated step times (the sums of last_step_times()).
+  [[nodiscard]] StepTimes total_times() const;
   [[nodiscard]] std::int64_t sorts() const;
   [[nodiscard]] std::size_t device_bytes() const;
 

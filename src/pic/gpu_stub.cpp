@@ -16,6 +16,10 @@ PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
 }
 PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
+int pic_gpu_device_count() { return 0; }
+std::vector<std::vector<std::uint64_t>> PicGpu::ids() const { return {}; }
+std::vector<std::size_t> PicGpu::slot_counts() const { return {}; }
+PicGpu::StepTimes PicGpu::total_times() const { return {}; }
 std::int64_t PicGpu::sorts() const { return 0; }
 PicGpu::StepTimes PicGpu::last_step_times() const { return {}; }
 std::size_t PicGpu::device_bytes() const { return 0; }

@@ -16,6 +16,7 @@
 #include "pic/checkpoint.hpp"
 #include "pic/domain.hpp"
 #include "pic/gpu.hpp"
+#include "pic/gpu_slabs.hpp"
 #include "pic/images.hpp"
 #include "pic/openpmd.hpp"
 #include "pic/reduced_output.hpp"
@@ -73,6 +74,8 @@ std::string units_json(const PicConfig& c, const PicSimulation& sim) {
 bool use_slab_decomposition(const PicConfig& c) {
   return !c.use_gpu && (comm::world().size() > 1 || c.deterministic);
 }
+
+bool use_gpu_slabs(const PicConfig& c) { return c.use_gpu && (comm::world().size() > 1 || c.deterministic); }
 
 PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress) {
   namespace fs = std::filesystem;
@@ -146,8 +149,24 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   // (energies, counts, the Gauss residual); the deterministic mode takes them from the host copy
   // (every output bit-identical between runs).
   std::unique_ptr<PicGpu> gpu;
+  std::unique_ptr<DomainPicGpu> gdom;
   bool device_diagnostics = false;
-  if (c.use_gpu) {
+  if (use_gpu_slabs(c)) {
+    // The GPU slabs: one per rank, on GPU rank % devices; the state gathered on rank 0 for the
+    // diagnostics (from the host copy: the same bits on any number of ranks) and the outputs.
+    PicGpuOptions o;
+    o.deposit = deposit_kernel(c.deposit);
+    gdom = std::make_unique<DomainPicGpu>(sim, comm, o);
+    gdom->track_poynting(i_left, i_right);
+    r.gpu = true;
+    r.slabs_gpu = true;
+    r.ranks = comm.size();
+    if (!writer)
+      for (Species& s : sim.species()) {
+        s.resize(0);
+        for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
+      }
+  } else if (c.use_gpu) {
     PicGpuOptions o;
     o.deposit = deposit_kernel(c.deposit);
     o.sort_every = c.sort_every;
@@ -175,6 +194,8 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   for (std::int64_t n = first; n <= steps; ++n) {
     if (dom) {
       r.particle_steps += double(dom->local_particles(true));
+    } else if (gdom) {
+      r.particle_steps += double(gdom->local_particles(true));
     } else {
       for (const Species& s : sim.species())
         if (!s.immobile) r.particle_steps += double(s.size());
@@ -195,13 +216,25 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         gathered_at = n;
       }
       if (diag && writer) write_row(fl, fr);
+    } else if (gdom) {
+      gdom->step();
+      if (diag || dump_now || ck_now || images_now) {
+        gdom->gather(sim, 0);
+        gathered_at = n;
+      }
+      if (diag) {
+        const PoyntingTrack t = gdom->poynting();  // (collective)
+        r.laser_energy_in = t.energy_in_left;
+        r.energy_out = t.energy_out_right;
+        if (writer) write_row(t.flux_left, t.flux_right);
+      }
     } else if (gpu) {
       gpu->step();
       if (dump_now || ck_now || images_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);
     } else {
       sim.step();
     }
-    if (dom) {
+    if (dom || gdom) {
       // (the fluxes and the diagnostics row above)
     } else if (device_diagnostics) {
       if (diag) {
@@ -237,11 +270,36 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
     if (comm.size() > 1) r.particle_steps = comm.allreduce_sum(r.particle_steps);  // exact: integers below 2^53
   }
+  if (gdom) {
+    if (gathered_at != gdom->step_count()) gdom->gather(sim, 0);
+    r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
+    const PicGpu::StepTimes t = gdom->total_times();
+    r.time_particles = t.particles, r.time_fields = t.fields, r.time_comm = t.comm, r.time_sort = t.sort;
+    r.particle_kernel_seconds = t.particles;
+    if (comm.size() > 1) {
+      r.particle_steps = comm.allreduce_sum(r.particle_steps);
+      r.time_particles = comm.allreduce_max(r.time_particles);
+      r.time_fields = comm.allreduce_max(r.time_fields);
+      r.time_comm = comm.allreduce_max(r.time_comm);
+      r.time_sort = comm.allreduce_max(r.time_sort);
+      r.particle_kernel_seconds = r.time_particles;
+    }
+  }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (gpu) r.particle_kernel_seconds = gpu->particle_kernel_seconds();
   r.steps = steps - first + 1;
   r.energy_end = sim.energies().total;
-  if (dom && comm.size() > 1) r.energy_end = comm.broadcast_value(r.energy_end, 0);
+  if ((dom || gdom) && comm.size() > 1) r.energy_end = comm.broadcast_value(r.energy_end, 0);
+  if (gdom && writer && !c.out_dir.empty()) {
+    // The time split for a scaling study (bench/): seconds summed over the steps, largest over ranks.
+    std::ostringstream o;
+    o.precision(9);
+    o << "{\n  \"ranks\": " << r.ranks << ",\n  \"steps\": " << r.steps << ",\n  \"deposit\": \"" << c.deposit
+      << "\",\n  \"wall_seconds\": " << r.wall_seconds << ",\n  \"particle_steps\": " << r.particle_steps
+      << ",\n  \"particles_seconds\": " << r.time_particles << ",\n  \"fields_seconds\": " << r.time_fields
+      << ",\n  \"comm_seconds\": " << r.time_comm << ",\n  \"sort_seconds\": " << r.time_sort << "\n}\n";
+    write_file_atomic(fs::path(c.out_dir) / "timings.json", o.str());
+  }
   return r;
 }
 

@@ -19,6 +19,12 @@ struct PicRunResult {
   // The last diagnostic's change of div E - rho since the start, over max|rho_s| (the interior
   // nodes; the open boundary nodes are not Gauss exact).
   double gauss_residual = 0;
+  // GPU slabs (pic/gpu_slabs.hpp): the run's time split, seconds summed over the steps, the
+  // largest over the ranks: the particle kernels, the fields (fold and solve without the
+  // messages), the communication (staging copies and MPI), the migration's compaction and sort.
+  bool slabs_gpu = false;
+  int ranks = 1;
+  double time_particles = 0, time_fields = 0, time_comm = 0, time_sort = 0;
 };
 
 // progress(step done, total, seconds so far)
@@ -31,6 +37,10 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
 // Whether the run goes through the slab decomposition (pic/domain.hpp): on the CPU over several
 // MPI ranks, or with solver.deposit = "deterministic" (then on one rank the same as on P ranks).
 bool use_slab_decomposition(const PicConfig& c);
+
+// Whether a GPU run goes through the GPU slabs (pic/gpu_slabs.hpp): over several MPI ranks, or
+// with solver.deposit = "deterministic" (then one rank has the bits of P ranks).
+bool use_gpu_slabs(const PicConfig& c);
 
 // The columns of diagnostics.csv for these species.
 std::string diagnostics_header(const PicSimulation& sim);

@@ -6,9 +6,13 @@
 #              and PNG images (openPMD files hold HDF5 time stamps and are left out)
 #   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
 #              outputs and images of the uninterrupted single-process run
-#   refusals   a GPU run or a too narrow grid under mpirun: one line, exit status 2
+#   refusals   a GPU run with a deposition that does not run over slabs (or without a device), or
+#              a too narrow grid under mpirun: one line, exit status 2
+# NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU slabs (every run, the single process's too).
 set -euo pipefail
 check=$1 nbody=$2 mpirun=$3 work=$4
+device=()
+[ "${NBODY_PIC_DEVICE:-cpu}" = cuda ] && device=(--set solver.device=cuda)
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -81,23 +85,23 @@ compare_dirs() {
 
 case "$check" in
 same_bits)
-  "$nbody" pic run --config "$work/hb.toml" --out "$work/single" > /dev/null
+  "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/single" > /dev/null
   for np in 1 2 3; do
-    mpi "$np" "$nbody" pic run --config "$work/hb.toml" --out "$work/np$np" > "$work/np$np.stdout"
-    compare_dirs "$work/single" "$work/np$np"
+    mpi "$np" "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/np$np" > "$work/np$np.stdout"
+    compare_dirs "$work/single" "$work/np$np" '^timings.json$'  # (GPU slabs: measured times)
   done
   ;;
 restart)
-  "$nbody" pic run --config "$work/hb.toml" --out "$work/whole" > /dev/null
-  mpi 2 "$nbody" pic run --config "$work/hb.toml" --out "$work/two_three" --steps 30 > /dev/null
-  mpi 3 "$nbody" pic run --config "$work/hb.toml" --out "$work/two_three" --restart "$work/two_three/checkpoint.bin" \
+  "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/whole" > /dev/null
+  mpi 2 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/two_three" --steps 30 > /dev/null
+  mpi 3 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/two_three" --restart "$work/two_three/checkpoint.bin" \
     > "$work/two_three.stdout"
   grep -q "restarted from .* at step 30" "$work/two_three.stdout" || { echo "FAIL: not restarted"; cat "$work/two_three.stdout"; exit 1; }
   # diagnostics.csv: the restarted run integrates the Poynting fluxes from its own start.
-  compare_dirs "$work/whole" "$work/two_three" '^diagnostics.csv$'
+  compare_dirs "$work/whole" "$work/two_three" '^(diagnostics.csv|timings.json)$'
   ;;
 refusals)
-  for bad in "--set solver.device=cuda" "--set grid.nx=20"; do
+  for bad in "--set solver.device=cuda --set solver.deposit=tiled" "--set grid.nx=20"; do
     set +e
     # shellcheck disable=SC2086
     mpi 3 "$nbody" pic run --config "$work/hb.toml" $bad --out "$work/refused" > "$work/refused.out" 2> "$work/refused.err"

@@ -3,9 +3,11 @@
 // currents, and the Maxwell solver kernels. The physics is the host's: particle_step.hpp and
 // field_stencils.hpp are shared __host__ __device__ code.
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -19,12 +21,22 @@
 #include "pic/field_stencils.hpp"
 #include "pic/gpu.hpp"
 #include "pic/particle_step.hpp"
+#include "pic/slab_index.hpp"
 
 namespace nbody::pic {
 
 using nbody::cuda::ElementwisePolicy;
 
 bool pic_gpu_available(std::string* why) { return nbody::cuda::query_device(0, nullptr, why); }
+
+int pic_gpu_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();  // (no driver or no device: none)
+    return 0;
+  }
+  return n;
+}
 
 namespace {
 
@@ -39,6 +51,8 @@ struct DevParticles {
   double *x, *y, *ux, *uy, *uz, *w;
   unsigned char* alive;
   std::size_t n;
+  std::uint64_t* id = nullptr;  // the stable ids (slabs only; otherwise the slot is the id)
+  std::size_t cap = 0;          // the slots allocated (slabs only)
 };
 
 struct AtomicAccumulate {
@@ -102,7 +116,7 @@ __global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc 
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
     ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
-    if (advance_particle<Shape>(r, i, v, pp, acc)) {
+    if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, acc)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
     } else {
       d.alive[i] = 0;
@@ -391,7 +405,7 @@ __global__ void particles_ordered(DevParticles d, FieldViews v, PushParams pp, L
     a.p = i;
     keys[i] = unsigned(a.byg) * unsigned(acc.sx) + unsigned(a.bxg);
     ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
-    if (advance_particle<Shape>(r, i, v, pp, a)) {
+    if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, a)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
     } else {
       d.alive[i] = 0;
@@ -435,6 +449,143 @@ __global__ void reduce_ordered(double* jx, double* jy, double* jz, int sx, std::
     jy[g] += sum[1];
     jz[g] += sum[2];
   }
+}
+
+// ---- Slabs (pic/gpu_slabs.hpp) --------------------------------------------------------------
+// The deterministic deposition of a slab: the key is the particle's cell (its column as the
+// owner's arithmetic computes it, local padded indices), offs its stencil's first point relative
+// to that cell, so that the reduction can keep the contributions of every cell column apart.
+template <class Shape>
+__global__ void particles_classed(DevParticles d, FieldViews v, PushParams pp, LocalAccumulate<Shape::support + 2> acc,
+                                  SlabOwner own, int ioff, int rows, unsigned* keys, unsigned* order, signed char* offs,
+                                  unsigned sentinel) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    order[i] = unsigned(i);
+    if (!d.alive[i]) {
+      keys[i] = sentinel;
+      offs[2 * i] = 0, offs[2 * i + 1] = 0;
+      continue;
+    }
+    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    LocalAccumulate<Shape::support + 2> a = acc;
+    a.bxg = Shape::first(xi0) - 1 + kGuard - ioff;
+    a.byg = Shape::first(yi0) - 1 + kGuard;
+    a.p = i;
+    int cx = own.column(d.x[i]) - ioff + kGuard;
+    int cy = int(std::floor(yi0)) + kGuard;
+    cx = cx < 0 ? 0 : (cx > acc.sx - 1 ? acc.sx - 1 : cx);
+    cy = cy < 0 ? 0 : (cy > rows - 1 ? rows - 1 : cy);
+    keys[i] = unsigned(cy) * unsigned(acc.sx) + unsigned(cx);
+    offs[2 * i] = static_cast<signed char>(cx - a.bxg);
+    offs[2 * i + 1] = static_cast<signed char>(cy - a.byg);
+    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, a)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+constexpr int kMaxClasses = 6;
+
+// One thread per grid point: the contributions of the cells around it, column by column
+// (ascending), row by row (ascending), particles in sorted order (the slots' id order), added
+// into the array of the column's class (global column modulo `classes`): acc[(r * 3 + c) * size].
+template <int K>
+__global__ void reduce_classes(double* acc, int classes, int ioff, int sx, int rows, std::size_t size,
+                               const unsigned* start, const unsigned* end, const unsigned* order, const signed char* offs,
+                               const double* contrib, std::size_t stride) {
+  const std::size_t gs = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t g = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; g < size; g += gs) {
+    const int ip = int(g % std::size_t(sx)), jp = int(g / std::size_t(sx));
+    double sum[kMaxClasses][3] = {};
+    // The cells whose stencils reach the point: offs is 1 or 2 in y (the same floor as the
+    // stencil's), 0 to 3 in x (the owner's column may round the other way than the stencil's).
+    for (int cc = ip - K; cc <= ip + 3; ++cc) {
+      if (cc < 0 || cc >= sx) continue;
+      const int col = cc - kGuard + ioff;
+      const int r = ((col % classes) + classes) % classes;
+      for (int row = jp - K + 1; row <= jp + 2; ++row) {
+        if (row < 0 || row >= rows) continue;
+        const std::size_t cell = std::size_t(row) * std::size_t(sx) + std::size_t(cc);
+        for (unsigned s = start[cell]; s < end[cell]; ++s) {
+          const std::size_t p = order[s];
+          const int m = ip - (cc - int(offs[2 * p])), n = jp - (row - int(offs[2 * p + 1]));
+          if (m < 0 || m >= K || n < 0 || n >= K) continue;
+          for (int c = 0; c < 3; ++c) sum[r][c] += contrib[std::size_t((c * K + n) * K + m) * stride + p];
+        }
+      }
+    }
+    for (int r = 0; r < classes; ++r)
+      for (int c = 0; c < 3; ++c) acc[std::size_t(r * 3 + c) * size + g] += sum[r][c];
+  }
+}
+
+// J = A_0 + A_1 + ... + A_{M-1} at every point, in this order (DomainPic's).
+__global__ void sum_classes(double* jx, double* jy, double* jz, const double* acc, int classes, std::size_t size) {
+  const std::size_t gs = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t g = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; g < size; g += gs) {
+    double* out[3] = {jx, jy, jz};
+    for (int c = 0; c < 3; ++c) {
+      double v = acc[std::size_t(c) * size + g];
+      for (int r = 1; r < classes; ++r) v += acc[std::size_t(r * 3 + c) * size + g];
+      out[c][g] = v;
+    }
+  }
+}
+
+// A guard message (slab_index.hpp's guard_index layout): the kGuard columns from `first` of
+// ncomp arrays, every row.
+__global__ void pack_columns(const FieldView* views, int ncomp, int ny, int first, double* out) {
+  const int rows = ny + 2 * kGuard;
+  const std::size_t n = std::size_t(ncomp) * std::size_t(rows) * kGuard;
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const int di = int(t % kGuard), jj = int((t / kGuard) % std::size_t(rows)), a = int(t / (std::size_t(kGuard) * rows));
+  out[t] = views[a](first + di, jj - kGuard);
+}
+__global__ void unpack_columns(const FieldView* views, int ncomp, int ny, int first, const double* in, bool add) {
+  const int rows = ny + 2 * kGuard;
+  const std::size_t n = std::size_t(ncomp) * std::size_t(rows) * kGuard;
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const int di = int(t % kGuard), jj = int((t / kGuard) % std::size_t(rows)), a = int(t / (std::size_t(kGuard) * rows));
+  double& v = views[a](first + di, jj - kGuard);
+  v = add ? v + in[t] : in[t];
+}
+// Sources beyond a global open x edge dropped (DomainPic: the left guards, the right ones past
+// the boundary node).
+__global__ void drop_x_guards(const FieldView* views, int ncomp, int nx, int ny, bool lo, bool hi) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int rows = ny + 2 * kGuard;
+  if (t >= ncomp * rows) return;
+  const FieldView v = views[t / rows];
+  const int j = t % rows - kGuard;
+  if (lo)
+    for (int g = 1; g <= kGuard; ++g) v(-g, j) = 0;
+  if (hi)
+    for (int i = nx + 1; i < nx + kGuard; ++i) v(i, j) = 0;
+}
+// Migration: which slots stay (1), go left (2) or right (3) (right first where the neighbours
+// are one rank, as DomainPic), or went beyond the neighbours (counted in *bad); 0 for empty slots.
+__global__ void mark_owners(DevParticles d, SlabOwner own, int rank, int left, int right, unsigned char* keep,
+                            unsigned char* to_left, unsigned char* to_right, unsigned long long* bad) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    keep[i] = 0, to_left[i] = 0, to_right[i] = 0;
+    if (!d.alive[i]) continue;
+    const int o = own(d.x[i]);
+    if (o == rank) keep[i] = 1;
+    else if (o == right) to_right[i] = 1;
+    else if (o == left) to_left[i] = 1;
+    else atomicAdd(bad, 1ull);
+  }
+}
+__global__ void iota_kernel(unsigned* order, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) order[i] = unsigned(i);
 }
 
 // Guards: periodic images, rows then columns (the host's order).
@@ -517,12 +668,16 @@ struct SolverArgs {
   double *psi_by = nullptr, *psi_bz = nullptr, *psi_ey = nullptr, *psi_ez = nullptr;
   PmlLayer pml{};
   bool pml_update = false;
+  // x sides with neighbour values beyond them (periodic, or a slab's cut), and the global index
+  // of column 0 (a slab's; the PML's depth)
+  bool free_lo = false, free_hi = false;
+  int ioff = 0;
 };
 
 __global__ void update_bx(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  const bool smooth = a.px || (i > 0 && i < a.nx);
+  const bool smooth = (a.free_lo || i > 0) && (a.free_hi || i < a.nx);
   a.bx(i, j) -= a.cy * curl_dy(a.ez, i, j, smooth, a.sc);
 }
 __global__ void update_by(SolverArgs a, Range2 r) {
@@ -530,16 +685,16 @@ __global__ void update_by(SolverArgs a, Range2 r) {
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   const bool smooth = a.py || (j > 0 && j < a.ny);
   double d = curl_dx(a.ez, i, j, smooth, a.sc);
-  if (a.psi_by) d = pml_derivative(d, a.psi_by[a.by.index(i, j)], a.pml.sigma(i + 0.5), 2 * a.dt, a.pml_update);
+  if (a.psi_by) d = pml_derivative(d, a.psi_by[a.by.index(i, j)], a.pml.sigma(i + a.ioff + 0.5), 2 * a.dt, a.pml_update);
   a.by(i, j) += a.cx * d;
 }
 __global__ void update_bz(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   const bool smooth_x = a.py || (j > 0 && j < a.ny - 1);
-  const bool smooth_y = a.px || (i > 0 && i < a.nx - 1);
+  const bool smooth_y = (a.free_lo || i > 0) && (a.free_hi || i < a.nx - 1);
   double d = curl_dx(a.ey, i, j, smooth_x, a.sc);
-  if (a.psi_bz) d = pml_derivative(d, a.psi_bz[a.bz.index(i, j)], a.pml.sigma(i + 0.5), 2 * a.dt, a.pml_update);
+  if (a.psi_bz) d = pml_derivative(d, a.psi_bz[a.bz.index(i, j)], a.pml.sigma(i + a.ioff + 0.5), 2 * a.dt, a.pml_update);
   a.bz(i, j) -= a.cx * d - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
 }
 __global__ void update_ex(SolverArgs a, Range2 r) {
@@ -551,14 +706,14 @@ __global__ void update_ey(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   double d = a.bz(i, j) - a.bz(i - 1, j);
-  if (a.psi_ey) d = pml_derivative(d, a.psi_ey[a.ey.index(i, j)], a.pml.sigma(i), a.dt, true);
+  if (a.psi_ey) d = pml_derivative(d, a.psi_ey[a.ey.index(i, j)], a.pml.sigma(i + a.ioff), a.dt, true);
   a.ey(i, j) += -a.cx * d - a.dt * a.jy(i, j);
 }
 __global__ void update_ez(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
   double d = a.by(i, j) - a.by(i - 1, j);
-  if (a.psi_ez) d = pml_derivative(d, a.psi_ez[a.ez.index(i, j)], a.pml.sigma(i), a.dt, true);
+  if (a.psi_ez) d = pml_derivative(d, a.psi_ez[a.ez.index(i, j)], a.pml.sigma(i + a.ioff), a.dt, true);
   a.ez(i, j) += a.cx * d - a.cy * (a.bx(i, j) - a.bx(i, j - 1)) - a.dt * a.jz(i, j);
 }
 
@@ -587,7 +742,7 @@ __global__ void save_y_lines(SolverArgs a, double* save) {
     }
 }
 __global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, double x0, double y0, double dx,
-                      double dy, double t, double dt) {
+                      double dy, double t, double dt, bool lo, bool hi) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int len = a.ny + 1;
   if (j > a.ny) return;
@@ -608,9 +763,11 @@ __global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, d
       inc1_new = c == 0 ? e_y : e_z;
     }
     const FieldView e = comp[c];
-    e(0, j) = mur_value(e(1, j), save[((0 * 2 + c) * 2 + 0) * len + j], save[((0 * 2 + c) * 2 + 1) * len + j], k, inc0_new,
-                        inc0_old, inc1_new, inc1_old);
-    e(a.nx, j) = mur_value(e(a.nx - 1, j), save[((1 * 2 + c) * 2 + 0) * len + j], save[((1 * 2 + c) * 2 + 1) * len + j],
+    if (lo)
+      e(0, j) = mur_value(e(1, j), save[((0 * 2 + c) * 2 + 0) * len + j], save[((0 * 2 + c) * 2 + 1) * len + j], k,
+                          inc0_new, inc0_old, inc1_new, inc1_old);
+    if (hi)
+      e(a.nx, j) = mur_value(e(a.nx - 1, j), save[((1 * 2 + c) * 2 + 0) * len + j], save[((1 * 2 + c) * 2 + 1) * len + j],
                            k, 0, 0, 0, 0);
   }
 }
@@ -728,6 +885,22 @@ struct PicGpu::Impl {
   PicSettings s;
   GridGeometry g;
   PicGpuOptions opt;
+  // slabs (pic/gpu_slabs.hpp): g is the slab's grid, so.global the whole grid
+  bool slab = false;
+  GpuSlabOptions so;
+  int classes = 0;                     // deterministic: the current arrays by column class
+  double* cls = nullptr;               // classes x 3 arrays of g.size()
+  FieldView* cls_table = nullptr;
+  double* stage = nullptr;             // a guard message on the device
+  std::size_t stage_len = 0;
+  std::size_t work_cap = 0;            // the per-slot work buffers' length
+  signed char* offs = nullptr;
+  unsigned char *fkeep = nullptr, *fleft = nullptr, *fright = nullptr;
+  double* sel = nullptr;
+  std::uint64_t *sel_id = nullptr, *id_sorted = nullptr;
+  int* nsel = nullptr;
+  double comm_now = 0;                 // this step's exchange seconds so far
+  PicGpu::StepTimes total{};
   std::size_t bytes = 0;  // device memory held
   std::vector<Species> meta;  // names, charges, boundaries (no particles)
   double* f[kComponents] = {};
@@ -862,11 +1035,23 @@ struct PicGpu::Impl {
   double particle_seconds = 0;
 
   FieldView view(int c) const { return {f[c], g.stride()}; }
+  // The particle kernels' views: global x indices on a slab.
   FieldViews views() const {
     FieldViews v;
     for (int c = 0; c < 3; ++c) v.e[c] = view(kEx + c), v.b[c] = view(kBx + c), v.j[c] = view(kJx + c);
+    if (slab)
+      for (int c = 0; c < 3; ++c) v.e[c].ioff = v.b[c].ioff = v.j[c].ioff = so.i_offset;
     return v;
   }
+  // The settings of the particle step (the whole grid's geometry on a slab).
+  PicSettings push_settings() const {
+    PicSettings p = s;
+    if (slab) p.geom = so.global;
+    return p;
+  }
+  [[nodiscard]] bool open_lo() const { return s.field_bc.x == FieldBoundary::open && !(slab && so.cut_lo); }
+  [[nodiscard]] bool open_hi() const { return s.field_bc.x == FieldBoundary::open && !(slab && so.cut_hi); }
+  [[nodiscard]] bool cut() const { return slab && (so.cut_lo || so.cut_hi); }
   SolverArgs args(double dt, bool pml_update = false) const {
     const CurlCoefficients c = curl_coefficients(s.solver, g.dx, g.dy);
     SolverArgs a{view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
@@ -877,6 +1062,9 @@ struct PicGpu::Impl {
       a.pml = pml;
       a.pml_update = pml_update;
     }
+    a.free_lo = !open_lo() && (s.field_bc.x == FieldBoundary::periodic || cut());
+    a.free_hi = !open_hi() && (s.field_bc.x == FieldBoundary::periodic || cut());
+    a.ioff = slab ? so.i_offset : 0;
     return a;
   }
   Range2 span(bool half_x, bool half_y) const {
@@ -886,12 +1074,15 @@ struct PicGpu::Impl {
     };
     Range2 out{};
     r(s.field_bc.x, g.nx, half_x, out.ilo, out.ihi);
+    if (s.field_bc.x == FieldBoundary::open && !open_hi()) out.ihi = g.nx - 1;  // a cut high side: as periodic
     r(s.field_bc.y, g.ny, half_y, out.jlo, out.jhi);
     return out;
   }
 
   void fill_guards() {
-    if (s.field_bc.x == FieldBoundary::periodic) {
+    // A slab's cut sides: the neighbours' columns (before the y copies: the corners).
+    if (cut()) swap_columns(1, view_table, 6, 0, g.nx - kGuard, -kGuard, g.nx, false);
+    if (s.field_bc.x == FieldBoundary::periodic && !cut()) {
       fill_rows<<<exact_blocks(6 * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(view_table, 6, g.nx, g.ny);
       NBODY_CUDA_CHECK_LAUNCH();
     }
@@ -965,8 +1156,8 @@ struct PicGpu::Impl {
   }
   void advance_e(double dt, double t) {
     const SolverArgs a = args(dt);
-    const bool ox = s.field_bc.x == FieldBoundary::open, oy = s.field_bc.y == FieldBoundary::open;
-    if (ox) {
+    const bool ox_lo = open_lo(), ox_hi = open_hi(), oy = s.field_bc.y == FieldBoundary::open;
+    if (ox_lo || ox_hi) {
       save_x_lines<<<exact_blocks(std::size_t(g.ny + 1)), ElementwisePolicy::kBlock>>>(a, save_x);
       NBODY_CUDA_CHECK_LAUNCH();
     }
@@ -976,14 +1167,14 @@ struct PicGpu::Impl {
     }
     Range2 rx = span(true, false), ry = span(false, true), rz = span(false, false);
     rx.jlo += oy, rx.jhi -= oy;
-    ry.ilo += ox, ry.ihi -= ox;
-    rz.ilo += ox, rz.ihi -= ox, rz.jlo += oy, rz.jhi -= oy;
+    ry.ilo += ox_lo, ry.ihi -= ox_hi;
+    rz.ilo += ox_lo, rz.ihi -= ox_hi, rz.jlo += oy, rz.jhi -= oy;
     launch(update_ex, a, rx);
     launch(update_ey, a, ry);
     launch(update_ez, a, rz);
-    if (ox) {
+    if (ox_lo || ox_hi) {
       mur_x<<<exact_blocks(std::size_t(g.ny + 1)), ElementwisePolicy::kBlock>>>(
-          a, save_x, (dt - g.dx) / (dt + g.dx), s.laser, g.x0, g.y0, g.dx, g.dy, t, dt);
+          a, save_x, (dt - g.dx) / (dt + g.dx), s.laser, g.x0, g.y0, g.dx, g.dy, t, dt, ox_lo, ox_hi);
       NBODY_CUDA_CHECK_LAUNCH();
     }
     if (oy) {
@@ -993,13 +1184,317 @@ struct PicGpu::Impl {
     fill_guards();
   }
 
+  // ---- slabs ----
+  // A guard message each way through the host (slab_index.hpp's layout): the kGuard columns
+  // from send_lo to the left neighbour, from send_hi to the right one; what they send written
+  // (or added) at recv_lo / recv_hi.
+  void swap_columns(int what, const FieldView* table, int ncomp, int send_lo, int send_hi, int recv_lo, int recv_hi,
+                    bool add) {
+    const std::size_t len = std::size_t(ncomp) * std::size_t(g.rows()) * kGuard;
+    if (len > stage_len) throw_runtime_error("pic: the slab staging buffer is too small");
+    if (!so.exchange) throw_runtime_error("pic: a slab with a cut side and no exchange");
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<double> to_left, to_right, from_left, from_right;
+    auto pack = [&](int first, std::vector<double>& out) {
+      pack_columns<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, g.ny, first, stage);
+      NBODY_CUDA_CHECK_LAUNCH();
+      out.resize(len);
+      NBODY_CUDA_CHECK(cudaMemcpy(out.data(), stage, len * sizeof(double), cudaMemcpyDeviceToHost));
+    };
+    auto unpack = [&](int first, const std::vector<double>& in) {
+      NBODY_CUDA_CHECK(cudaMemcpy(stage, in.data(), len * sizeof(double), cudaMemcpyHostToDevice));
+      unpack_columns<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, g.ny, first, stage, add);
+      NBODY_CUDA_CHECK_LAUNCH();
+    };
+    if (so.cut_lo) pack(send_lo, to_left);
+    if (so.cut_hi) pack(send_hi, to_right);
+    so.exchange->swap(what, to_left, to_right, from_left, from_right);
+    if (from_left.size() != (so.cut_lo ? len : 0) || from_right.size() != (so.cut_hi ? len : 0))
+      throw_runtime_error("pic: a slab guard message of the wrong size");
+    if (so.cut_lo) unpack(recv_lo, from_left);
+    if (so.cut_hi) unpack(recv_hi, from_right);
+    NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+    comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // The sources of a slab (DomainPic::fold_and_sum_currents): y folded, the x guards on the
+  // global edges folded (one rank, periodic) or dropped (open), the cut sides' guards added into
+  // the neighbours' columns.
+  void fold_slab_sources(const FieldView* table, int ncomp) {
+    const bool px = s.field_bc.x == FieldBoundary::periodic, py = s.field_bc.y == FieldBoundary::periodic;
+    fold_columns<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(
+        const_cast<FieldView*>(table), ncomp, g.nx, g.ny, py);
+    NBODY_CUDA_CHECK_LAUNCH();
+    if (so.single && px) {
+      fold_rows<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(
+          const_cast<FieldView*>(table), ncomp, g.nx, g.ny, true);
+      NBODY_CUDA_CHECK_LAUNCH();
+    } else if (!px) {
+      drop_x_guards<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(
+          table, ncomp, g.nx, g.ny, so.left < 0, so.right < 0);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (cut()) swap_columns(0, table, ncomp, -kGuard, g.nx, 0, g.nx - kGuard, true);
+  }
+  void free_work() {
+    for (void* p : {static_cast<void*>(contrib), static_cast<void*>(keys), static_cast<void*>(keys_sorted),
+                    static_cast<void*>(order), static_cast<void*>(order_sorted), static_cast<void*>(offs),
+                    static_cast<void*>(fkeep), static_cast<void*>(fleft), static_cast<void*>(fright),
+                    static_cast<void*>(sel), static_cast<void*>(sel_id), static_cast<void*>(id_sorted)})
+      if (p) NBODY_CUDA_CHECK(cudaFree(p));
+    contrib = nullptr, keys = keys_sorted = order = order_sorted = nullptr, offs = nullptr;
+    fkeep = fleft = fright = nullptr, sel = nullptr, sel_id = id_sorted = nullptr;
+  }
+  // The per-slot work buffers for `need` slots.
+  void ensure_work(std::size_t need) {
+    if (need <= work_cap) return;
+    free_work();
+    if (opt.deposit == DepositKernel::deterministic) {
+      const int K = s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
+      contrib = alloc<double>(std::size_t(3 * K * K) * need);
+    }
+    keys = alloc<unsigned>(need), keys_sorted = alloc<unsigned>(need);
+    order = alloc<unsigned>(need), order_sorted = alloc<unsigned>(need);
+    offs = alloc<signed char>(2 * need);
+    fkeep = alloc<unsigned char>(need), fleft = alloc<unsigned char>(need), fright = alloc<unsigned char>(need);
+    sel = alloc<double>(need);
+    sel_id = alloc<std::uint64_t>(need), id_sorted = alloc<std::uint64_t>(need);
+    work_cap = need;
+  }
+  // Room for `need` particles of species k (the present ones kept).
+  void ensure_capacity(std::size_t k, std::size_t need) {
+    DevParticles& d = sp[k];
+    if (need <= d.cap) return;
+    const std::size_t cap = std::max(need, d.cap + d.cap / 2 + 1024);
+    for (double** a : {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w}) {
+      double* p = alloc<double>(cap);
+      if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(p, *a, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+      NBODY_CUDA_CHECK(cudaFree(*a));
+      *a = p;
+    }
+    std::uint64_t* id = alloc<std::uint64_t>(cap);
+    if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(id, d.id, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+    NBODY_CUDA_CHECK(cudaFree(d.id));
+    d.id = id;
+    unsigned char* alive = alloc<unsigned char>(cap);
+    if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(alive, d.alive, d.n, cudaMemcpyDeviceToDevice));
+    NBODY_CUDA_CHECK(cudaFree(d.alive));
+    d.alive = alive;
+    d.cap = cap;
+    ensure_work(cap);
+  }
+  // Stable selection of the flagged slots of `in` (n of them) into `out`; returns their number.
+  template <class T>
+  std::size_t select(const T* in, const unsigned char* flags, T* out, std::size_t n) {
+    if (n == 0) return 0;
+    if (n > std::size_t(0x7fffffff)) throw_input_error("pic: more than 2^31 particles of a species on one slab");
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, nsel, int(n)));
+    ensure_cub(need);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp, cub_bytes, in, flags, out, nsel, int(n)));
+    int c = 0;
+    NBODY_CUDA_CHECK(cudaMemcpy(&c, nsel, sizeof c, cudaMemcpyDeviceToHost));
+    if (c < 0 || std::size_t(c) > n) throw_runtime_error("pic: the particle selection returned a bad count");
+    return std::size_t(c);
+  }
+  // The flagged particles of species k as migration records, appended to `out`.
+  void take_flagged(std::size_t k, const unsigned char* flags, std::vector<std::uint64_t>& out) {
+    const DevParticles& d = sp[k];
+    const std::size_t c = select(d.id, flags, sel_id, d.n);
+    if (c == 0) return;
+    std::vector<std::uint64_t> id(c);
+    NBODY_CUDA_CHECK(cudaMemcpy(id.data(), sel_id, c * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    std::vector<double> a[6];
+    const double* src[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
+    for (int q = 0; q < 6; ++q) {
+      if (select(src[q], flags, sel, d.n) != c) throw_runtime_error("pic: the particle selection is inconsistent");
+      a[q].resize(c);
+      NBODY_CUDA_CHECK(cudaMemcpy(a[q].data(), sel, c * sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    for (std::size_t p = 0; p < c; ++p) {
+      out.push_back(std::uint64_t(k));
+      out.push_back(id[p]);
+      for (int q = 0; q < 6; ++q) {
+        std::uint64_t b;
+        std::memcpy(&b, &a[q][p], sizeof b);
+        out.push_back(b);
+      }
+    }
+  }
+  // Species k sorted by id (after arrivals were appended): the residents' order is kept.
+  void sort_by_id(std::size_t k) {
+    DevParticles& d = sp[k];
+    if (d.n < 2) return;
+    iota_kernel<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(order, d.n);
+    NBODY_CUDA_CHECK_LAUNCH();
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, d.id, id_sorted, order, order_sorted, int(d.n)));
+    ensure_cub(need);
+    NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, d.id, id_sorted, order, order_sorted, int(d.n)));
+    for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
+      gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(sel, a, order_sorted, d.n);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaMemcpy(a, sel, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+    }
+    NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+  }
+  // DomainPic::migrate on the device: the particles whose cell left the slab compacted out (the
+  // residents keep their order, empty slots dropped), sent, the arrivals appended in id order and
+  // the species sorted by id.
+  void migrate_slab() {
+    const SlabOwner own{so.global.x0, so.global.dx, so.global.nx, so.ranks};
+    std::vector<std::uint64_t> to_left, to_right;
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      DevParticles& d = sp[k];
+      if (meta[k].immobile || d.n == 0) continue;
+      NBODY_CUDA_CHECK(cudaMemset(counters, 0, sizeof(unsigned long long)));
+      mark_owners<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, own, so.rank, so.left, so.right, fkeep, fleft, fright,
+                                                                  counters);
+      NBODY_CUDA_CHECK_LAUNCH();
+      unsigned long long bad = 0;
+      NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters, sizeof bad, cudaMemcpyDeviceToHost));
+      if (bad > 0)
+        throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
+                            std::to_string(so.rank) + "'s slab beyond its neighbours in one step");
+      take_flagged(k, fleft, to_left);
+      take_flagged(k, fright, to_right);
+      const std::size_t kept = select(d.id, fkeep, sel_id, d.n);
+      NBODY_CUDA_CHECK(cudaMemcpy(d.id, sel_id, kept * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+      for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
+        if (select(static_cast<const double*>(a), fkeep, sel, d.n) != kept)
+          throw_runtime_error("pic: the particle selection is inconsistent");
+        NBODY_CUDA_CHECK(cudaMemcpy(a, sel, kept * sizeof(double), cudaMemcpyDeviceToDevice));
+      }
+      d.n = kept;
+      if (d.n > 0) NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
+    }
+    std::vector<std::uint64_t> arrived;
+    if (so.left >= 0 || so.right >= 0) {
+      if (!so.exchange) throw_runtime_error("pic: a slab with neighbours and no exchange");
+      const auto t0 = std::chrono::steady_clock::now();
+      so.exchange->migrate(to_left, to_right, arrived);
+      comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else if (!to_left.empty() || !to_right.empty()) {
+      throw_runtime_error("pic: particles to send from a slab without neighbours");
+    }
+    if (arrived.empty()) return;
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      const std::vector<std::uint64_t> rec = arrivals_of(arrived, k);
+      if (rec.empty()) continue;
+      if (meta[k].immobile) throw_runtime_error("pic: an immobile particle arrived from another slab");
+      const std::size_t na = rec.size() / kMigrationWords;
+      ensure_capacity(k, sp[k].n + na);
+      DevParticles& d = sp[k];
+      std::vector<std::uint64_t> id(na);
+      std::vector<double> a[6];
+      for (int q = 0; q < 6; ++q) a[q].resize(na);
+      for (std::size_t p = 0; p < na; ++p) {
+        id[p] = rec[p * kMigrationWords + 1];
+        for (int q = 0; q < 6; ++q) std::memcpy(&a[q][p], &rec[p * kMigrationWords + 2 + std::size_t(q)], sizeof(double));
+      }
+      double* dst[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
+      for (int q = 0; q < 6; ++q)
+        NBODY_CUDA_CHECK(cudaMemcpy(dst[q] + d.n, a[q].data(), na * sizeof(double), cudaMemcpyHostToDevice));
+      NBODY_CUDA_CHECK(cudaMemcpy(d.id + d.n, id.data(), na * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+      NBODY_CUDA_CHECK(cudaMemset(d.alive + d.n, 1, na));
+      d.n += na;
+      sort_by_id(k);
+    }
+  }
+  // The deterministic deposition of a slab (particles_classed, reduce_classes into cls).
+  template <class Shape>
+  void push_classed(std::size_t k, const PushParams& pp, const FieldViews& v) {
+    const DevParticles& d = sp[k];
+    constexpr int K = Shape::support + 2;
+    if (d.n > std::size_t(0x7fffffff)) throw_input_error("pic: more than 2^31 particles of a species on one slab");
+    NBODY_CUDA_CHECK(cudaMemset(contrib, 0, std::size_t(3 * K * K) * d.n * sizeof(double)));
+    LocalAccumulate<K> acc{{f[kJx], f[kJy], f[kJz]}, g.size(), g.stride(), 0, 0, contrib, d.n, 0};
+    const unsigned sentinel = unsigned(g.size());
+    const SlabOwner own{so.global.x0, so.global.dx, so.global.nx, so.ranks};
+    particles_classed<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, acc, own, so.i_offset, g.rows(), keys,
+                                                                             order, offs, sentinel);
+    NBODY_CUDA_CHECK_LAUNCH();
+    int bits = 1;
+    while ((std::size_t(1) << bits) <= g.size()) ++bits;
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(nullptr, need, keys, keys_sorted, order, order_sorted, int(d.n), 0, bits));
+    ensure_cub(need);
+    NBODY_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, int(d.n), 0, bits));
+    NBODY_CUDA_CHECK(cudaMemset(cell_start, 0, g.size() * sizeof(unsigned)));
+    NBODY_CUDA_CHECK(cudaMemset(cell_end, 0, g.size() * sizeof(unsigned)));
+    cell_ranges<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, cell_start, cell_end);
+    NBODY_CUDA_CHECK_LAUNCH();
+    reduce_classes<K><<<blocks_for(g.size()), ElementwisePolicy::kBlock>>>(cls, classes, so.i_offset, g.stride(), g.rows(),
+                                                                         g.size(), cell_start, cell_end, order_sorted, offs,
+                                                                         contrib, d.n);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+  // One step of a slab (DomainPic::step), with the host clock's split.
+  void slab_step() {
+    using clock = std::chrono::steady_clock;
+    auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = clock::now();
+    comm_now = 0;
+    const bool det = opt.deposit == DepositKernel::deterministic;
+    for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(f[c], 0, g.size() * sizeof(double)));
+    if (det) NBODY_CUDA_CHECK(cudaMemset(cls, 0, std::size_t(3 * classes) * g.size() * sizeof(double)));
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      if (meta[k].immobile) continue;
+      if (s.shape == ShapeOrder::tsc) push<ShapeTSC>(k);
+      else push<ShapeCIC>(k);
+    }
+    NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t1 = clock::now();
+    if (det) {
+      fold_slab_sources(cls_table, 3 * classes);
+      sum_classes<<<blocks_for(g.size()), ElementwisePolicy::kBlock>>>(f[kJx], f[kJy], f[kJz], cls, classes, g.size());
+      NBODY_CUDA_CHECK_LAUNCH();
+    } else {
+      fold_slab_sources(view_table + 6, 3);
+    }
+    if (s.solve_fields) {
+      const double t = s.t0 + double(step) * s.dt;
+      advance_b(0.5 * s.dt, false);
+      advance_e(s.dt, t);
+      advance_b(0.5 * s.dt, true);
+    }
+    if (tracking) {
+      poynting_step<<<2, kReduceBlock>>>(view(kEy), view(kEz), view(kBy), view(kBz), i_left, i_right, g.ny, g.dy, s.dt, track);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t2 = clock::now();
+    const double comm_fields = comm_now;
+    comm_now = 0;
+    // (one rank: nothing leaves; the absorbed particles' slots stay empty, which changes no
+    // order: the live particles' slots are in id order either way)
+    if (so.ranks > 1) migrate_slab();
+    NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t3 = clock::now();
+    last.particles = secs(t0, t1);
+    last.fields = std::max(0.0, secs(t1, t2) - comm_fields);
+    last.comm = comm_fields + comm_now;
+    last.sort = std::max(0.0, secs(t2, t3) - comm_now);
+    last.step = secs(t0, t3);
+    total.particles += last.particles, total.fields += last.fields, total.comm += last.comm, total.sort += last.sort;
+    total.step += last.step;
+    particle_seconds += last.particles;
+    ++step;
+  }
+
   template <class Shape>
   void push(std::size_t k) {
     const DevParticles& d = sp[k];
     if (d.n == 0) return;
-    const PushParams pp = make_push_params(s, meta[k], step);
+    const PushParams pp = make_push_params(push_settings(), meta[k], step);
     const FieldViews v = views();
     const DepositKernel kind = s.deposit ? opt.deposit : DepositKernel::atomic;
+    if (slab && kind == DepositKernel::deterministic) {
+      push_classed<Shape>(k, pp, v);
+      return;
+    }
     switch (kind) {
       case DepositKernel::atomic:
         particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, AtomicAccumulate{});
@@ -1083,6 +1578,20 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   m.tg.tiles_x = (m.g.nx + kTile - 1) / kTile;
   m.tg.tiles_y = (m.g.ny + kTile - 1) / kTile;
   m.step = from.step_count();
+  m.slab = options.slab.enabled;
+  if (m.slab) {
+    m.so = options.slab;
+    m.opt.slab.ids.clear();
+    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::deterministic)
+      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\" or \"deterministic\"");
+    if ((m.so.cut_lo || m.so.cut_hi) && !m.so.exchange) throw_runtime_error("pic: a slab with a cut side needs an exchange");
+    if (m.so.ids.size() != from.species().size()) throw_runtime_error("pic: the slab's particle ids do not match its species");
+    for (std::size_t k = 0; k < m.so.ids.size(); ++k)
+      if (m.so.ids[k].size() != from.species()[k].size())
+        throw_runtime_error("pic: the slab's particle ids do not match the particles of " + from.species()[k].name);
+    if (m.g.nx < 2 * kGuard) throw_input_error("pic: a GPU slab needs at least " + std::to_string(2 * kGuard) + " cell columns");
+    m.classes = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
+  }
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
   {
     // Everything this object allocates, checked before the first allocation: one clear error for
@@ -1115,6 +1624,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     NBODY_CUDA_CHECK(cudaMemcpy(m.f[c], from.fields().data[c].data(), m.g.size() * sizeof(double), cudaMemcpyHostToDevice));
   }
   m.pml = from.solver().pml();
+  if (m.slab && m.pml.cells > 0) m.pml.nx = m.so.global.nx;  // (MaxwellSolver::set_slab)
   if (m.pml.cells > 0)
     for (int c = 0; c < kPsiCount; ++c) {
       m.psi[c] = m.alloc<double>(m.g.size());
@@ -1140,21 +1650,28 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   m.save_x = m.alloc<double>(8 * std::size_t(m.g.ny + 1));
   m.save_y = m.alloc<double>(8 * std::size_t(m.g.nx + 1));
   std::size_t most = 0;
-  for (const Species& s : from.species()) {
+  for (std::size_t sk = 0; sk < from.species().size(); ++sk) {
+    const Species& s = from.species()[sk];
     Species meta = s;
     meta.resize(0);
     m.meta.push_back(meta);
     DevParticles d{};
     d.n = s.size();
-    most = std::max(most, d.n);
+    // On a slab: room for arrivals (grown when needed), and the ids.
+    d.cap = m.slab && m.so.ranks > 1 ? d.n + d.n / 8 + 1024 : d.n;
+    most = std::max(most, d.cap);
     double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
     const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
     for (int k = 0; k < 6; ++k) {
-      *arrays[k] = m.alloc<double>(d.n);
+      *arrays[k] = m.alloc<double>(d.cap);
       NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
     }
-    d.alive = m.alloc<unsigned char>(d.n);
+    d.alive = m.alloc<unsigned char>(d.cap);
     NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
+    if (m.slab) {
+      d.id = m.alloc<std::uint64_t>(d.cap);
+      NBODY_CUDA_CHECK(cudaMemcpy(d.id, m.so.ids[sk].data(), d.n * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+    }
     m.sp.push_back(d);
   }
   if (options.deposit == DepositKernel::float32)
@@ -1187,7 +1704,23 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       m.tile_end.push_back(m.alloc<unsigned>(m.tg.count()));
     }
   }
-  if (mode == DepositMode::deterministic) {
+  if (m.slab) {
+    m.so.ids.clear();
+    m.ensure_work(std::max<std::size_t>(most, 1));
+    m.nsel = m.alloc<int>(1);
+    m.stage_len = std::size_t(std::max(3 * m.classes, 6)) * std::size_t(m.g.rows()) * kGuard;
+    m.stage = m.alloc<double>(m.stage_len);
+    if (mode == DepositMode::deterministic) {
+      m.cell_start = m.alloc<unsigned>(m.g.size());
+      m.cell_end = m.alloc<unsigned>(m.g.size());
+      m.cls = m.alloc<double>(std::size_t(3 * m.classes) * m.g.size());
+      NBODY_CUDA_CHECK(cudaMemset(m.cls, 0, std::size_t(3 * m.classes) * m.g.size() * sizeof(double)));
+      std::vector<FieldView> ct;
+      for (int r = 0; r < 3 * m.classes; ++r) ct.push_back(FieldView{m.cls + std::size_t(r) * m.g.size(), m.g.stride()});
+      m.cls_table = m.alloc<FieldView>(ct.size());
+      NBODY_CUDA_CHECK(cudaMemcpy(m.cls_table, ct.data(), ct.size() * sizeof(FieldView), cudaMemcpyHostToDevice));
+    }
+  } else if (mode == DepositMode::deterministic) {
     const int K = m.s.shape == ShapeOrder::tsc ? ShapeTSC::support + 2 : ShapeCIC::support + 2;
     m.contrib = m.alloc<double>(std::size_t(3 * K * K) * most);
     m.keys = m.alloc<unsigned>(most);
@@ -1214,7 +1747,13 @@ PicGpu::~PicGpu() {
   for (DevParticles& d : m.sp) {
     for (double* p : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) cudaFree(p);
     cudaFree(d.alive);
+    if (d.id) cudaFree(d.id);
   }
+  for (void* p : {static_cast<void*>(m.cls), static_cast<void*>(m.cls_table), static_cast<void*>(m.stage),
+                  static_cast<void*>(m.offs), static_cast<void*>(m.fkeep), static_cast<void*>(m.fleft),
+                  static_cast<void*>(m.fright), static_cast<void*>(m.sel), static_cast<void*>(m.sel_id),
+                  static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel)})
+    if (p) cudaFree(p);
   for (float* p : m.fj)
     if (p) cudaFree(p);
   for (auto* v : {&m.tile_start, &m.tile_end})
@@ -1235,6 +1774,10 @@ PicGpu::~PicGpu() {
 
 void PicGpu::step() {
   Impl& m = *impl_;
+  if (m.slab) {
+    m.slab_step();
+    return;
+  }
   if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev_start));
   for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
   const bool tiled = m.opt.deposit == DepositKernel::tiled && m.s.deposit;
@@ -1323,7 +1866,9 @@ PicGpu::StepTimes PicGpu::last_step_times() const { return impl_->last; }
 
 void PicGpu::track_poynting(int i_left, int i_right) {
   Impl& m = *impl_;
-  if (i_left < 0 || i_right < 0 || i_left + 1 >= m.g.nx || i_right + 1 >= m.g.nx)
+  // (on a slab the plane may lie between its last column and the neighbour's first: a guard)
+  const int hi = m.slab ? m.g.nx - 1 : m.g.nx - 2;
+  if (i_left < 0 || i_right < 0 || i_left > hi || i_right > hi)
     throw_input_error("pic: the Poynting planes must lie inside the grid");
   m.i_left = i_left, m.i_right = i_right;
   m.tracking = true;
@@ -1341,6 +1886,7 @@ DeviceDiagnostics PicGpu::diagnostics() {
   using nbody::cuda::Max;
   using nbody::cuda::Sum;
   Impl& m = *impl_;
+  if (m.slab) throw_runtime_error("pic: device diagnostics of one slab (gather the slabs and take the host's)");
   const GridGeometry& g = m.g;
   DeviceDiagnostics out;
   // Field energy over the host's node range.
@@ -1404,6 +1950,32 @@ void PicGpu::enable_timing(bool on) {
 
 double PicGpu::particle_kernel_seconds() const { return impl_->particle_seconds; }
 std::int64_t PicGpu::sorts() const { return impl_->sort_count; }
+PicGpu::StepTimes PicGpu::total_times() const { return impl_->total; }
+
+std::vector<std::size_t> PicGpu::slot_counts() const {
+  std::vector<std::size_t> n;
+  for (const DevParticles& d : impl_->sp) n.push_back(d.n);
+  return n;
+}
+
+std::vector<std::vector<std::uint64_t>> PicGpu::ids() const {
+  const Impl& m = *impl_;
+  std::vector<std::vector<std::uint64_t>> out(m.sp.size());
+  if (!m.slab) return out;
+  NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+  for (std::size_t k = 0; k < m.sp.size(); ++k) {
+    const DevParticles& d = m.sp[k];
+    std::vector<std::uint64_t> id(d.n);
+    std::vector<unsigned char> alive(d.n);
+    if (d.n > 0) {
+      NBODY_CUDA_CHECK(cudaMemcpy(id.data(), d.id, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+      NBODY_CUDA_CHECK(cudaMemcpy(alive.data(), d.alive, d.n, cudaMemcpyDeviceToHost));
+    }
+    for (std::size_t p = 0; p < d.n; ++p)
+      if (alive[p]) out[k].push_back(id[p]);
+  }
+  return out;
+}
 std::size_t PicGpu::device_bytes() const { return impl_->bytes; }
 
 void PicGpu::copy_to(PicSimulation& to) const {

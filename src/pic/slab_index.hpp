@@ -1,0 +1,43 @@
+#pragma once
+// The slab arithmetic shared by the host and the device code of the GPU slabs (pic/gpu_slabs.hpp).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "pic/grid.hpp"
+#include "pic/hd.hpp"
+
+namespace nbody::pic {
+
+// The rank that owns the cell column of a position: DomainPic's arithmetic (the column as
+// floor((x - x0) * (1 / dx)), clamped into the grid, then comm::block_of's split), on the host
+// and the device.
+struct SlabOwner {
+  double x0 = 0, dx = 1;
+  int nx = 1, ranks = 1;
+  PIC_HD int column(double x) const {
+    const double inv_dx = 1.0 / dx;
+    int c = int(std::floor((x - x0) * inv_dx));
+    return c < 0 ? 0 : (c > nx - 1 ? nx - 1 : c);
+  }
+  PIC_HD int operator()(double x) const {
+    const int c = column(x);
+    const int base = nx / ranks, extra = nx % ranks;
+    const int split = extra * (base + 1);
+    return c < split ? c / (base + 1) : extra + (c - split) / base;
+  }
+};
+
+// The layout of a guard message: `arrays` arrays of the slab (rows = ny + 2 kGuard), the kGuard
+// columns starting at first_column, every row: value (a, j, i) at ((a * rows + j + kGuard) *
+// kGuard + i - first_column). DomainPic's messages have this layout too.
+PIC_HD std::size_t guard_index(int a, int j, int di, int rows) {
+  return (std::size_t(a) * std::size_t(rows) + std::size_t(j + kGuard)) * std::size_t(kGuard) + std::size_t(di);
+}
+
+// The arrived migration records (kMigrationWords words each) of species k, sorted by id: the
+// order they are appended in (pic/gpu_slabs.cpp).
+std::vector<std::uint64_t> arrivals_of(const std::vector<std::uint64_t>& records, std::size_t k);
+
+}  // namespace nbody::pic

@@ -1,0 +1,319 @@
+// The PIC run over several GPUs (pic/gpu_slabs.hpp) under mpirun -np 1, 2 (ranks may share a
+// GPU: rank r runs on GPU r % devices): the deterministic deposition gives the same bits on N
+// ranks as on one (fields with their guards, particles sorted by id, ids), particles are
+// conserved across the migration and Gauss's law holds across the cuts; both modes agree with
+// the CPU slab path (pic/domain.hpp) to the GPU-vs-CPU rounding bound of tests/pic/
+// test_pic_gpu.cpp (1e-8 relative: another summation order of the currents and the device's
+// fused multiply-adds). Every test skips without a CUDA device.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "comm/mpi_communicator.hpp"
+#include "nbody/error.hpp"
+#include "pic/config.hpp"
+#include "pic/domain.hpp"
+#include "pic/gpu.hpp"
+#include "pic/gpu_slabs.hpp"
+
+namespace nbody::pic {
+namespace {
+
+namespace fs = std::filesystem;
+
+comm::Communicator& world() { return comm::world(); }
+
+#define REQUIRE_GPU()                                                   \
+  do {                                                                  \
+    std::string why;                                                    \
+    if (!pic_gpu_available(&why)) GTEST_SKIP() << "no CUDA device: " << why; \
+  } while (0)
+
+// A thermal plasma with a drift (periodic both ways), electrons and mobile protons.
+const char* kLangmuir = R"(
+[grid]
+nx = 48
+ny = 8
+dx = 0.02
+dy = 0.03
+[time]
+steps = 30
+courant = 0.9
+[[species]]
+name = "electron"
+ppc = 4
+density = 2.0
+temperature_keV = 20.0
+drift_ux = 0.1
+[[species]]
+name = "proton"
+ppc = 2
+density = 2.0
+temperature_keV = 1.0
+)";
+
+// A small hole-boring setup: a laser through the open left edge onto electrons (thermal
+// re-emission at the left, absorbed at the right) and deuterons (reflected, absorbed).
+const char* kHoleBoring = R"(
+[grid]
+nx = 64
+ny = 6
+dx = 0.02
+dy = 0.04
+x0 = -0.3
+boundary_x = "open"
+[time]
+steps = 40
+courant = 0.95
+[solver]
+field = "ck"
+shape = "tsc"
+[laser]
+a0 = 3.0
+polarisation = "circular"
+envelope = "sin2"
+duration = 1.0
+[[species]]
+name = "electron"
+ppc = 4
+density = 4.0
+x_start = -0.28
+x_end = 0.9
+temperature_keV = 10.0
+boundary_xmin = "thermal"
+boundary_xmax = "absorb"
+[[species]]
+name = "deuteron"
+ppc = 2
+density = 4.0
+x_start = -0.28
+x_end = 0.9
+temperature_keV = 1.0
+boundary_xmin = "reflect"
+boundary_xmax = "absorb"
+)";
+
+PicConfig config(const std::string& toml, const std::vector<std::string>& overrides, const char* deposit) {
+  const fs::path p = fs::temp_directory_path() /
+                     ("nbody_pic_gpu_mpi_" + std::to_string(::getpid()) + "_" + std::to_string(world().rank()) + ".toml");
+  std::ofstream(p) << toml;
+  std::vector<std::string> o = overrides;
+  o.push_back(std::string("solver.deposit=\"") + deposit + "\"");
+  PicConfig c = read_pic_config(p.string(), o);
+  fs::remove(p);
+  return c;
+}
+
+PicGpuOptions options(const PicConfig& c) {
+  PicGpuOptions o;
+  o.deposit = deposit_kernel(c.deposit);
+  return o;
+}
+
+// The GPU slabs on `comm` for `steps` steps, gathered on every rank.
+PicSimulation run_gpu(const PicConfig& c, comm::Communicator& comm, int steps, std::size_t* crossed = nullptr) {
+  PicSimulation sim = build_pic_simulation(c);
+  DomainPicGpu d(sim, comm, options(c));
+  for (int k = 0; k < steps; ++k) d.step();
+  d.gather(sim);
+  if (crossed) {
+    // Ids in this slab now that were not at the start: particles that came from a neighbour.
+    PicSimulation start = build_pic_simulation(c);
+    DomainPic h(start, comm);
+    std::vector<std::uint64_t> now;
+    *crossed = 0;
+    const SlabLayout& l = d.layout();
+    const SlabOwner own{sim.settings().geom.x0, sim.settings().geom.dx, sim.settings().geom.nx, l.size};
+    for (std::size_t k = 0; k < sim.species().size(); ++k) {
+      const auto& ids0 = h.ids()[k];
+      for (std::size_t p = 0; p < sim.species()[k].size(); ++p)
+        if (own(sim.species()[k].x[p]) == l.rank &&
+            !std::binary_search(ids0.begin(), ids0.end(), sim.particle_ids()[k][p]))
+          ++*crossed;
+    }
+  }
+  return sim;
+}
+
+void expect_same_bits(const PicSimulation& a, const PicSimulation& b) {
+  ASSERT_EQ(a.step_count(), b.step_count());
+  EXPECT_EQ(a.time(), b.time());
+  for (int c = 0; c < kComponents; ++c) {
+    if (c == kRho) continue;
+    ASSERT_EQ(a.fields().data[c].size(), b.fields().data[c].size());
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < a.fields().data[c].size(); ++k)
+      differ += std::memcmp(&a.fields().data[c][k], &b.fields().data[c][k], sizeof(double)) != 0;
+    EXPECT_EQ(differ, 0u) << kComponentNames[c] << " differs at " << differ << " points on rank " << world().rank();
+  }
+  ASSERT_EQ(a.species().size(), b.species().size());
+  for (std::size_t k = 0; k < a.species().size(); ++k) {
+    const Species& s = a.species()[k];
+    const Species& t = b.species()[k];
+    ASSERT_EQ(s.size(), t.size()) << s.name;
+    EXPECT_EQ(a.particle_ids()[k], b.particle_ids()[k]) << s.name;
+    for (auto m : {&Species::x, &Species::y, &Species::ux, &Species::uy, &Species::uz, &Species::w})
+      EXPECT_TRUE(std::memcmp((s.*m).data(), (t.*m).data(), s.size() * sizeof(double)) == 0) << s.name;
+  }
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// Fields (the slab's own points and guards as gathered) and particles (in id order, the same
+// particles) within `bound` of their scale.
+void expect_close(const PicSimulation& a, const PicSimulation& b, double bound, const std::string& label) {
+  for (int c = kEx; c <= kBz; ++c) {
+    const auto& x = a.fields().data[c];
+    const auto& y = b.fields().data[c];
+    ASSERT_EQ(x.size(), y.size());
+    double d = 0;
+    for (std::size_t k = 0; k < x.size(); ++k) d = std::max(d, std::fabs(x[k] - y[k]));
+    EXPECT_LE(d / std::max(max_abs(x), 1e-3), bound) << label << ' ' << kComponentNames[c];
+  }
+  for (std::size_t k = 0; k < a.species().size(); ++k) {
+    const Species& s = a.species()[k];
+    const Species& t = b.species()[k];
+    ASSERT_EQ(s.size(), t.size()) << label << ' ' << s.name;
+    EXPECT_EQ(a.particle_ids()[k], b.particle_ids()[k]) << label << ' ' << s.name;
+    double dx = 0, du = 0;
+    for (std::size_t p = 0; p < s.size(); ++p) {
+      dx = std::max({dx, std::fabs(s.x[p] - t.x[p]), std::fabs(s.y[p] - t.y[p])});
+      du = std::max({du, std::fabs(s.ux[p] - t.ux[p]), std::fabs(s.uy[p] - t.uy[p]), std::fabs(s.uz[p] - t.uz[p])});
+    }
+    const double umax = std::max({max_abs(s.ux), max_abs(s.uy), max_abs(s.uz), 1e-6});
+    EXPECT_LE(dx / a.settings().geom.dx, bound) << label << ' ' << s.name;
+    EXPECT_LE(du / umax, bound) << label << ' ' << s.name;
+  }
+}
+
+double gauss_change(PicSimulation& sim, const std::vector<double>& initial, double scale) {
+  sim.compute_rho();
+  const std::vector<double> r = sim.gauss_residual_field();
+  double m = 0;
+  for (std::size_t k = 0; k < r.size(); ++k) m = std::max(m, std::fabs(r[k] - initial[k]));
+  return m / scale;
+}
+
+struct Case {
+  const char* name;
+  const char* toml;
+  std::vector<std::string> overrides;
+};
+
+class PicGpuSlabsMpi : public testing::TestWithParam<Case> {};
+
+TEST_P(PicGpuSlabsMpi, DeterministicSameBitsOnAnyRankCount) {
+  REQUIRE_GPU();
+  const Case& tc = GetParam();
+  const PicConfig c = config(tc.toml, tc.overrides, "deterministic");
+  const int steps = int(pic_steps(c));
+  PicSimulation start = build_pic_simulation(c);
+  double scale = 0;
+  for (int k = 0; k < int(start.species().size()); ++k) {
+    start.compute_rho(k);
+    scale = std::max(scale, start.rho_abs_max());
+  }
+  start.compute_rho();
+  const std::vector<double> initial = start.gauss_residual_field();
+  std::size_t loaded = 0;
+  for (const Species& s : start.species()) loaded += s.size();
+
+  std::size_t crossed = 0;
+  PicSimulation slabs = run_gpu(c, world(), steps, &crossed);
+  comm::NullCommunicator one;
+  const PicSimulation alone = run_gpu(c, one, steps);
+  expect_same_bits(slabs, alone);
+  // The same run again: the same bits (no atomics anywhere in this mode).
+  expect_same_bits(run_gpu(c, one, steps), alone);
+  std::size_t total = 0;
+  for (const Species& s : slabs.species()) total += s.size();
+  if (c.field_bc.x == FieldBoundary::periodic) EXPECT_EQ(total, loaded) << "every particle still there";
+  const double gauss = gauss_change(slabs, initial, scale);
+  if (!c.pml_x) EXPECT_LT(gauss, 1e-12) << "Gauss's law across the slab boundaries";
+  const double moved = world().allreduce_max(double(crossed));
+  if (world().size() > 1) EXPECT_GT(moved, 0.0) << "particles must cross the cuts for the test to mean anything";
+  if (world().rank() == 0)
+    std::printf("[ %s on %d ranks (GPU slabs, deterministic): %zu particles, gauss %.2e, most arrivals in a slab %.0f ]\n",
+                tc.name, world().size(), total, gauss, moved);
+}
+
+// Deterministic and atomic GPU slabs against the CPU slab path (deterministic, one process's
+// bits) on the same number of ranks: the GPU-vs-CPU rounding bound.
+TEST_P(PicGpuSlabsMpi, AgreesWithTheCpuSlabsToRounding) {
+  REQUIRE_GPU();
+  const Case& tc = GetParam();
+  const PicConfig c = config(tc.toml, tc.overrides, "deterministic");
+  const int steps = int(pic_steps(c));
+  PicSimulation cpu = build_pic_simulation(c);
+  {
+    DomainPic d(cpu, world());
+    for (int k = 0; k < steps; ++k) d.step();
+    d.gather(cpu);
+  }
+  expect_close(cpu, run_gpu(c, world(), steps), 1e-8, std::string(tc.name) + " deterministic");
+  const PicConfig ca = config(tc.toml, tc.overrides, "atomic");
+  expect_close(cpu, run_gpu(ca, world(), steps), 1e-8, std::string(tc.name) + " atomic");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PicGpuSlabsMpi,
+    testing::Values(Case{"langmuir_cic_yee", kLangmuir, {}},
+                    Case{"langmuir_tsc_ck", kLangmuir, {"solver.shape=\"tsc\"", "solver.field=\"ck\""}},
+                    Case{"hole_boring_tsc_ck", kHoleBoring, {}},
+                    Case{"hole_boring_cic_yee_pml", kHoleBoring,
+                         {"solver.shape=\"cic\"", "solver.field=\"yee\"", "grid.boundary_x=\"pml\"", "grid.pml_cells=6"}}),
+    [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// The time split is recorded: every part measured, their sum within the step.
+TEST(PicGpuSlabsMpiTiming, StepTimesAreSplit) {
+  REQUIRE_GPU();
+  const PicConfig c = config(kLangmuir, {}, "atomic");
+  PicSimulation sim = build_pic_simulation(c);
+  DomainPicGpu d(sim, world(), options(c));
+  for (int k = 0; k < 5; ++k) d.step();
+  const PicGpu::StepTimes t = d.total_times();
+  EXPECT_GT(t.particles, 0.0);
+  EXPECT_GT(t.fields, 0.0);
+  EXPECT_GE(t.sort, 0.0);
+  if (world().size() > 1) EXPECT_GT(t.comm, 0.0);
+  EXPECT_LE(t.particles + t.fields + t.comm + t.sort, t.step * (1 + 1e-9));
+}
+
+// Deposition kernels that do not run over slabs are refused with one clear line (exit status 2).
+TEST(PicGpuSlabsMpiTiming, OtherDepositKernelsAreRefused) {
+  REQUIRE_GPU();
+  if (world().size() < 2) GTEST_SKIP() << "needs several ranks";
+  try {
+    (void)config(kLangmuir, {"solver.device=\"cuda\""}, "tiled");
+    ADD_FAILURE() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_status(), 2);
+    EXPECT_NE(std::string(e.what()).find("solver.deposit"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nbody::pic
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  std::unique_ptr<nbody::comm::MpiSession> mpi;
+  if (nbody::comm::launched_by_mpi()) mpi = std::make_unique<nbody::comm::MpiSession>(&argc, &argv);
+  int status = RUN_ALL_TESTS();
+  status = static_cast<int>(nbody::comm::world().allreduce_max(double(status)));
+  return status;
+}

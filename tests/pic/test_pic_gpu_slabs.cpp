@@ -1,0 +1,169 @@
+// The host side of the PIC run over several GPUs (pic/gpu_slabs.hpp), without a GPU: the layout
+// of the guard messages (the device's pack kernel uses guard_index too), which particles migrate
+// and where, the order arrivals are appended in, and the slab state brought back into DomainPic.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "nbody/error.hpp"
+#include "pic/domain.hpp"
+#include "pic/gpu_slabs.hpp"
+
+namespace nbody::pic {
+namespace {
+
+GridGeometry slab_geometry(int nx, int ny) {
+  GridGeometry g;
+  g.nx = nx, g.ny = ny, g.dx = 0.5, g.dy = 0.25;
+  return g;
+}
+
+// A value for (array, i, j) that tells every point apart.
+double tag(int a, int i, int j) { return 10000.0 * a + 100.0 * (i + kGuard) + (j + kGuard); }
+
+TEST(PicGpuSlabs, GuardMessageLayoutIsArrayRowColumn) {
+  const GridGeometry g = slab_geometry(10, 3);
+  std::vector<std::vector<double>> arrays(3, std::vector<double>(g.size()));
+  for (int a = 0; a < 3; ++a) {
+    const FieldView v{arrays[std::size_t(a)].data(), g.stride()};
+    for (int j = -kGuard; j < g.ny + kGuard; ++j)
+      for (int i = -kGuard; i < g.nx + kGuard; ++i) v(i, j) = tag(a, i, j);
+  }
+  for (int first : {-kGuard, 0, g.nx - kGuard, g.nx}) {
+    const std::vector<double> m =
+        pack_guard_columns({arrays[0].data(), arrays[1].data(), arrays[2].data()}, g, first);
+    ASSERT_EQ(m.size(), std::size_t(3 * g.rows() * kGuard));
+    // DomainPic's loop order: array, then row, then the kGuard columns.
+    std::vector<double> loop;
+    for (int a = 0; a < 3; ++a)
+      for (int j = -kGuard; j < g.ny + kGuard; ++j)
+        for (int i = first; i < first + kGuard; ++i) loop.push_back(tag(a, i, j));
+    EXPECT_EQ(m, loop) << "first column " << first;
+    for (int a = 0; a < 3; ++a)
+      for (int j = -kGuard; j < g.ny + kGuard; ++j)
+        for (int di = 0; di < kGuard; ++di) EXPECT_EQ(m[guard_index(a, j, di, g.rows())], tag(a, first + di, j));
+  }
+}
+
+TEST(PicGpuSlabs, UnpackCopiesOrAddsIntoTheNamedColumnsOnly) {
+  const GridGeometry g = slab_geometry(9, 2);
+  std::vector<double> a(g.size(), 1.0), b(g.size(), 2.0);
+  std::vector<double> msg(std::size_t(2 * g.rows() * kGuard));
+  std::iota(msg.begin(), msg.end(), 0.5);
+  unpack_guard_columns(msg, {a.data(), b.data()}, g, g.nx, false);  // the right guards, copied
+  unpack_guard_columns(msg, {a.data(), b.data()}, g, 0, true);       // the first columns, added
+  const FieldView va{a.data(), g.stride()}, vb{b.data(), g.stride()};
+  for (int j = -kGuard; j < g.ny + kGuard; ++j)
+    for (int i = -kGuard; i < g.nx + kGuard; ++i) {
+      const bool copied = i >= g.nx, added = i >= 0 && i < kGuard;
+      const int di = copied ? i - g.nx : i;
+      for (int k = 0; k < 2; ++k) {
+        const double base = k == 0 ? 1.0 : 2.0;
+        const double got = k == 0 ? va(i, j) : vb(i, j);
+        const double m = copied || added ? msg[guard_index(k, j, di, g.rows())] : 0.0;
+        EXPECT_EQ(got, copied ? m : (added ? base + m : base)) << i << ' ' << j;
+      }
+    }
+  // A message of the wrong length is refused.
+  msg.pop_back();
+  EXPECT_THROW(unpack_guard_columns(msg, {a.data(), b.data()}, g, 0, true), Error);
+}
+
+TEST(PicGpuSlabs, OwnerAgreesWithTheSlabLayout) {
+  for (int nx : {16, 17, 33})
+    for (int ranks : {1, 2, 3, 4}) {
+      const SlabOwner own{-0.3, 0.02, nx, ranks};
+      for (int c = 0; c < nx; ++c) {
+        const int r = own(-0.3 + (c + 0.5) * 0.02);
+        const SlabLayout l = slab_layout(nx, true, ranks, r);
+        EXPECT_TRUE(c >= l.i0 && c < l.i1) << nx << ' ' << ranks << ' ' << c << " -> " << r;
+      }
+      // Outside the grid: clamped to the edge slabs (an absorbed particle is never sent far).
+      EXPECT_EQ(own(-0.3 - 0.5), 0);
+      EXPECT_EQ(own(-0.3 + nx * 0.02 + 0.5), ranks - 1);
+    }
+}
+
+TEST(PicGpuSlabs, MigrationGoesToTheNeighbourThatOwnsTheCell) {
+  const SlabLayout mid = slab_layout(48, false, 3, 1);
+  EXPECT_EQ(migration_side(1, mid), 0);
+  EXPECT_EQ(migration_side(0, mid), -1);
+  EXPECT_EQ(migration_side(2, mid), 1);
+  const SlabLayout edge = slab_layout(48, false, 3, 0);
+  EXPECT_EQ(edge.left, -1);
+  EXPECT_THROW((void)migration_side(2, edge), Error) << "two slabs away";
+  // Two ranks on a periodic axis: both neighbours are the other rank; right first (DomainPic).
+  const SlabLayout ring = slab_layout(48, true, 2, 0);
+  EXPECT_EQ(ring.left, 1);
+  EXPECT_EQ(ring.right, 1);
+  EXPECT_EQ(migration_side(1, ring), 1);
+}
+
+std::vector<std::uint64_t> record(std::uint64_t species, std::uint64_t id, double x) {
+  std::vector<std::uint64_t> r{species, id};
+  for (double v : {x, 2 * x, 3 * x, 4 * x, 5 * x, 6 * x}) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    r.push_back(b);
+  }
+  return r;
+}
+
+TEST(PicGpuSlabs, ArrivalsAreAppendedInIdOrderPerSpecies) {
+  // What came from the left (ids 9, 4 of species 1; 7 of species 0), then from the right (2 of 1).
+  std::vector<std::uint64_t> in;
+  for (const auto& r : {record(1, 9, 0.9), record(0, 7, 0.7), record(1, 4, 0.4), record(1, 2, 0.2)})
+    in.insert(in.end(), r.begin(), r.end());
+  const std::vector<std::uint64_t> s1 = arrivals_of(in, 1);
+  ASSERT_EQ(s1.size(), std::size_t(3 * kMigrationRecord));
+  std::vector<std::uint64_t> want;
+  for (const auto& r : {record(1, 2, 0.2), record(1, 4, 0.4), record(1, 9, 0.9)}) want.insert(want.end(), r.begin(), r.end());
+  EXPECT_EQ(s1, want) << "whole records, sorted by id";
+  EXPECT_EQ(arrivals_of(in, 0), record(0, 7, 0.7));
+  EXPECT_TRUE(arrivals_of(in, 2).empty());
+  in.pop_back();
+  EXPECT_THROW((void)arrivals_of(in, 1), Error);
+}
+
+TEST(PicGpuSlabs, SlabStateBroughtBackGathersToTheSameState) {
+  PicSettings s;
+  s.geom = slab_geometry(16, 4);
+  s.dt = 0.1;
+  PicSimulation sim(s);
+  Species e;
+  e.name = "electron";
+  sim.add_species(e);
+  LoadSpec spec;
+  spec.profile.n0 = 1.0;
+  spec.ppc_x = 2, spec.ppc_y = 1;
+  spec.u_thermal[0] = 0.1;
+  sim.load(0, spec);
+  for (std::size_t k = 0; k < sim.fields().data[kEy].size(); ++k) sim.fields().data[kEy][k] = 0.001 * double(k % 97);
+  sim.refresh_guards();
+  comm::NullCommunicator one;
+  DomainPic d(sim, one);
+  // The state as the GPU slab brings it back: fields, particles, ids (here: the slab's own).
+  Fields f = d.fields();
+  std::vector<Species> sp = d.species();
+  auto ids = d.ids();
+  for (double& x : sp[0].ux) x += 1e-3;  // a changed state
+  d.set_state(f, sp, ids, 5, 0.5);
+  PicSimulation out(s);
+  out.add_species(e);
+  d.gather(out);
+  EXPECT_EQ(out.step_count(), 5);
+  EXPECT_EQ(out.time(), 0.5);
+  ASSERT_EQ(out.species()[0].size(), sp[0].size());
+  ASSERT_GT(sp[0].size(), 0u);
+  EXPECT_EQ(out.species()[0].ux, sp[0].ux);
+  EXPECT_EQ(out.fields().data[kEy], sim.fields().data[kEy]);
+  // A state whose ids do not match its particles is refused.
+  ids[0].pop_back();
+  EXPECT_THROW(d.set_state(f, sp, ids, 5, 0.5), Error);
+}
+
+}  // namespace
+}  // namespace nbody::pic
