@@ -181,6 +181,64 @@ TEST(TreeMultipoles, RootMomentsFromChildrenEqualTheDirectSums) {
     EXPECT_NEAR(a, b, 1e-11 * scale);
   }
   EXPECT_NEAR(root.qxx + root.qyy + root.qzz, 0.0, 1e-12 * scale);
+  double trace = 0;
+  for (int i = 0; i < n; ++i)
+    trace += m[i] * ((x[i] - q.x) * (x[i] - q.x) + (y[i] - q.y) * (y[i] - q.y) + (z[i] - q.z) * (z[i] - q.z));
+  EXPECT_NEAR(q.tr, trace, 1e-12 * trace);
+  EXPECT_NEAR(root.tr, trace, 1e-11 * trace);
+}
+
+// The softened expansion (Plummer softening eps, R^2 = r^2 + eps^2): to quadrupole order the
+// potential of a cluster is -M/R - (d.Q.d - t eps^2) / (2 R^5), t = sum m |y|^2. A cluster of
+// size s seen from r = 2 eps: with the trace term the error is the octupole's, falling as
+// (s/R)^3 when s halves; without it (Bonsai's form) the error is t eps^2 / R^5 and falls only as
+// s^2, and it dominates.
+TEST(TreeMultipoles, SoftenedExpansionKeepsTheTraceTerm) {
+  using namespace gravity::tree;
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  const double eps = 0.02, r = 2 * eps;
+  auto errors = [&](double size, bool trace) {
+    std::vector<double> x(30), y(30), z(30), m(30);
+    std::mt19937_64 g(4);
+    Multipole<double> q;
+    double sx = 0, sy = 0, sz = 0;
+    for (int i = 0; i < 30; ++i) {
+      x[i] = size * u(g), y[i] = 0.7 * size * u(g), z[i] = 0.4 * size * u(g), m[i] = 1.0 + u(g);
+      q.m += m[i], sx += m[i] * x[i], sy += m[i] * y[i], sz += m[i] * z[i];
+    }
+    q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
+    for (int i = 0; i < 30; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
+    make_traceless(q);
+    if (!trace) q.tr = 0;
+    const MultipoleEval<double> eval{eps * eps};
+    const double px = q.x + 0.6 * r, py = q.y + 0.48 * r, pz = q.z + 0.64 * r;
+    double ax = 0, ay = 0, az = 0, ex = 0, ey = 0, ez = 0, phi = 0;
+    eval.accumulate(q.x - px, q.y - py, q.z - pz, q, ax, ay, az);
+    for (int i = 0; i < 30; ++i) {
+      const double dx = x[i] - px, dy = y[i] - py, dz = z[i] - pz;
+      const double d = std::sqrt(dx * dx + dy * dy + dz * dz + eps * eps);
+      ex += m[i] * dx / (d * d * d), ey += m[i] * dy / (d * d * d), ez += m[i] * dz / (d * d * d);
+      phi -= m[i] / d;
+    }
+    const double da = std::sqrt((ax - ex) * (ax - ex) + (ay - ey) * (ay - ey) + (az - ez) * (az - ez)) /
+                      std::sqrt(ex * ex + ey * ey + ez * ez);
+    const double dphi = std::fabs(eval.potential(q.x - px, q.y - py, q.z - pz, q) - phi) / std::fabs(phi);
+    return std::pair{da, dphi};
+  };
+  const auto [a1, p1] = errors(0.02, true);
+  const auto [a2, p2] = errors(0.01, true);
+  const auto [b1, q1] = errors(0.02, false);
+  const auto [b2, q2] = errors(0.01, false);
+  NBODY_MEASURED("softened M2P at r = 2 eps, cluster sizes eps and eps/2: with the trace force %.2e %.2e potential "
+                 "%.2e %.2e; without it force %.2e %.2e potential %.2e %.2e",
+                 a1, a2, p1, p2, b1, b2, q1, q2);
+  // With the trace: octupole order (halving the size divides the error by about 8).
+  EXPECT_GT(a1 / a2, 6.0);
+  EXPECT_GT(p1 / p2, 6.0);
+  // Without it: second order (about 4), and several times the error with it.
+  EXPECT_LT(b1 / b2, 5.0);
+  EXPECT_GT(b1, 3 * a1);
+  EXPECT_GT(q1, 3 * p1);
 }
 
 // A cluster of size s seen from distance r: with the quadrupole, the error of the expansion is

@@ -49,7 +49,7 @@ void split(const std::uint64_t* keys, std::int32_t b, std::int32_t e, int level,
 
 void Octree::clear() {
   for (auto* v : {&body_begin, &body_count, &child_begin, &child_count, &level}) v->clear();
-  for (auto* v : {&cx, &cy, &cz, &half, &m, &mx, &my, &mz, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &rcrit2}) v->clear();
+  for (auto* v : {&cx, &cy, &cz, &half, &m, &mx, &my, &mz, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &tr, &rcrit2}) v->clear();
 }
 
 void Octree::push(std::int32_t begin, std::int32_t count, std::int32_t lvl, double x, double y, double z, double h) {
@@ -129,12 +129,13 @@ void build_octree(const std::vector<std::uint64_t>& keys, const KeyBox<double>& 
 void compute_multipoles(const double* x, const double* y, const double* z, const double* m, double theta,
                         Octree& t) {
   const int cells = t.size();
-  for (auto* v : {&t.m, &t.mx, &t.my, &t.mz, &t.qxx, &t.qxy, &t.qxz, &t.qyy, &t.qyz, &t.qzz, &t.rcrit2}) {
+  for (auto* v : {&t.m, &t.mx, &t.my, &t.mz, &t.qxx, &t.qxy, &t.qxz, &t.qyy, &t.qyz, &t.qzz, &t.tr, &t.rcrit2}) {
     v->assign(cells, 0.0);
   }
   const double infinity = std::numeric_limits<double>::infinity();
   const MultipoleArrays<double> cell{t.m.data(),   t.mx.data(),  t.my.data(),  t.mz.data(),  t.qxx.data(),
-                                     t.qxy.data(), t.qxz.data(), t.qyy.data(), t.qyz.data(), t.qzz.data()};
+                                     t.qxy.data(), t.qxz.data(), t.qyy.data(), t.qyz.data(), t.qzz.data(),
+                                     t.tr.data()};
   for (int c = cells - 1; c >= 0; --c) {
     const Multipole<double> q =
         t.leaf(c) ? bodies_multipole(x, y, z, m, t.body_begin[c], t.body_begin[c] + t.body_count[c], t.cx[c], t.cy[c], t.cz[c])
@@ -142,6 +143,7 @@ void compute_multipoles(const double* x, const double* y, const double* z, const
                                        t.cz[c]);
     t.m[c] = q.m, t.mx[c] = q.x, t.my[c] = q.y, t.mz[c] = q.z;
     t.qxx[c] = q.qxx, t.qxy[c] = q.qxy, t.qxz[c] = q.qxz, t.qyy[c] = q.qyy, t.qyz[c] = q.qyz, t.qzz[c] = q.qzz;
+    t.tr[c] = q.tr;
     const double delta = std::sqrt((q.x - t.cx[c]) * (q.x - t.cx[c]) + (q.y - t.cy[c]) * (q.y - t.cy[c]) +
                                    (q.z - t.cz[c]) * (q.z - t.cz[c]));
     t.rcrit2[c] = barnes_hut_radius2(t.half[c], delta, theta, infinity);

@@ -31,12 +31,13 @@ struct Octree {
   std::vector<double> cx, cy, cz, half;  // geometric centre, half the side
   std::vector<double> m, mx, my, mz;     // mass, centre of mass
   std::vector<double> qxx, qxy, qxz, qyy, qyz, qzz;  // traceless quadrupole about the centre of mass
+  std::vector<double> tr;                            // trace of the second moment (softened M2P)
   std::vector<double> rcrit2;                        // squared Barnes-Hut opening radius
 
   [[nodiscard]] int size() const noexcept { return static_cast<int>(body_begin.size()); }
   [[nodiscard]] bool leaf(int c) const { return child_count[c] == 0; }
   [[nodiscard]] Multipole<double> multipole(int c) const {
-    return {m[c], mx[c], my[c], mz[c], qxx[c], qxy[c], qxz[c], qyy[c], qyz[c], qzz[c]};
+    return {m[c], mx[c], my[c], mz[c], qxx[c], qxy[c], qxz[c], qyy[c], qyz[c], qzz[c], tr[c]};
   }
   [[nodiscard]] CellView<double> cell(int c) const {
     return {cx[c], cy[c], cz[c], half[c], m[c], mx[c], my[c], mz[c], rcrit2[c]};

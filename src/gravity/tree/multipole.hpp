@@ -1,14 +1,18 @@
 #pragma once
 // Multipoles of the tree's cells to quadrupole order: the mass M, the centre of mass c (about
-// which the dipole vanishes) and the traceless quadrupole Q_ij = sum m (3 y_i y_j - |y|^2 d_ij),
-// y = x - c. The potential of a cell at a target x, d = c - x, r = |d|:
+// which the dipole vanishes), the traceless quadrupole Q_ij = sum m (3 y_i y_j - |y|^2 d_ij),
+// y = x - c, and the trace of the second moment t = sum m |y|^2. The potential of a cell at a
+// target x, d = c - x, r = |d|:
 //   phi = -M/r - (1/2) d.Q.d / r^5
 // and its acceleration (minus the gradient over x)
 //   a = M d / r^3 - Q.d / r^5 + (5/2) (d.Q.d) d / r^7.
-// With Plummer softening r^2 becomes r^2 + eps^2 in every term (the expansion of the softened
-// potential, its trace term left out as in Bonsai); the spline law's cells are opened where
-// any of their bodies might be within the kernel's support, and use eps = 0. Host and device;
-// R is the arithmetic (double for the CPU oracle).
+// With Plummer softening the expansion of the softened potential -1/R, R^2 = r^2 + eps^2, to
+// the same order is exact: r becomes R in every term and d.Q.d becomes d.Q.d - t eps^2 (the
+// second moment's trace does not drop out of the softened Laplacian). Leaving t out, as Bonsai
+// does, errs by t eps^2 / R^5 a term: the dominant error of cells accepted within a few eps
+// (a cusp resolved below the softening). The spline law's cells are opened where any of their
+// bodies might be within the kernel's support, and use eps = 0. Host and device; R is the
+// arithmetic (double for the CPU oracle).
 #include "gravity/interaction.hpp"
 
 namespace nbody::gravity::tree {
@@ -18,6 +22,7 @@ struct Multipole {
   R m = 0;
   R x = 0, y = 0, z = 0;  // centre of mass
   R qxx = 0, qxy = 0, qxz = 0, qyy = 0, qyz = 0, qzz = 0;
+  R tr = 0;  // sum m |y|^2, the trace of the second moment
 };
 
 // Adds a point mass m at offset (dx, dy, dz) from the expansion centre to the quadrupole's raw
@@ -32,10 +37,11 @@ NBODY_HD void add_second_moment(Multipole<R>& q, R m, R dx, R dy, R dz) {
   q.qzz += m * dz * dz;
 }
 
-// The second moment S_ij = sum m y_i y_j turned into Q = 3 S - tr(S) I.
+// The second moment S_ij = sum m y_i y_j turned into Q = 3 S - tr(S) I (tr(S) kept).
 template <class R>
 NBODY_HD void make_traceless(Multipole<R>& q) {
   const R tr = q.qxx + q.qyy + q.qzz;
+  q.tr = tr;
   q.qxx = R(3) * q.qxx - tr;
   q.qyy = R(3) * q.qyy - tr;
   q.qzz = R(3) * q.qzz - tr;
@@ -45,11 +51,12 @@ NBODY_HD void make_traceless(Multipole<R>& q) {
 }
 
 // M2M: adds a child's traceless quadrupole, moved from its centre of mass by (dx, dy, dz) =
-// c_child - c_parent: Q += Q_child + M_child (3 s s^T - |s|^2 I).
+// c_child - c_parent: Q += Q_child + M_child (3 s s^T - |s|^2 I), t += t_child + M_child |s|^2.
 template <class R>
 NBODY_HD void add_shifted(Multipole<R>& parent, const Multipole<R>& child, R dx, R dy, R dz) {
   const R m = child.m;
   const R s2 = dx * dx + dy * dy + dz * dz;
+  parent.tr += child.tr + m * s2;
   parent.qxx += child.qxx + m * (R(3) * dx * dx - s2);
   parent.qyy += child.qyy + m * (R(3) * dy * dy - s2);
   parent.qzz += child.qzz + m * (R(3) * dz * dz - s2);
@@ -61,8 +68,10 @@ NBODY_HD void add_shifted(Multipole<R>& parent, const Multipole<R>& child, R dx,
 // The multipoles of a tree's cells as arrays (the CPU's vectors or the GPU's device arrays).
 template <class R>
 struct MultipoleArrays {
-  const R *m, *x, *y, *z, *qxx, *qxy, *qxz, *qyy, *qyz, *qzz;
-  NBODY_HD Multipole<R> at(int k) const { return {m[k], x[k], y[k], z[k], qxx[k], qxy[k], qxz[k], qyy[k], qyz[k], qzz[k]}; }
+  const R *m, *x, *y, *z, *qxx, *qxy, *qxz, *qyy, *qyz, *qzz, *tr;
+  NBODY_HD Multipole<R> at(int k) const {
+    return {m[k], x[k], y[k], z[k], qxx[k], qxy[k], qxz[k], qyy[k], qyz[k], qzz[k], tr[k]};
+  }
 };
 
 // P2M: the multipole of the bodies [b, e) about their centre of mass; about (cx, cy, cz), the
@@ -123,7 +132,7 @@ struct MultipoleEval {
     const R qdx = c.qxx * dx + c.qxy * dy + c.qxz * dz;
     const R qdy = c.qxy * dx + c.qyy * dy + c.qyz * dz;
     const R qdz = c.qxz * dx + c.qyz * dy + c.qzz * dz;
-    const R dqd = dx * qdx + dy * qdy + dz * qdz;
+    const R dqd = dx * qdx + dy * qdy + dz * qdz - c.tr * eps2;
     const R radial = c.m * inv3 + R(2.5) * dqd * inv5 * inv2;
     ax += radial * dx - qdx * inv5;
     ay += radial * dy - qdy * inv5;
@@ -137,7 +146,7 @@ struct MultipoleEval {
     const R qdx = c.qxx * dx + c.qxy * dy + c.qxz * dz;
     const R qdy = c.qxy * dx + c.qyy * dy + c.qyz * dz;
     const R qdz = c.qxz * dx + c.qyz * dy + c.qzz * dz;
-    const R dqd = dx * qdx + dy * qdy + dz * qdz;
+    const R dqd = dx * qdx + dy * qdy + dz * qdz - c.tr * eps2;
     return -c.m * inv - R(0.5) * dqd * inv * inv2 * inv2;
   }
 };

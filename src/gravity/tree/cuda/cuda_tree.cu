@@ -68,23 +68,23 @@ struct DeviceArray {
 struct Cells {
   std::int32_t *body_begin, *body_count, *child_begin, *child_count, *level;
   double *cx, *cy, *cz, *half;
-  double *m, *mx, *my, *mz, *qxx, *qxy, *qxz, *qyy, *qyz, *qzz, *rcrit2;
+  double *m, *mx, *my, *mz, *qxx, *qxy, *qxz, *qyy, *qyz, *qzz, *tr, *rcrit2;
 };
 
 struct CellArrays {
   DeviceArray<std::int32_t> body_begin, body_count, child_begin, child_count, level;
-  DeviceArray<double> cx, cy, cz, half, m, mx, my, mz, qxx, qxy, qxz, qyy, qyz, qzz, rcrit2;
+  DeviceArray<double> cx, cy, cz, half, m, mx, my, mz, qxx, qxy, qxz, qyy, qyz, qzz, tr, rcrit2;
   int size = 0;
   std::vector<int> level_start;  // host: the first cell of each level, and the end
 
   void reserve(std::size_t k) {
     for (auto* a : {&body_begin, &body_count, &child_begin, &child_count, &level}) a->reserve(k, true);
-    for (auto* a : {&cx, &cy, &cz, &half, &m, &mx, &my, &mz, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &rcrit2})
+    for (auto* a : {&cx, &cy, &cz, &half, &m, &mx, &my, &mz, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &tr, &rcrit2})
       a->reserve(k, true);
   }
   [[nodiscard]] Cells view() {
     return {body_begin.p, body_count.p, child_begin.p, child_count.p, level.p, cx.p, cy.p, cz.p, half.p, m.p,
-            mx.p,         my.p,         mz.p,          qxx.p,         qxy.p,   qxz.p, qyy.p, qyz.p, qzz.p, rcrit2.p};
+            mx.p,         my.p,         mz.p,          qxx.p,         qxy.p,   qxz.p, qyy.p, qyz.p, qzz.p, tr.p, rcrit2.p};
   }
 };
 
@@ -210,7 +210,7 @@ __global__ void write_children(Cells c, const std::uint64_t* keys, int lb, int l
 __global__ void multipoles_level(Cells c, int lb, int le, const double* x, const double* y, const double* z,
                                  const double* m, double theta) {
   for (int cell = lb + blockIdx.x * blockDim.x + threadIdx.x; cell < le; cell += gridDim.x * blockDim.x) {
-    const MultipoleArrays<double> arrays{c.m, c.mx, c.my, c.mz, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz};
+    const MultipoleArrays<double> arrays{c.m, c.mx, c.my, c.mz, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz, c.tr};
     const Multipole<double> q =
         c.child_count[cell] == 0
             ? bodies_multipole(x, y, z, m, c.body_begin[cell], c.body_begin[cell] + c.body_count[cell], c.cx[cell],
@@ -220,6 +220,7 @@ __global__ void multipoles_level(Cells c, int lb, int le, const double* x, const
     c.m[cell] = q.m, c.mx[cell] = q.x, c.my[cell] = q.y, c.mz[cell] = q.z;
     c.qxx[cell] = q.qxx, c.qxy[cell] = q.qxy, c.qxz[cell] = q.qxz;
     c.qyy[cell] = q.qyy, c.qyz[cell] = q.qyz, c.qzz[cell] = q.qzz;
+    c.tr[cell] = q.tr;
     const double dx = q.x - c.cx[cell], dy = q.y - c.cy[cell], dz = q.z - c.cz[cell];
     c.rcrit2[cell] = barnes_hut_radius2(c.half[cell], sqrt(dx * dx + dy * dy + dz * dz), theta, HUGE_VAL);
   }
@@ -268,7 +269,7 @@ struct alignas(16) CellOpen {
   int child_begin, child_count, body_begin, body_count;
 };
 
-// A cell's multipole in T: (m, x, y, z), (qxx, qxy, qxz, qyy), (qyz, qzz, 0, 0).
+// A cell's multipole in T: (m, x, y, z), (qxx, qxy, qxz, qyy), (qyz, qzz, tr, 0).
 template <class T>
 struct CellMultipole {
   Vec4<T> a, b, c;
@@ -281,7 +282,7 @@ __global__ void pack_cells(Cells c, int cells, CellOpen* open, CellMultipole<T>*
                        c.child_begin[k], c.child_count[k], c.body_begin[k], c.body_count[k]};
     mp[k] = CellMultipole<T>{{{T(c.m[k]), T(c.mx[k]), T(c.my[k]), T(c.mz[k])}},
                              {{T(c.qxx[k]), T(c.qxy[k]), T(c.qxz[k]), T(c.qyy[k])}},
-                             {{T(c.qyz[k]), T(c.qzz[k]), T(0), T(0)}}};
+                             {{T(c.qyz[k]), T(c.qzz[k]), T(c.tr[k]), T(0)}}};
   }
 }
 
@@ -370,7 +371,7 @@ __device__ void eval_cells(const WalkArgs<T>& a, WarpLists<T>& w, int count, Lan
 #pragma unroll 1
   for (int j = 0; j < count; ++j) {
     const Vec4<T> p = w.data[3 * j], q = w.data[3 * j + 1], r = w.data[3 * j + 2];
-    const Multipole<T> mp{p.v[0], p.v[1], p.v[2], p.v[3], q.v[0], q.v[1], q.v[2], q.v[3], r.v[0], r.v[1]};
+    const Multipole<T> mp{p.v[0], p.v[1], p.v[2], p.v[3], q.v[0], q.v[1], q.v[2], q.v[3], r.v[0], r.v[1], r.v[2]};
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       if (!t.on[s]) continue;
@@ -972,6 +973,7 @@ Octree CudaTree::octree() const {
   t.qyy = i.cells.qyy.to_host(cells);
   t.qyz = i.cells.qyz.to_host(cells);
   t.qzz = i.cells.qzz.to_host(cells);
+  t.tr = i.cells.tr.to_host(cells);
   t.rcrit2 = i.cells.rcrit2.to_host(cells);
   return t;
 }
