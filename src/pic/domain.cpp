@@ -124,27 +124,27 @@ std::size_t DomainPic::local_particles(bool mobile_only) const {
 }
 
 template <class T>
-std::vector<T> DomainPic::shift(const std::vector<T>& out, bool to_right, int tag) {
-  const int dest = to_right ? layout_.right : layout_.left;
-  const int src = to_right ? layout_.left : layout_.right;
+std::vector<T> slab_shift(comm::Communicator& comm, const SlabLayout& l, const std::vector<T>& out, bool to_right,
+                          int tag) {
+  const int dest = to_right ? l.right : l.left;
+  const int src = to_right ? l.left : l.right;
   std::vector<T> in;
   if (dest < 0 && src < 0) return in;
-  // Blocking messages along the chain (or ring): its first rank sends first, every other
-  // receives first, so no two ranks wait on each other.
-  const bool first = to_right ? layout_.rank == 0 : layout_.rank == layout_.size - 1;
+  const bool first = to_right ? l.rank == 0 : l.rank == l.size - 1;
   const comm::DataType type = comm::data_type_of<T>();
   auto do_send = [&] {
     if (dest < 0) return;
     const std::int64_t n = std::int64_t(out.size());
-    comm_->send(&n, 1, comm::DataType::i64, dest, tag);
-    if (n > 0) comm_->send(out.data(), n, type, dest, tag + 1);
+    comm.send(&n, 1, comm::DataType::i64, dest, tag);
+    if (n > 0) comm.send(out.data(), n, type, dest, tag + 1);
   };
   auto do_recv = [&] {
     if (src < 0) return;
     std::int64_t n = 0;
-    comm_->recv(&n, 1, comm::DataType::i64, src, tag);
+    comm.recv(&n, 1, comm::DataType::i64, src, tag);
+    if (n < 0) throw_runtime_error("pic: a slab message of negative length");
     in.resize(std::size_t(n));
-    if (n > 0) comm_->recv(in.data(), n, type, src, tag + 1);
+    if (n > 0) comm.recv(in.data(), n, type, src, tag + 1);
   };
   if (first) {
     do_send();
@@ -155,6 +155,9 @@ std::vector<T> DomainPic::shift(const std::vector<T>& out, bool to_right, int ta
   }
   return in;
 }
+template std::vector<double> slab_shift(comm::Communicator&, const SlabLayout&, const std::vector<double>&, bool, int);
+template std::vector<std::uint64_t> slab_shift(comm::Communicator&, const SlabLayout&,
+                                               const std::vector<std::uint64_t>&, bool, int);
 
 // E and B: the slab's first kGuard columns to the left neighbour's right guards, its last
 // kGuard columns to the right neighbour's left guards, every row.

@@ -33,6 +33,13 @@ struct SlabLayout {
   int left = -1, right = -1;  // the neighbours' ranks (-1: a global open edge; itself never for size > 1)
 };
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank);
+// One step along the chain (or ring) of slabs: `out` to the right (or left) neighbour, what the
+// left (or right) one sent back (blocking: the chain's first rank sends first, every other
+// receives first, so no two ranks wait on each other). Messages tagged tag (length) and tag + 1.
+// T: double or std::uint64_t.
+template <class T>
+std::vector<T> slab_shift(comm::Communicator& comm, const SlabLayout& l, const std::vector<T>& out, bool to_right,
+                          int tag);
 // The smallest slab (2 kGuard columns, so that guard sums reach one neighbour only).
 inline constexpr int kMinSlabColumns = 2 * kGuard;
 // The number of current arrays of the deterministic deposition for a shape.
@@ -77,7 +84,9 @@ class DomainPic {
   template <class T>
   std::vector<T> collect(const std::vector<T>& mine, int root);
   template <class T>
-  std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag);
+  std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag) {
+    return slab_shift(*comm_, layout_, out, to_right, tag);
+  }
   [[nodiscard]] int owner_column(double x) const;
 
   PicSettings s_;  // the global settings

@@ -81,34 +81,7 @@ class DomainPicGpu::Exchange : public SlabExchange {
  private:
   template <class T>
   std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag) {
-    const int dest = to_right ? l_.right : l_.left;
-    const int src = to_right ? l_.left : l_.right;
-    std::vector<T> in;
-    if (dest < 0 && src < 0) return in;
-    const bool first = to_right ? l_.rank == 0 : l_.rank == l_.size - 1;
-    const comm::DataType type = comm::data_type_of<T>();
-    auto do_send = [&] {
-      if (dest < 0) return;
-      const std::int64_t n = std::int64_t(out.size());
-      comm_->send(&n, 1, comm::DataType::i64, dest, tag);
-      if (n > 0) comm_->send(out.data(), n, type, dest, tag + 1);
-    };
-    auto do_recv = [&] {
-      if (src < 0) return;
-      std::int64_t n = 0;
-      comm_->recv(&n, 1, comm::DataType::i64, src, tag);
-      if (n < 0) throw_runtime_error("pic: a slab message of negative length");
-      in.resize(std::size_t(n));
-      if (n > 0) comm_->recv(in.data(), n, type, src, tag + 1);
-    };
-    if (first) {
-      do_send();
-      do_recv();
-    } else {
-      do_recv();
-      do_send();
-    }
-    return in;
+    return slab_shift(*comm_, l_, out, to_right, tag);
   }
   comm::Communicator* comm_;
   SlabLayout l_;
