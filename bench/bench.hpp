@@ -29,6 +29,7 @@ struct Options {
   double tree_budget_s = 400;              // no (model, N) is started that would end past this
   int tree_leaf = 16;                      // the tree's leaf size (bodies)
   int tree_group = 64;                     // the walk's target group size (bodies)
+  int pic_ny = 0;                          // pic-scaling: grid rows (0: the suite's default)
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,
@@ -100,6 +101,13 @@ struct Record {
   int pipelined_chunks = 0;
   bool pipelined_same_bits = false;
   TreeFields tree;  // suite "tree" only
+  // pic-scaling (also ranks, force_s = the particles' part, comm_s, speedup_vs_one_rank,
+  // efficiency, ns_step, ns_particles, charge_error, energy_error = vs the 1-rank run; shape =
+  // the device, "cuda" or "cpu"): grid cells, and the fields' and migration's (sort's) seconds
+  // per step (the slowest rank's).
+  std::int64_t pic_cells = 0;
+  double pic_fields_s = 0;
+  double pic_migration_s = 0;
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };
@@ -134,6 +142,10 @@ void multi_gpu(const Options& options, const std::function<void(Record)>& add);
 // The pic suite (bench/pic_suite.cpp): source document 004's deposition techniques and sorting
 // policy on its setup, each verified against the deterministic float64 run before it is timed.
 void pic_suite(const Options& options, const std::function<void(Record)>& add);
+
+// The pic-scaling suite (bench/pic_scaling.cpp): the PIC slabs over 1, 2, 4, ..., P ranks (run
+// under mpirun -np P; every rank calls it, records come to `add` on rank 0 only), strong and weak.
+void pic_scaling(const Options& options, const std::function<void(Record)>& add);
 
 // The tree suite (bench/tree_suite.cpp): the Barnes-Hut tree's force error against a float64
 // direct sum on sampled targets, per opening angle, model and N, and its time per phase.

@@ -86,7 +86,21 @@ std::string table_row(const Record& r) {
     std::snprintf(f, sizeof f, ", %.1f%% of issue ceiling", 100 * r.fraction_of_ceiling);
     line += f;
   }
-  if (r.ranks > 0) {
+  if (r.suite == "pic-scaling" && r.timed()) {
+    char f[240];
+    std::snprintf(f, sizeof f, ", %d rank%s (%s), %.4g ns/particle/step; per step: particles %.4g ms, fields %.4g ms, comm %.4g ms, migration %.4g ms",
+                  r.ranks, r.ranks > 1 ? "s" : "", r.shape.c_str(), r.ns_step, r.force_s * 1e3, r.pic_fields_s * 1e3,
+                  r.comm_s * 1e3, r.pic_migration_s * 1e3);
+    line += f;
+    if (r.speedup_vs_one_rank > 0) {
+      std::snprintf(f, sizeof f, ", speedup %.3g", r.speedup_vs_one_rank);
+      line += f;
+    }
+    if (r.efficiency > 0) {
+      std::snprintf(f, sizeof f, ", efficiency %.1f%%", 100 * r.efficiency);
+      line += f;
+    }
+  } else if (r.ranks > 0) {
     char f[160];
     std::snprintf(f, sizeof f, ", %d rank%s: force %.4g ms, comm %.4g ms (%.1f%%)", r.ranks, r.ranks > 1 ? "s" : "",
                   r.force_s * 1e3, r.comm_s * 1e3, r.median_s > 0 ? 100 * r.comm_s / r.median_s : 0.0);
@@ -105,7 +119,7 @@ std::string table_row(const Record& r) {
       line += f;
     }
   }
-  if (r.ns_step > 0) {
+  if (r.ns_step > 0 && r.suite != "pic-scaling") {
     char f[200];
     std::snprintf(f, sizeof f, ", %.4g ns/particle/step whole (particle kernels %.4g), %.3g GB", r.ns_step, r.ns_particles,
                   r.device_bytes / 1e9);
@@ -271,6 +285,15 @@ void write_json(const Report& rep, const std::string& path) {
         j.field("device_bytes", r.device_bytes);
       }
       if (r.speedup_vs_baseline > 0) j.field("speedup_vs_cas_baseline", r.speedup_vs_baseline);
+      if (r.suite == "pic-scaling") {
+        j.field("device", r.shape).field("cells", static_cast<long long>(r.pic_cells));
+        j.field("particles", static_cast<long long>(r.n));
+        if (r.timed()) {
+          j.field("particles_median_s", r.force_s).field("fields_s", r.pic_fields_s);
+          j.field("migration_sort_s", r.pic_migration_s);
+        }
+        if (r.energy_error >= 0) j.field("energy_change_vs_one_rank", r.energy_error);
+      }
       if (r.charge_error >= 0) j.field("gauss_residual_change", r.charge_error);
       if (r.empty_ratio > -2) {
         j.field("sort_every", r.sort_every);

@@ -290,12 +290,14 @@ Report run(const Options& options) {
       profile(ctx);
     } else if (suite == "multi-gpu") {
       multi_gpu(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "pic-scaling") {
+      pic_scaling(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "pic") {
       pic_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "tree") {
       tree_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
-      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, tree)");
+      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree)");
     }
   }
   // The clock right after the work, while the GPU is still at its loaded clock.

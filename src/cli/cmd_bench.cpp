@@ -33,6 +33,7 @@ struct BenchArgs {
   double tree_budget = 400;
   int tree_leaf = 16;
   int tree_group = 64;
+  int pic_ny = 0;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -56,7 +57,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "comma-separated: ladder, blocksize, scaling, tune (includes tune-program), tune-program, precision, "
                   "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K), pic (document 004's "
                   "PIC deposition techniques and sorting policy on its setup), tree (the Barnes-Hut tree: force errors "
-                  "and phase times over N, models and theta; docs/tree.md) (default: ladder)");
+                  "and phase times over N, models and theta; docs/tree.md), pic-scaling (the PIC slabs over 1, 2, 4, ..., P ranks, "
+                  "strong and weak: run under mpirun -np P; docs/pic_optimization.md) (default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
@@ -79,6 +81,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "tree: no model and N is started that would end (by the estimate from the last N) after this many seconds (default: 400)");
   app->add_option("--tree-leaf", args->tree_leaf, "tree: bodies a leaf holds at most (default: 16)");
   app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 64)");
+  app->add_option("--pic-ny", args->pic_ny,
+                  "pic-scaling: grid rows (default: 800 on GPUs, the document's; 100 on the CPU; --quick: 8)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -88,9 +92,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
             for (const auto& s : o.suites) {
               if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
-                  s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic" && s != "tree") {
+                  s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic" && s != "pic-scaling" && s != "tree") {
                 throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, tree)");
+                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree)");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");
@@ -137,6 +141,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
               throw_input_error("--tree-group: must be in [1, 64] (got " + std::to_string(args->tree_group) + ")");
             o.tree_leaf = args->tree_leaf;
             o.tree_group = args->tree_group;
+            if (args->pic_ny < 0 || args->pic_ny > 100000)
+              throw_input_error("--pic-ny: must be in [1, 100000] (got " + std::to_string(args->pic_ny) + ")");
+            o.pic_ny = args->pic_ny;
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;
@@ -153,7 +160,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             // Wrong results make the run fail. A launch the GPU refuses (the 1025-thread block of
             // the block-size sweep) is a reported outcome, not a failure of the benchmark.
             int wrong = 0;
-            for (const auto& r : rep.records) wrong += r.error.rfind("positions WRONG", 0) == 0 || r.error.rfind("forces WRONG", 0) == 0;
+            for (const auto& r : rep.records) wrong += r.error.rfind("positions WRONG", 0) == 0 || r.error.rfind("forces WRONG", 0) == 0 ||
+                       r.error.rfind("pic WRONG", 0) == 0;
             if (wrong > 0) std::fprintf(stderr, "nbody: error: %d configuration(s) computed wrong results\n", wrong);
             return wrong > 0 ? 1 : 0;
           }};

@@ -372,12 +372,17 @@ void DomainPic::set_state(const Fields& f, const std::vector<Species>& species,
 }
 
 void DomainPic::step() {
+  using clock = std::chrono::steady_clock;
+  const auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  const auto t0 = clock::now();
+  const double comm0 = comm_seconds_;
   for (auto& a : acc_) std::fill(a.begin(), a.end(), 0.0);
   for (std::size_t k = 0; k < species_.size(); ++k) {
     if (species_[k].immobile) continue;
     if (s_.shape == ShapeOrder::tsc) push_species<ShapeTSC>(k);
     else push_species<ShapeCIC>(k);
   }
+  const auto t1 = clock::now();
   fold_and_sum_currents();
   if (s_.solve_fields) {
     const std::function<void(double, double, double, double&, double&)> inc =
@@ -388,7 +393,16 @@ void DomainPic::step() {
     solver_.advance_e(fields_, s_.dt, t_, laser ? &inc : nullptr);
     solver_.advance_b(fields_, 0.5 * s_.dt, true);
   }
+  const auto t2 = clock::now();
+  const double comm_fields = comm_seconds_ - comm0;
   migrate();
+  const auto t3 = clock::now();
+  const double comm_migrate = comm_seconds_ - comm0 - comm_fields;
+  times_.particles += secs(t0, t1);
+  times_.fields += std::max(0.0, secs(t1, t2) - comm_fields);
+  times_.comm += comm_fields + comm_migrate;
+  times_.migration += std::max(0.0, secs(t2, t3) - comm_migrate);
+  times_.step += secs(t0, t3);
   ++step_;
   t_ = s_.t0 + double(step_) * s_.dt;
 }

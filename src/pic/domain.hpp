@@ -18,6 +18,7 @@
 // particles of one column in id order (the same order on any decomposition), plus at most the
 // periodic images added pairwise as one process adds them; the arrays are added in a fixed order.
 // The single-process run with solver.deposit = "deterministic" uses this same class with one rank.
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -74,6 +75,14 @@ class DomainPic {
   [[nodiscard]] const std::vector<Species>& species() const { return species_; }
   // This slab's particle ids per species (sorted).
   [[nodiscard]] const std::vector<std::vector<std::uint64_t>>& ids() const { return ids_; }
+  // Host-clock seconds of this rank's steps so far, summed (a scaling study's time split, as
+  // PicGpu::StepTimes): the push and deposit, the fold and field solve less their messages, the
+  // neighbour messages (guards, folds, migration records), the migration less its messages, and
+  // the whole step. Timing changes no result.
+  struct PhaseTimes {
+    double particles = 0, fields = 0, comm = 0, migration = 0, step = 0;
+  };
+  [[nodiscard]] const PhaseTimes& total_times() const { return times_; }
 
  private:
   template <class Shape>
@@ -85,7 +94,10 @@ class DomainPic {
   std::vector<T> collect(const std::vector<T>& mine, int root);
   template <class T>
   std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag) {
-    return slab_shift(*comm_, layout_, out, to_right, tag);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<T> in = slab_shift(*comm_, layout_, out, to_right, tag);
+    comm_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return in;
   }
   [[nodiscard]] int owner_column(double x) const;
 
@@ -101,6 +113,8 @@ class DomainPic {
   std::vector<std::vector<double>> acc_;  // [class * 3 + component]
   double t_ = 0;
   std::int64_t step_ = 0;
+  PhaseTimes times_;
+  double comm_seconds_ = 0;  // in shift(), since the start
 };
 
 }  // namespace nbody::pic

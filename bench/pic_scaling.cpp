@@ -1,0 +1,273 @@
+// nbody bench --suite pic-scaling: the PIC step over several ranks (slabs along x, docs/pic.md),
+// run as `mpirun -np P nbody bench --suite pic-scaling` (P = 1 too). Every rank calls it; the
+// ranks 1, 2, 4, ..., P take part in turn (a communicator of the first k ranks), the others wait.
+//   strong: source document 004's hole-boring setup (examples/pic/hole_boring.toml: dx = lambda/200,
+//           dy = lambda/100, 64/32/32 particles per cell, TSC, CK), its 1400 cell columns, ny rows
+//           (--pic-ny; default 800 on GPUs as the document, 100 on the CPU), on k ranks.
+//   weak:   nx = k * nx0 columns (nx0 = 700: two ranks make the document's width), the plasma a
+//           uniform slab of the document's density over the window less 8 columns a side, so that
+//           every rank's work is nearly the same (the efficiency is taken per particle).
+// --quick: 8 rows, nx = 64 (strong) and 48 per rank (weak), both uniform slabs; fewer steps.
+// Device: GPU slabs (DomainPicGpu, float64 atomics, one slab per rank on GPU rank % devices) when
+// a CUDA device is usable, else the CPU slabs (DomainPic).
+// Each configuration runs W warm-up steps, then T timed steps: each step's host-clock time, the
+// slowest rank's, and the median over the T steps per particle; the time split (particles,
+// fields, communication, migration/sort) summed over the T steps, the slowest rank's, per step.
+// Then checked (the times are kept only if it passes): the Gauss's-law residual change over the
+// W + T steps within 1e-12 of the largest charge density (charge conserved to rounding), and the
+// total energy within 1e-12 (CPU: the slabs give the same bits on any number of ranks) or 1e-9
+// (GPU: float64 atomics add in no fixed order) of the 1-rank run of the same grid (for weak
+// scaling an untimed 1-rank run of the wider grid). A failed check makes the run exit with 1.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "comm/communicator.hpp"
+#include "nbody/error.hpp"
+#include "pic/config.hpp"
+#include "pic/domain.hpp"
+#include "pic/gpu.hpp"
+#include "pic/gpu_slabs.hpp"
+#include "pic/simulation.hpp"
+#include "pic_setup.hpp"
+
+namespace nbody::bench {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size();
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+struct Split {
+  double particles = 0, fields = 0, comm = 0, migration = 0, step = 0;
+};
+
+// What one configuration gave (on rank 0 of its part; the times are the slowest rank's).
+struct Outcome {
+  std::vector<double> steps;  // each timed step's seconds
+  Split split;                // summed over the timed steps
+  double energy = 0;          // total energy after the W + T steps
+  double gauss_change = 0;    // of the charge scale
+  double particles = 0;       // mobile, global
+};
+
+// The configuration of a record: the document's setup, nx columns (uniform: the window from
+// x = 1 lambda, the plasma a slab of the document's density over it, 8 columns short of each edge).
+pic::PicConfig make_config(int nx, int ny, bool uniform) {
+  std::vector<std::string> ov = {"output.fields_every=0", "output.checkpoint_every=0", "output.diag_every=1000000",
+                                 "grid.ny=" + std::to_string(ny), "grid.nx=" + std::to_string(nx)};
+  if (uniform) ov.push_back("grid.x0=1.0");  // (in the document's flat plasma, which the check of the file wants)
+  pic::PicConfig c = pic::read_pic_config_text(kHoleBoringToml, "examples/pic/hole_boring.toml", ov);
+  if (uniform) {
+    const double margin = 8 * c.dx;
+    for (pic::SpeciesConfig& s : c.species) {
+      const double n0 = s.profile.n0;
+      s.profile = pic::DensityProfile{};
+      s.profile.kind = pic::ProfileKind::uniform;
+      s.profile.n0 = n0;
+      s.profile.x_start = c.x0 + margin;
+      s.profile.x_end = c.x0 + nx * c.dx - margin;
+    }
+  }
+  return c;
+}
+
+// Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps.
+Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, int warm, int timed) {
+  using clock = std::chrono::steady_clock;
+  pic::PicSimulation global = pic::build_pic_simulation(c);
+  Outcome out;
+  for (const pic::Species& s : global.species())
+    if (!s.immobile) out.particles += double(s.size());
+  double rho_scale = 0;
+  std::vector<double> gauss0;
+  if (part.rank() == 0) {
+    for (int k = 0; k < int(global.species().size()); ++k) {
+      global.compute_rho(k);
+      rho_scale = std::max(rho_scale, global.rho_abs_max());
+    }
+    global.compute_rho();
+    gauss0 = global.gauss_residual_field();
+  }
+  std::unique_ptr<pic::DomainPic> cpu;
+  std::unique_ptr<pic::DomainPicGpu> dev;
+  if (gpu) {
+    pic::PicGpuOptions o;
+    o.deposit = pic::DepositKernel::atomic;
+    dev = std::make_unique<pic::DomainPicGpu>(global, part, o);
+  } else {
+    cpu = std::make_unique<pic::DomainPic>(global, part);
+  }
+  auto split_now = [&] {
+    Split s;
+    if (dev) {
+      const pic::PicGpu::StepTimes t = dev->total_times();
+      s = {t.particles, t.fields, t.comm, t.sort, t.step};
+    } else {
+      const pic::DomainPic::PhaseTimes& t = cpu->total_times();
+      s = {t.particles, t.fields, t.comm, t.migration, t.step};
+    }
+    return s;
+  };
+  auto step = [&] { dev ? dev->step() : cpu->step(); };
+  for (int k = 0; k < warm; ++k) step();
+  const Split before = split_now();
+  out.steps.resize(timed);
+  for (int k = 0; k < timed; ++k) {
+    const auto t0 = clock::now();
+    step();
+    out.steps[k] = std::chrono::duration<double>(clock::now() - t0).count();
+  }
+  const Split after = split_now();
+  double split[5] = {after.particles - before.particles, after.fields - before.fields, after.comm - before.comm,
+                     after.migration - before.migration, after.step - before.step};
+  part.allreduce_max(split, 5);
+  part.allreduce_max(out.steps.data(), timed);
+  out.split = {split[0], split[1], split[2], split[3], split[4]};
+  if (dev) dev->gather(global, 0);
+  else cpu->gather(global, 0);
+  if (part.rank() == 0) {
+    global.compute_rho();
+    const std::vector<double> r = global.gauss_residual_field();
+    double m = 0;
+    for (std::size_t k = 0; k < r.size() && k < gauss0.size(); ++k) m = std::max(m, std::fabs(r[k] - gauss0[k]));
+    out.gauss_change = m / std::max(rho_scale, 1e-300);
+    out.energy = global.energies().total;
+  }
+  return out;
+}
+
+std::string fmt(const char* f, double a) {
+  char buf[120];
+  std::snprintf(buf, sizeof buf, f, a);
+  return buf;
+}
+
+}  // namespace
+
+void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
+  comm::Communicator& world = comm::world();
+  const int P = world.size();
+  const bool root = world.rank() == 0;
+  std::string why;
+  const bool gpu = pic::pic_gpu_available(&why);
+  const std::string device = gpu ? "cuda" : "cpu";
+  const bool quick = o.quick;
+  const int ny = o.pic_ny > 0 ? o.pic_ny : quick ? 8 : gpu ? 800 : 100;
+  const int strong_nx = quick ? 64 : 1400;
+  const int weak_nx0 = quick ? 48 : 700;
+  const int warm = quick ? 2 : 3, timed = quick ? 3 : 10;
+  const double energy_bound = gpu ? 1e-9 : 1e-12, gauss_bound = 1e-12;
+  std::vector<int> ks;
+  for (int k = 1; k < P; k *= 2) ks.push_back(k);
+  ks.push_back(P);
+  std::printf("pic-scaling: %s slabs, %d rank%s; strong %d x %d cells%s, weak %d x %d cells per rank; %d warm-up + %d timed steps\n",
+              device.c_str(), P, P > 1 ? "s" : "", strong_nx, ny, quick ? " (uniform slab)" : "", weak_nx0, ny, warm, timed);
+  std::fflush(stdout);
+
+  std::map<int, Outcome> one_rank;  // by 2 nx + uniform: the 1-rank run (rank 0's), the reference
+  auto reference = [&](int key, const pic::PicConfig& c) -> const Outcome& {
+    if (!one_rank.count(key)) {
+      auto part = world.split(world.rank() == 0);
+      Outcome m;
+      if (part) m = run_on(*part, c, gpu, warm, timed);
+      world.barrier();
+      one_rank[key] = m;
+    }
+    return one_rank[key];
+  };
+
+  for (const std::string kind : {"strong", "weak"}) {
+    for (int k : ks) {
+      const int nx = kind == "strong" ? strong_nx : weak_nx0 * k;
+      const bool uniform = kind == "weak" || quick;
+      const int key = 2 * nx + (uniform ? 1 : 0);
+      Record r;
+      r.suite = "pic-scaling";
+      r.rung = kind + "-" + std::to_string(k);
+      r.precision = "fp64";
+      r.shape = device;
+      r.ranks = k;
+      r.steps = 1;
+      r.pic_cells = std::int64_t(nx) * ny;
+      r.energy_error = -1;
+      if (nx < k * pic::kMinSlabColumns) {
+        r.skipped = "skipped: " + std::to_string(nx) + " columns cannot make " + std::to_string(k) + " slabs";
+        if (root) add(r);
+        continue;
+      }
+      pic::PicConfig c;
+      Outcome m;
+      try {
+        c = make_config(nx, ny, uniform);
+      } catch (const Error& e) {
+        r.error = std::string("pic WRONG: ") + e.what();
+        if (root) add(r);
+        continue;
+      }
+      // An error inside a run ends every rank (the program's handler aborts): a rank left behind
+      // in a collective would wait forever.
+      if (k == 1) {
+        m = reference(key, c);
+      } else {
+        auto part = world.split(world.rank() < k);
+        if (part) m = run_on(*part, c, gpu, warm, timed);
+        world.barrier();
+      }
+      const Outcome& one = reference(key, c);  // (weak: the untimed 1-rank run of this grid)
+      if (!root) continue;
+      r.n = static_cast<std::int64_t>(m.particles);
+      const double de = std::fabs(m.energy - one.energy) / std::max(std::fabs(one.energy), 1e-300);
+      r.charge_error = m.gauss_change;
+      r.energy_error = de;
+      r.verification = fmt("Gauss residual change %.3g of the charge scale (bound 1e-12)", m.gauss_change) +
+                       fmt("; total energy %.12g", m.energy) +
+                       (k == 1 ? std::string(" (the 1-rank reference)")
+                               : fmt(", %.3g from the 1-rank run's", de) + fmt(" (bound %.0e)", energy_bound));
+      r.verified = std::isfinite(m.energy) && m.energy > 0 && m.gauss_change <= gauss_bound && de <= energy_bound;
+      if (!r.verified) {
+        r.error = "pic WRONG: " + r.verification;
+        add(r);
+        continue;
+      }
+      const double per = 1.0 / timed;
+      r.repeats = timed;
+      r.median_s = median(m.steps);
+      r.min_s = *std::min_element(m.steps.begin(), m.steps.end());
+      for (double s : m.steps) r.mean_s += s * per;
+      r.ns_step = r.median_s / m.particles * 1e9;
+      r.ns_particles = m.split.particles * per / m.particles * 1e9;
+      r.force_s = m.split.particles * per;
+      r.pic_fields_s = m.split.fields * per;
+      r.comm_s = m.split.comm * per;
+      r.pic_migration_s = m.split.migration * per;
+      // Against the 1-rank run: strong, its median over this one; weak, the nx0 run's time per
+      // particle over this one's time per particle per rank (per-rank work fixed: 1 is perfect).
+      const auto base = one_rank.find(kind == "strong" ? 2 * strong_nx + (quick ? 1 : 0) : 2 * weak_nx0 + 1);
+      if (base != one_rank.end() && k > 1 && !base->second.steps.empty()) {
+        const double t1 = median(base->second.steps);
+        if (kind == "strong") {
+          r.speedup_vs_one_rank = t1 / r.median_s;
+          r.efficiency = r.speedup_vs_one_rank / k;
+        } else {
+          // per particle: the windows' 8-column margins make the particles per rank differ a little
+          const double ns1 = t1 / base->second.particles;
+          r.efficiency = ns1 / (r.median_s / m.particles * k);
+        }
+      }
+      add(r);
+    }
+  }
+}
+
+}  // namespace nbody::bench

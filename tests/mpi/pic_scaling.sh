@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `nbody bench --suite pic-scaling --quick` under mpirun -np NP (bench/pic_scaling.cpp): it exits
+# 0, and its JSON and CSV hold the strong and weak records of 1, 2, ..., NP ranks, every one
+# verified (Gauss's law, the 1-rank run's total energy) and timed with its time split; on more
+# than one rank the speedup and efficiency against one rank. A bad --pic-ny: one line, status 2.
+# Usage: pic_scaling.sh NP NBODY MPIRUN WORKDIR
+set -euo pipefail
+np=$1 nbody=$2 mpirun=$3 work=$4
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick \
+  --json "$work/s.json" --csv "$work/s.csv" > "$work/out.txt" 2> "$work/err.txt" ||
+  { cat "$work/out.txt" "$work/err.txt"; fail "the suite failed on $np ranks"; }
+cat "$work/out.txt"
+j="$work/s.json"
+ks=(1)
+k=2
+while [ "$k" -lt "$np" ]; do ks+=("$k"); k=$((k * 2)); done
+[ "$np" -gt 1 ] && ks+=("$np")
+records=$(grep -c '"suite": "pic-scaling"' "$j" || true)
+[ "$records" -eq $((2 * ${#ks[@]})) ] || fail "expected $((2 * ${#ks[@]})) records, got $records"
+for kind in strong weak; do
+  for k in "${ks[@]}"; do
+    grep -q "\"rung\": \"$kind-$k\"" "$j" || fail "no $kind-$k record"
+  done
+done
+[ "$(grep -c '"verified": true' "$j")" -eq "$records" ] || fail "a record is not verified"
+for f in '"ranks"' '"cells"' '"particles"' '"ns_per_particle_step"' '"particles_median_s"' '"fields_s"' \
+         '"comm_median_s"' '"migration_sort_s"' '"gauss_residual_change"' '"energy_change_vs_one_rank"' '"device"'; do
+  [ "$(grep -c "$f" "$j")" -ge "$records" ] || fail "$f missing from a record"
+done
+grep -q '"complete": true' "$j" || fail "the JSON is not marked complete"
+if [ "$np" -gt 1 ]; then
+  grep -q '"speedup_vs_one_rank"' "$j" || fail "no strong speedup"
+  [ "$(grep -c '"efficiency"' "$j")" -ge 2 ] || fail "no strong and weak efficiency"
+fi
+[ "$(grep -c '^pic-scaling,' "$work/s.csv")" -eq "$records" ] || fail "CSV rows"
+
+# Bad input: one line naming the option, status 2.
+set +e
+"$nbody" bench --suite pic-scaling --pic-ny -3 > /dev/null 2> "$work/bad.txt"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--pic-ny -3 gave status $rc"
+grep -q -- "--pic-ny" "$work/bad.txt" || fail "the error does not name --pic-ny"
+echo "pic-scaling on $np rank(s): $records records verified"
