@@ -321,6 +321,12 @@ void write_csv(const Report& rep, const std::string& path) {
           "multipoles_s,walk_s,kick_drift_s,force_pass_s,step_s,walk_particles_per_s,step_particles_per_s,"
           "m2p_per_particle,p2p_per_particle,device_bytes_per_body,extrapolated_step_s,crossover_n";
   }
+  // The pic-scaling suite's columns, only where it ran.
+  const bool scaling = std::any_of(rep.records.begin(), rep.records.end(), [](const Record& r) { return r.suite == "pic-scaling"; });
+  if (scaling) {
+    os << ",ranks,cells,ns_per_particle_step,particles_s,fields_s,comm_s,migration_sort_s,speedup_vs_one_rank,efficiency,"
+          "gauss_residual_change";
+  }
   os << '\n';
   for (const Record& r : rep.records) {
     auto quoted = [](std::string s) {
@@ -357,6 +363,17 @@ void write_csv(const Report& rep, const std::string& path) {
       v(t.device_bytes_per_body);
       v(t.extrapolated_step_s);
       v(t.crossover_n);
+    }
+    if (scaling) {
+      const bool on = r.suite == "pic-scaling" && r.timed();
+      auto v = [&](double x) {
+        os << ',';
+        if (on) os << x;
+      };
+      os << ',' << r.ranks << ',' << r.pic_cells;
+      for (double x : {r.ns_step, r.force_s, r.pic_fields_s, r.comm_s, r.pic_migration_s, r.speedup_vs_one_rank, r.efficiency,
+                       r.charge_error})
+        v(x);
     }
     os << '\n';
   }

@@ -37,6 +37,8 @@ if [ "$np" -gt 1 ]; then
   [ "$(grep -c '"efficiency"' "$j")" -ge 2 ] || fail "no strong and weak efficiency"
 fi
 [ "$(grep -c '^pic-scaling,' "$work/s.csv")" -eq "$records" ] || fail "CSV rows"
+head -1 "$work/s.csv" | grep -q ',ranks,cells,ns_per_particle_step,particles_s,fields_s,comm_s,migration_sort_s,' ||
+  fail "CSV lacks the time split columns"
 
 # Bad input: one line naming the option, status 2.
 set +e
