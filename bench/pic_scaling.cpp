@@ -175,6 +175,10 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
               device.c_str(), P, P > 1 ? "s" : "", strong_nx, ny, quick ? " (uniform slab)" : "", weak_nx0, ny, warm, timed);
   std::fflush(stdout);
 
+  // A grid the configuration's checks refuse (--pic-ny) is bad input: every rank stops here (exit 2).
+  (void)make_config(strong_nx, ny, quick);
+  (void)make_config(weak_nx0, ny, true);
+
   std::map<int, Outcome> one_rank;  // by 2 nx + uniform: the 1-rank run (rank 0's), the reference
   auto reference = [&](int key, const pic::PicConfig& c) -> const Outcome& {
     if (!one_rank.count(key)) {

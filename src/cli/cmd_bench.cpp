@@ -142,7 +142,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.tree_leaf = args->tree_leaf;
             o.tree_group = args->tree_group;
             if (args->pic_ny < 0 || args->pic_ny > 100000)
-              throw_input_error("--pic-ny: must be in [1, 100000] (got " + std::to_string(args->pic_ny) + ")");
+              throw_input_error("--pic-ny: must be in [0, 100000], 0 for the suite's default (got " + std::to_string(args->pic_ny) + ")");
             o.pic_ny = args->pic_ny;
             o.json_path = args->json;
             o.csv_path = args->csv;

@@ -2,7 +2,8 @@
 # `nbody bench --suite pic-scaling --quick` under mpirun -np NP (bench/pic_scaling.cpp): it exits
 # 0, and its JSON and CSV hold the strong and weak records of 1, 2, ..., NP ranks, every one
 # verified (Gauss's law, the 1-rank run's total energy) and timed with its time split; on more
-# than one rank the speedup and efficiency against one rank. A bad --pic-ny: one line, status 2.
+# than one rank the speedup and efficiency against one rank. A configuration failing its check:
+# verified false, no time, status 1. A bad --pic-ny: one line, status 2.
 # Usage: pic_scaling.sh NP NBODY MPIRUN WORKDIR
 set -euo pipefail
 np=$1 nbody=$2 mpirun=$3 work=$4
@@ -39,6 +40,18 @@ fi
 [ "$(grep -c '^pic-scaling,' "$work/s.csv")" -eq "$records" ] || fail "CSV rows"
 head -1 "$work/s.csv" | grep -q ',ranks,cells,ns_per_particle_step,particles_s,fields_s,comm_s,migration_sort_s,' ||
   fail "CSV lacks the time split columns"
+
+# A configuration that fails its check is not timed and makes the run fail: one row of cells
+# under the periodic TSC stencil (which then wraps onto the row more than once) breaks the
+# charge conservation that the Gauss's-law check asks for.
+set +e
+"$nbody" bench --suite pic-scaling --quick --pic-ny 1 --json "$work/f.json" > /dev/null 2> "$work/f.txt"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a failed check gave status $rc"
+[ "$(grep -c '"verified": false' "$work/f.json")" -eq 2 ] || fail "the failed records are not marked unverified"
+[ "$(grep -c '"median_step_s": null' "$work/f.json")" -eq 2 ] || fail "a failed record has a time"
+grep -q '"error": "pic WRONG: Gauss residual change' "$work/f.json" || fail "no reason for the failure"
 
 # Bad input: one line naming the option, status 2.
 set +e
