@@ -188,6 +188,27 @@ TEST(TreeMultipoles, RootMomentsFromChildrenEqualTheDirectSums) {
   EXPECT_NEAR(root.tr, trace, 1e-11 * trace);
 }
 
+// Relative errors (force, potential) of a cluster's M2P at the point p against the direct sum
+// over its bodies with Plummer softening eps (0: Newtonian).
+std::pair<double, double> m2p_errors(const std::vector<double>& x, const std::vector<double>& y,
+                                     const std::vector<double>& z, const std::vector<double>& m,
+                                     const gravity::tree::Multipole<double>& q, double px, double py, double pz,
+                                     double eps) {
+  const gravity::tree::MultipoleEval<double> eval{eps * eps};
+  double ax = 0, ay = 0, az = 0, ex = 0, ey = 0, ez = 0, phi = 0;
+  eval.accumulate(q.x - px, q.y - py, q.z - pz, q, ax, ay, az);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double dx = x[i] - px, dy = y[i] - py, dz = z[i] - pz;
+    const double d = std::sqrt(dx * dx + dy * dy + dz * dz + eps * eps);
+    ex += m[i] * dx / (d * d * d), ey += m[i] * dy / (d * d * d), ez += m[i] * dz / (d * d * d);
+    phi -= m[i] / d;
+  }
+  const double da = std::sqrt((ax - ex) * (ax - ex) + (ay - ey) * (ay - ey) + (az - ez) * (az - ez)) /
+                    std::sqrt(ex * ex + ey * ey + ez * ez);
+  const double dphi = std::fabs(eval.potential(q.x - px, q.y - py, q.z - pz, q) - phi) / std::fabs(phi);
+  return {da, dphi};
+}
+
 // The softened expansion (Plummer softening eps, R^2 = r^2 + eps^2): to quadrupole order the
 // potential of a cluster is -M/R - (d.Q.d - t eps^2) / (2 R^5), t = sum m |y|^2. A cluster of
 // size s seen from r = 2 eps: with the trace term the error is the octupole's, falling as
@@ -210,20 +231,7 @@ TEST(TreeMultipoles, SoftenedExpansionKeepsTheTraceTerm) {
     for (int i = 0; i < 30; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
     make_traceless(q);
     if (!trace) q.tr = 0;
-    const MultipoleEval<double> eval{eps * eps};
-    const double px = q.x + 0.6 * r, py = q.y + 0.48 * r, pz = q.z + 0.64 * r;
-    double ax = 0, ay = 0, az = 0, ex = 0, ey = 0, ez = 0, phi = 0;
-    eval.accumulate(q.x - px, q.y - py, q.z - pz, q, ax, ay, az);
-    for (int i = 0; i < 30; ++i) {
-      const double dx = x[i] - px, dy = y[i] - py, dz = z[i] - pz;
-      const double d = std::sqrt(dx * dx + dy * dy + dz * dz + eps * eps);
-      ex += m[i] * dx / (d * d * d), ey += m[i] * dy / (d * d * d), ez += m[i] * dz / (d * d * d);
-      phi -= m[i] / d;
-    }
-    const double da = std::sqrt((ax - ex) * (ax - ex) + (ay - ey) * (ay - ey) + (az - ez) * (az - ez)) /
-                      std::sqrt(ex * ex + ey * ey + ez * ez);
-    const double dphi = std::fabs(eval.potential(q.x - px, q.y - py, q.z - pz, q) - phi) / std::fabs(phi);
-    return std::pair{da, dphi};
+    return m2p_errors(x, y, z, m, q, q.x + 0.6 * r, q.y + 0.48 * r, q.z + 0.64 * r, eps);
   };
   const auto [a1, p1] = errors(0.02, true);
   const auto [a2, p2] = errors(0.01, true);
@@ -256,21 +264,7 @@ TEST(TreeMultipoles, ExpansionErrorFallsAsTheCubeOfSizeOverDistance) {
   q.x = sx / q.m, q.y = sy / q.m, q.z = sz / q.m;
   for (int i = 0; i < 20; ++i) add_second_moment(q, m[i], x[i] - q.x, y[i] - q.y, z[i] - q.z);
   make_traceless(q);
-  const MultipoleEval<double> eval{0.0};
-  auto errors = [&](double r) {
-    const double px = 0.6 * r, py = 0.48 * r, pz = 0.64 * r;  // |p| = r
-    double ax = 0, ay = 0, az = 0, ex = 0, ey = 0, ez = 0, phi = 0;
-    eval.accumulate(q.x - px, q.y - py, q.z - pz, q, ax, ay, az);
-    for (int i = 0; i < 20; ++i) {
-      const double dx = x[i] - px, dy = y[i] - py, dz = z[i] - pz, d = std::sqrt(dx * dx + dy * dy + dz * dz);
-      ex += m[i] * dx / (d * d * d), ey += m[i] * dy / (d * d * d), ez += m[i] * dz / (d * d * d);
-      phi -= m[i] / d;
-    }
-    const double da = std::sqrt((ax - ex) * (ax - ex) + (ay - ey) * (ay - ey) + (az - ez) * (az - ez)) /
-                      std::sqrt(ex * ex + ey * ey + ez * ez);
-    const double dphi = std::fabs(eval.potential(q.x - px, q.y - py, q.z - pz, q) - phi) / std::fabs(phi);
-    return std::pair{da, dphi};
-  };
+  auto errors = [&](double r) { return m2p_errors(x, y, z, m, q, 0.6 * r, 0.48 * r, 0.64 * r, 0.0); };
   const auto [a4, p4] = errors(4.0);
   const auto [a8, p8] = errors(8.0);
   const auto [a16, p16] = errors(16.0);
