@@ -104,6 +104,40 @@ TEST(TreeGpu, TheSameTreeAsTheCpuOracle) {
   EXPECT_GT(gpu.stats().m2p + gpu.stats().p2p, 0u);
 }
 
+// The groups the walk uses are the oracle's split_groups of the sorted keys, both where they come
+// from the tree itself (leaf size at most kGroupCellFactor x group size) and where the groups'
+// tree is built apart (larger leaves).
+TEST(TreeGpu, TheSameGroupsAsTheCpuOracle) {
+  REQUIRE_TREE_GPU();
+  using gravity::tree::kGroupCellFactor;
+  const Particles<double> p = tree_plummer_model(20000, 13);
+  const int n = int(p.size());
+  const auto box = gravity::tree::bounding_cube(p.x.data(), p.y.data(), p.z.data(), n);
+  const GravityParams g = plummer_softening(0.01);
+  struct Shape {
+    int leaf, group;
+  };
+  for (const Shape s : {Shape{16, 64}, Shape{1, 4}, Shape{16, 1}, Shape{600, 64}, Shape{512, 64}}) {
+    TreeParams t;
+    t.theta = 0.6;
+    t.leaf_size = s.leaf;
+    t.group_size = s.group;
+    CudaTree gpu(g, t);
+    Acc a;
+    gpu.accelerations(p.x, p.y, p.z, p.m, a.x, a.y, a.z);
+    const std::vector<std::int32_t> index = gpu.index();
+    std::vector<std::uint64_t> keys(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) keys[std::size_t(k)] = box.key(p.x[index[k]], p.y[index[k]], p.z[index[k]]);
+    ASSERT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+    std::vector<std::pair<std::int32_t, std::int32_t>> ref;
+    gravity::tree::split_groups(keys, s.group, ref);
+    const auto groups = gpu.groups();
+    EXPECT_EQ(groups, ref) << "leaf " << s.leaf << " group " << s.group << " (tree's own groups: "
+                           << (s.leaf <= kGroupCellFactor * s.group) << ")";
+    EXPECT_EQ(gpu.stats().groups, int(ref.size()));
+  }
+}
+
 TEST(TreeGpu, AccelerationsAgreeWithTheCpuOracle) {
   REQUIRE_TREE_GPU();
   const Particles<double> p = tree_plummer_model(30000, 5);

@@ -171,15 +171,16 @@ __global__ void count_children(Cells c, const std::uint64_t* keys, int lb, int l
   }
 }
 
+// `end` is the inclusive scan of nchild: a cell's children start at le + end[t] - nchild[t].
 __global__ void write_children(Cells c, const std::uint64_t* keys, int lb, int le, int leaf, const int* nchild,
-                               const int* offset) {
+                               const int* end) {
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < le - lb; t += gridDim.x * blockDim.x) {
     const int cell = lb + t;
     c.child_begin[cell] = 0;
     c.child_count[cell] = 0;
     if (nchild[t] == 0) continue;
     const int lvl = c.level[cell];
-    const int first = le + offset[t];
+    const int first = le + end[t] - nchild[t];
     c.child_begin[cell] = first;
     c.child_count[cell] = nchild[t];
     const double h = 0.5 * c.half[cell];
@@ -230,12 +231,31 @@ __global__ void multipoles_level(Cells c, int lb, int le, const double* x, const
 
 // Marks the first body of every group (split_groups): the leaves of a tree built with leaf =
 // kGroupCellFactor x group size, each cut into the fewest pieces of at most the group size.
+__device__ void mark_pieces(const Cells& c, int cell, int capacity, unsigned char* start) {
+  const int b = c.body_begin[cell], count = c.body_count[cell];
+  const int pieces = group_pieces(count, capacity);
+  for (int j = 0; j < pieces; ++j) start[b + piece_start(count, pieces, j)] = 1;
+}
+
 __global__ void mark_groups(Cells c, int cells, int capacity, unsigned char* start) {
+  for (int cell = blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += gridDim.x * blockDim.x)
+    if (c.child_count[cell] == 0) mark_pieces(c, cell, capacity, start);
+}
+
+// The same marks from the tree itself when its leaf size is at most the groups' cell size G =
+// kGroupCellFactor x group size: the split rule is the same (more bodies than the leaf size, above
+// the deepest level), so the groups' tree is the top of this one, and its leaves are the root when
+// it holds at most G bodies or is a leaf, and otherwise the children holding at most G bodies (or
+// being leaves) of the cells holding more than G.
+__global__ void mark_groups_in_tree(Cells c, int cells, int cell_bodies, int capacity, unsigned char* start) {
   for (int cell = blockIdx.x * blockDim.x + threadIdx.x; cell < cells; cell += gridDim.x * blockDim.x) {
-    if (c.child_count[cell] != 0) continue;
-    const int b = c.body_begin[cell], count = c.body_count[cell];
-    const int pieces = group_pieces(count, capacity);
-    for (int j = 0; j < pieces; ++j) start[b + piece_start(count, pieces, j)] = 1;
+    const int count = c.body_count[cell], nchild = c.child_count[cell];
+    if (count <= cell_bodies || nchild == 0) {
+      if (cell == 0) mark_pieces(c, 0, capacity, start);
+      continue;
+    }
+    for (int k = c.child_begin[cell], ke = k + nchild; k < ke; ++k)
+      if (c.body_count[k] <= cell_bodies || c.child_count[k] == 0) mark_pieces(c, k, capacity, start);
   }
 }
 
@@ -670,13 +690,12 @@ struct CudaTree::Impl {
       count_children<<<blocks_for(std::size_t(width)), kBlock>>>(t.view(), keys_sorted.p, lb, le, leaf, nchild.p);
       NBODY_CUDA_CHECK_LAUNCH();
       std::size_t need = 0;
-      NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, need, nchild.p, offset.p, width));
+      NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, need, nchild.p, offset.p, width));
       cub_reserve(need);
-      NBODY_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(cub_temp.p, need, nchild.p, offset.p, width));
-      int last[2];
-      NBODY_CUDA_CHECK(cudaMemcpy(&last[0], offset.p + width - 1, sizeof(int), cudaMemcpyDeviceToHost));
-      NBODY_CUDA_CHECK(cudaMemcpy(&last[1], nchild.p + width - 1, sizeof(int), cudaMemcpyDeviceToHost));
-      const int total = last[0] + last[1];
+      NBODY_CUDA_CHECK(cub::DeviceScan::InclusiveSum(cub_temp.p, need, nchild.p, offset.p, width));
+      // The level's one round trip: how many children it has.
+      int total = 0;
+      NBODY_CUDA_CHECK(cudaMemcpy(&total, offset.p + width - 1, sizeof(int), cudaMemcpyDeviceToHost));
       if (total > 0) t.reserve(std::size_t(le + total));
       write_children<<<blocks_for(std::size_t(width)), kBlock>>>(t.view(), keys_sorted.p, lb, le, leaf, nchild.p,
                                                                  offset.p);
@@ -761,13 +780,19 @@ struct CudaTree::Impl {
     }
     NBODY_CUDA_CHECK(cudaEventRecord(ev[4]));
     // Groups: the leaves of the tree with leaf = kGroupCellFactor x group size cut into pieces,
-    // in key order.
+    // in key order; that tree is the top of this one unless the leaves are larger.
     const int capacity = std::clamp(params.group_size, 1, kMaxGroupTargets);
-    build(group_cells, kGroupCellFactor * capacity, box);
+    const int cell_bodies = kGroupCellFactor * capacity;
     start_flags.reserve(std::size_t(n) + 1);
     NBODY_CUDA_CHECK(cudaMemset(start_flags.p, 0, std::size_t(n) + 1));
-    mark_groups<<<blocks_for(std::size_t(group_cells.size)), kBlock>>>(group_cells.view(), group_cells.size, capacity,
-                                                                      start_flags.p);
+    if (std::max(1, params.leaf_size) <= cell_bodies) {
+      mark_groups_in_tree<<<blocks_for(std::size_t(cells.size)), kBlock>>>(cells.view(), cells.size, cell_bodies,
+                                                                           capacity, start_flags.p);
+    } else {
+      build(group_cells, cell_bodies, box);
+      mark_groups<<<blocks_for(std::size_t(group_cells.size)), kBlock>>>(group_cells.view(), group_cells.size,
+                                                                        capacity, start_flags.p);
+    }
     NBODY_CUDA_CHECK_LAUNCH();
     starts.reserve(std::size_t(n) + 1);
     nselected.reserve(1);
