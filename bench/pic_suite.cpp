@@ -85,6 +85,7 @@ std::string rung_name(DepositKernel k) {
     case DepositKernel::cas: return "cas";
     case DepositKernel::float32: return "float32";
     case DepositKernel::tiled: return "tiled";
+    case DepositKernel::warp: return "warp";
     case DepositKernel::deterministic: return "deterministic";
   }
   return "?";
@@ -225,7 +226,7 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
   // techniques give; separate kernels (the unfused form) and the deterministic mode beside them.
   const DepositKernel ladder[] = {DepositKernel::cas,       DepositKernel::separate, DepositKernel::atomic,
                                   DepositKernel::redundant, DepositKernel::float32,  DepositKernel::tiled,
-                                  DepositKernel::deterministic};
+                                  DepositKernel::warp,      DepositKernel::deterministic};
   double baseline = 0, previous = 0;
   for (DepositKernel k : ladder) {
     if (!o.rungs.empty() && std::find(o.rungs.begin(), o.rungs.end(), rung_name(k)) == o.rungs.end()) continue;

@@ -169,8 +169,10 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "cuda") c.use_gpu = true;
       else bad(key, "'" + s + "' is not one of cpu, cuda");
     } else if (k == "deposit") {
-      static const std::set<std::string> kinds = {"atomic", "deterministic", "tiled", "float32", "cas", "separate", "redundant"};
-      if (!kinds.count(s)) bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
+      static const std::set<std::string> kinds = {"atomic",   "deterministic", "tiled",    "float32",
+                                                  "cas",      "separate",      "redundant", "warp"};
+      if (!kinds.count(s))
+        bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
       c.deposit = s;
       c.deterministic = s == "deterministic";
     } else if (k == "sort_every") {
@@ -272,8 +274,9 @@ DepositKernel deposit_kernel(const std::string& name) {
   if (name == "cas") return DepositKernel::cas;
   if (name == "separate") return DepositKernel::separate;
   if (name == "redundant") return DepositKernel::redundant;
+  if (name == "warp") return DepositKernel::warp;
   throw_input_error("solver.deposit: '" + name +
-                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant");
+                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
 }
 
 PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {

@@ -43,11 +43,14 @@ enum class DepositMode { atomic, deterministic };
 //                  currents into shared memory (the tile and a 3-cell halo), then the tile into
 //                  the grid; a particle that left its tile's halo since the last sort adds to the
 //                  grid directly (PIConGPU / WarpX / Smilei's privatisation)
+//   warp           the lanes of a warp whose stencils lie in one window of K + 1 points a side
+//                  (particles stored cell by cell) sum their currents by shuffles, one float64
+//                  atomic a window point; the other lanes add theirs with atomics
 //   deterministic  DepositMode::deterministic
-enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, deterministic };
+enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, warp, deterministic };
 
 // The kernel of a configuration's solver.deposit name (atomic, separate, cas, float32, redundant,
-// tiled, deterministic).
+// tiled, warp, deterministic).
 DepositKernel deposit_kernel(const std::string& name);
 
 inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id, x, y, ux, uy, uz, w (bits)

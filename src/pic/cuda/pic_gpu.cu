@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -117,6 +118,162 @@ __global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc 
     if (!d.alive[i]) continue;
     ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
     if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, acc)) {
+      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+    } else {
+      d.alive[i] = 0;
+    }
+  }
+}
+
+// ---- Warp-reduced deposition ----------------------------------------------------------------
+//
+// Particles stored cell by cell (as loaded, or after a sort) put the 32 lanes of a warp into one
+// or two cells, so their Esirkepov stencils overlap: with plain atomics the L2 serialises up to
+// 32 adds to each grid point. Here the lanes whose old stencils start within one point of the
+// warp's lowest (a window of K + 1 points a side) compute their currents at the window's
+// points, sum them across the warp by shuffles, and one lane a point adds the sum: one atomic a
+// window point for the warp instead of one a lane. Lanes outside the window (or a warp with
+// fewer than kWarpShareMin lanes inside) add their own currents with atomics. Each lane's
+// contributions are the atomic kernel's numbers; only the order of the sums differs.
+constexpr unsigned kFullWarp = 0xffffffffu;
+constexpr int kWarpShareMin = 4;
+
+__device__ double warp_sum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFullWarp, v, o);
+  return v;  // the same bits on every lane: each step adds the same two numbers on both sides
+}
+
+__device__ int warp_min(int v) {
+  for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(kFullWarp, v, o));
+  return v;
+}
+
+// The row of R values summed over the warp, lane l < R adding the sum of value l at ptr(l).
+template <int R, class Ptr>
+__device__ void add_row(const double (&vals)[R], int lane, Ptr&& ptr) {
+  double mine = 0;
+  PIC_UNROLL
+  for (int r = 0; r < R; ++r) {
+    const double sum = warp_sum(vals[r]);
+    if (lane == r) mine = sum;
+  }
+  if (lane < R && mine != 0.0) atomicAdd(ptr(lane), mine);
+}
+
+// Esirkepov's deposit (interpolation.hpp) of one lane's move at the points of the window that
+// starts at (wx, wy) and is K + 1 points a side, summed over the warp (every lane takes part;
+// a lane outside the window passes qw = 0). The old stencil (K points) starts at offset
+// ox = fx0 - 1 - wx (0 or 1) in the window.
+template <class Shape>
+__device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, double qw, const PushParams& s, int wx,
+                               int wy, int lane) {
+  constexpr int S = Shape::support, K = S + 2, W = K + 1;
+  const double x0 = mv.xi0, y0 = mv.yi0;
+  const double x1 = (mv.x1 - s.x0) * (1.0 / s.dx), y1 = (mv.y1 - s.y0) * (1.0 / s.dy);
+  const double vz = mv.u.z * (1.0 / lorentz_gamma(mv.u));
+  const int fx0 = Shape::first(x0), fy0 = Shape::first(y0);
+  const int fx1 = Shape::first(x1), fy1 = Shape::first(y1);
+  const int ox = fx0 - 1 - wx, oy = fy0 - 1 - wy;  // the lane's stencil in the window
+  double w0x[S], w0y[S], w1x[S], w1y[S];
+  Shape::weights(x0, fx0, w0x);
+  Shape::weights(y0, fy0, w0y);
+  Shape::weights(x1, fx1, w1x);
+  Shape::weights(y1, fy1, w1y);
+  // Placed by selects with constant indices, so that the arrays stay in registers.
+  double sx0[W] = {}, sx1[W] = {}, sy0[W] = {}, sy1[W] = {};
+  const int o0x = ox + 1, o0y = oy + 1, o1x = fx1 - wx, o1y = fy1 - wy;
+  PIC_UNROLL
+  for (int k = 0; k < W; ++k) {
+    PIC_UNROLL
+    for (int q = 0; q < S; ++q) {
+      if (k - q == o0x) sx0[k] = w0x[q];
+      if (k - q == o0y) sy0[k] = w0y[q];
+      if (k - q == o1x) sx1[k] = w1x[q];
+      if (k - q == o1y) sy1[k] = w1y[q];
+    }
+  }
+  double dsx[W], dsy[W];
+  PIC_UNROLL
+  for (int k = 0; k < W; ++k) {
+    dsx[k] = sx1[k] - sx0[k];
+    dsy[k] = sy1[k] - sy0[k];
+  }
+  const double inv_area = 1.0 / (s.dx * s.dy);
+  const double cx = -qw * s.dx / s.dt * inv_area;
+  const double cy = -qw * s.dy / s.dt * inv_area;
+  const double cz = qw * vz * inv_area;
+  // Jx: the running sum along x; the atomic kernel writes its first K - 1 points only (the
+  // last one's sum is zero up to rounding), window points ox .. ox + K - 2.
+  PIC_UNROLL
+  for (int n = 0; n < W; ++n) {
+    const double ay = sy0[n] + 0.5 * dsy[n];
+    double run = 0, vals[W - 1];
+    PIC_UNROLL
+    for (int m = 0; m < W - 1; ++m) {
+      run += cx * dsx[m] * ay;
+      vals[m] = m - ox <= K - 2 ? run : 0.0;
+    }
+    add_row(vals, lane, [&](int m) { return &f.j[0](wx + m, wy + n); });
+  }
+  PIC_UNROLL
+  for (int m = 0; m < W; ++m) {
+    const double ax = sx0[m] + 0.5 * dsx[m];
+    double run = 0, vals[W - 1];
+    PIC_UNROLL
+    for (int n = 0; n < W - 1; ++n) {
+      run += cy * dsy[n] * ax;
+      vals[n] = n - oy <= K - 2 ? run : 0.0;
+    }
+    add_row(vals, lane, [&](int n) { return &f.j[1](wx + m, wy + n); });
+  }
+  PIC_UNROLL
+  for (int n = 0; n < W; ++n) {
+    double vals[W];
+    PIC_UNROLL
+    for (int m = 0; m < W; ++m) {
+      const double w = sx0[m] * sy0[n] + 0.5 * dsx[m] * sy0[n] + 0.5 * sx0[m] * dsy[n] + (1.0 / 3.0) * dsx[m] * dsy[n];
+      vals[m] = cz * w;
+    }
+    add_row(vals, lane, [&](int m) { return &f.j[2](wx + m, wy + n); });
+  }
+}
+
+// The fused particle kernel with the warp-reduced deposit: the warps walk the slots 32 at a time
+// (every lane of a warp in the same iteration, for the shuffles).
+template <class Shape>
+__global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2) particles_warp(DevParticles d, FieldViews v, PushParams pp) {
+  const int lane = int(threadIdx.x & 31u);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); base < d.n; base += stride) {
+    const std::size_t i = base + std::size_t(lane);
+    const bool live = i < d.n && d.alive[i];
+    ParticleRef r{0, 0, 0, 0, 0, 0};
+    ParticleMove mv{};
+    int bx = 0, by = 0;
+    if (live) {
+      r = ParticleRef{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+      Vec3d E, B;
+      gather_at<Shape>(r, v, pp, E, B);
+      mv = push_and_move(r, d.id ? d.id[i] : std::uint64_t(i), E, B, pp);
+      bx = Shape::first(mv.xi0) - 1;
+      by = Shape::first(mv.yi0) - 1;
+    }
+    const unsigned live_mask = __ballot_sync(kFullWarp, live);
+    if (live_mask == 0) continue;
+    if (pp.deposit) {
+      // The window: at the lowest stencil start among the lanes within one point of the first
+      // live lane's.
+      const int ref = __ffs(live_mask) - 1;
+      const int rx = __shfl_sync(kFullWarp, bx, ref), ry = __shfl_sync(kFullWarp, by, ref);
+      const bool near = live && abs(bx - rx) <= 1 && abs(by - ry) <= 1;
+      const int wx = warp_min(near ? bx : INT_MAX), wy = warp_min(near ? by : INT_MAX);
+      const bool in = near && bx - wx <= 1 && by - wy <= 1;
+      const bool share = __popc(__ballot_sync(kFullWarp, in)) >= kWarpShareMin;
+      if (live && !(share && in)) deposit_move<Shape>(mv, r.w, v, pp, AtomicAccumulate{});
+      if (share) deposit_window<Shape>(v, mv, share && in ? pp.charge * r.w : 0.0, pp, wx, wy, lane);
+    }
+    if (!live) continue;
+    if (finish_move(r, mv, pp)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
     } else {
       d.alive[i] = 0;
@@ -1508,6 +1665,10 @@ struct PicGpu::Impl {
         deposit_kernel<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, moves, active);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
+      case DepositKernel::warp:
+        particles_warp<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp);
+        NBODY_CUDA_CHECK_LAUNCH();
+        return;
       case DepositKernel::cas:
         particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, CasAccumulate{});
         NBODY_CUDA_CHECK_LAUNCH();
@@ -1582,8 +1743,9 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   if (m.slab) {
     m.so = options.slab;
     m.opt.slab.ids.clear();
-    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::deterministic)
-      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\" or \"deterministic\"");
+    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
+        options.deposit != DepositKernel::deterministic)
+      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
     if ((m.so.cut_lo || m.so.cut_hi) && !m.so.exchange) throw_runtime_error("pic: a slab with a cut side needs an exchange");
     if (m.so.ids.size() != from.species().size()) throw_runtime_error("pic: the slab's particle ids do not match its species");
     for (std::size_t k = 0; k < m.so.ids.size(); ++k)
