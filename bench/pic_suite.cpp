@@ -210,7 +210,7 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
       r.ns_step = per_step / su.particles * 1e9;
       r.ns_particles = median(part) / su.particles * 1e9;
       r.device_bytes = double(gpu.device_bytes());
-      if (opt.deposit == DepositKernel::tiled) {
+      if (opt.deposit == DepositKernel::tiled || opt.deposit == DepositKernel::warp) {
         r.sorts = gpu.sorts();
         r.sort_every = opt.sort_every;
         r.empty_ratio = opt.empty_ratio;
@@ -244,23 +244,26 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
     add(r);
   }
 
-  // Sorting policies with the tiled rung (mean step over sort_steps, sorts included).
+  // Sorting policies with the tiled rung (sorted by tile) and the warp rung (sorted by cell;
+  // records named warp-...): mean step over sort_steps, sorts included.
   if (o.rungs.empty() || std::find(o.rungs.begin(), o.rungs.end(), "sorting") != o.rungs.end()) {
     struct Policy {
       int every;
       double ratio;
     };
     const Policy policies[] = {{1, -1}, {10, -1}, {100, -1}, {0, 0.0}, {0, 0.01}, {0, 0.02}, {0, 0.05}, {0, 0.1}, {0, 0.2}};
-    for (const Policy& p : policies) {
-      PicGpuOptions opt;
-      opt.deposit = DepositKernel::tiled;
-      opt.sort_every = p.every;
-      opt.empty_ratio = p.ratio;
-      const std::string name =
-          p.every > 0 ? "sort-every-" + std::to_string(p.every) : "empty-ratio-" + fmt("%g", p.ratio);
-      Record r = measure(name, opt, sort_steps, true);
-      r.suite = "pic-sort";
-      add(r);
+    for (const DepositKernel kind : {DepositKernel::tiled, DepositKernel::warp}) {
+      for (const Policy& p : policies) {
+        PicGpuOptions opt;
+        opt.deposit = kind;
+        opt.sort_every = p.every;
+        opt.empty_ratio = p.ratio;
+        const std::string name = std::string(kind == DepositKernel::warp ? "warp-" : "") +
+                                 (p.every > 0 ? "sort-every-" + std::to_string(p.every) : "empty-ratio-" + fmt("%g", p.ratio));
+        Record r = measure(name, opt, sort_steps, true);
+        r.suite = "pic-sort";
+        add(r);
+      }
     }
   }
 }

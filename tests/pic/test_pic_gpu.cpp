@@ -349,9 +349,9 @@ TEST(Gpu, WarpDepositWithoutCellOrder) {
   }
 }
 
-// The sorting policy: sorting every step, every 10 steps, or by empty_ratio gives the same
-// physics (fields within the float64 bound) and sorts as often as asked.
-TEST(Gpu, TiledSortPoliciesAgree) {
+// The sorting policy (tiled: by tile; warp: by cell): sorting every step, every 10 steps, or by
+// empty_ratio gives the same physics (fields within the float64 bound) and sorts as often as asked.
+TEST(Gpu, SortPoliciesAgree) {
   REQUIRE_GPU();
   PicSimulation ref = make_absorbing_plasma(ShapeOrder::tsc);
   PicSimulation cpu = make_absorbing_plasma(ShapeOrder::tsc);
@@ -360,28 +360,31 @@ TEST(Gpu, TiledSortPoliciesAgree) {
     int every;
     double ratio;
   };
-  for (const Case c : {Case{1, -1}, Case{10, -1}, Case{0, 0.0}, Case{0, 0.05}, Case{0, 0.2}}) {
-    PicSimulation back = make_absorbing_plasma(ShapeOrder::tsc);
-    PicGpuOptions o;
-    o.deposit = DepositKernel::tiled;
-    o.sort_every = c.every;
-    o.empty_ratio = c.ratio;
-    PicGpu gpu(ref, o);
-    gpu.run(60);
-    gpu.copy_to(back);
-    for (int k = kEx; k <= kBz; ++k) {
-      const double scale = std::max(max_abs(cpu.fields().data[k]), 1e-3);
-      EXPECT_LE(max_abs_diff(cpu.fields().data[k], back.fields().data[k]) / scale, 1e-8)
-          << "every " << c.every << " ratio " << c.ratio << " " << kComponentNames[k];
-    }
-    if (c.every == 1) {
-      EXPECT_EQ(gpu.sorts(), 60);
-    }
-    if (c.every == 10) {
-      EXPECT_EQ(gpu.sorts(), 6);
-    }
-    if (c.every == 0 && c.ratio == 0.0) {
-      EXPECT_GE(gpu.sorts(), 2) << "any particle out of place triggers a sort";
+  for (const DepositKernel kind : {DepositKernel::tiled, DepositKernel::warp}) {
+    const char* name = kind == DepositKernel::tiled ? "tiled" : "warp";
+    for (const Case c : {Case{1, -1}, Case{10, -1}, Case{0, 0.0}, Case{0, 0.05}, Case{0, 0.2}}) {
+      PicSimulation back = make_absorbing_plasma(ShapeOrder::tsc);
+      PicGpuOptions o;
+      o.deposit = kind;
+      o.sort_every = c.every;
+      o.empty_ratio = c.ratio;
+      PicGpu gpu(ref, o);
+      gpu.run(60);
+      gpu.copy_to(back);
+      for (int k = kEx; k <= kBz; ++k) {
+        const double scale = std::max(max_abs(cpu.fields().data[k]), 1e-3);
+        EXPECT_LE(max_abs_diff(cpu.fields().data[k], back.fields().data[k]) / scale, 1e-8)
+            << name << " every " << c.every << " ratio " << c.ratio << " " << kComponentNames[k];
+      }
+      if (c.every == 1) {
+        EXPECT_EQ(gpu.sorts(), 60) << name;
+      }
+      if (c.every == 10) {
+        EXPECT_EQ(gpu.sorts(), 6) << name;
+      }
+      if (c.every == 0 && c.ratio == 0.0) {
+        EXPECT_GE(gpu.sorts(), 2) << name << ": any particle out of place triggers a sort";
+      }
     }
   }
 }

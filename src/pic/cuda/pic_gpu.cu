@@ -239,9 +239,13 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 }
 
 // The fused particle kernel with the warp-reduced deposit: the warps walk the slots 32 at a time
-// (every lane of a warp in the same iteration, for the shuffles).
+// (every lane of a warp in the same iteration, for the shuffles). counters[0] += live particles
+// that added their own currents (outside their warp's window), counters[1] += particles absorbed.
 template <class Shape>
-__global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2) particles_warp(DevParticles d, FieldViews v, PushParams pp) {
+__global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2)
+    particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters) {
+  __shared__ unsigned long long scratch[ElementwisePolicy::kBlock / 32];
+  unsigned long long alone = 0, absorbed = 0;
   const int lane = int(threadIdx.x & 31u);
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); base < d.n; base += stride) {
@@ -269,6 +273,7 @@ __global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2) particles_warp(D
       const int wx = warp_min(near ? bx : INT_MAX), wy = warp_min(near ? by : INT_MAX);
       const bool in = near && bx - wx <= 1 && by - wy <= 1;
       const bool share = __popc(__ballot_sync(kFullWarp, in)) >= kWarpShareMin;
+      alone += live && !(share && in);
       if (live && !(share && in)) deposit_move<Shape>(mv, r.w, v, pp, AtomicAccumulate{});
       if (share) deposit_window<Shape>(v, mv, share && in ? pp.charge * r.w : 0.0, pp, wx, wy, lane);
     }
@@ -277,7 +282,14 @@ __global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2) particles_warp(D
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
     } else {
       d.alive[i] = 0;
+      ++absorbed;
     }
+  }
+  alone = nbody::cuda::block_reduce<ElementwisePolicy::kBlock>(alone, scratch, nbody::cuda::Sum{});
+  absorbed = nbody::cuda::block_reduce<ElementwisePolicy::kBlock>(absorbed, scratch, nbody::cuda::Sum{});
+  if (threadIdx.x == 0) {
+    if (alone) atomicAdd(counters, alone);
+    if (absorbed) atomicAdd(counters + 1, absorbed);
   }
 }
 
@@ -424,6 +436,22 @@ __global__ void tile_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsig
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     order[i] = unsigned(i);
     keys[i] = d.alive[i] ? tg.tile_of(d.x[i], d.y[i]) : sentinel;
+  }
+}
+
+// The cell (row-major) of every live particle; dead ones get the sentinel.
+__global__ void cell_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsigned* order, unsigned sentinel) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    order[i] = unsigned(i);
+    if (!d.alive[i]) {
+      keys[i] = sentinel;
+      continue;
+    }
+    int ci = int(floor((d.x[i] - tg.x0) / tg.dx)), cj = int(floor((d.y[i] - tg.y0) / tg.dy));
+    ci = min(max(ci, 0), tg.nx - 1);
+    cj = min(max(cj, 0), tg.ny - 1);
+    keys[i] = unsigned(cj) * unsigned(tg.nx) + unsigned(ci);
   }
 }
 
@@ -1137,6 +1165,7 @@ struct PicGpu::Impl {
   bool sorted = false;
   std::int64_t sort_count = 0;
   std::uint64_t dead_slots = 0;  // since the last sort
+  double alone_after_sort = -1;  // warp: particles outside their warp's window in the first step after the sort
 
   template <class T>
   T* alloc(std::size_t n) {
@@ -1155,14 +1184,20 @@ struct PicGpu::Impl {
     cub_bytes = need;
   }
   // Sorts species k's particles by tile (live ones first, in tile order, stable), drops the empty
-  // slots, and sets the tiles' slot ranges.
-  void sort_tiles(std::size_t k) {
+  // slots, and sets the tiles' slot ranges; by_cell: by cell (row-major), no tile ranges.
+  void sort_particles(std::size_t k, bool by_cell) {
     DevParticles& d = sp[k];
-    const unsigned sentinel = tg.count();
-    NBODY_CUDA_CHECK(cudaMemset(tile_start[k], 0, tg.count() * sizeof(unsigned)));
-    NBODY_CUDA_CHECK(cudaMemset(tile_end[k], 0, tg.count() * sizeof(unsigned)));
+    const unsigned sentinel = by_cell ? unsigned(tg.nx) * unsigned(tg.ny) : tg.count();
+    if (!by_cell) {
+      NBODY_CUDA_CHECK(cudaMemset(tile_start[k], 0, tg.count() * sizeof(unsigned)));
+      NBODY_CUDA_CHECK(cudaMemset(tile_end[k], 0, tg.count() * sizeof(unsigned)));
+    }
     if (d.n == 0) return;
-    tile_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+    if (by_cell) {
+      cell_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+    } else {
+      tile_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+    }
     NBODY_CUDA_CHECK_LAUNCH();
     int bits = 1;
     while ((std::size_t(1) << bits) <= std::size_t(sentinel)) ++bits;
@@ -1184,7 +1219,7 @@ struct PicGpu::Impl {
     NBODY_CUDA_CHECK(cudaMemcpy(&live, counters + 2, sizeof live, cudaMemcpyDeviceToHost));
     d.n = std::size_t(live);
     NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, std::max<std::size_t>(d.n, 1)));
-    if (d.n > 0) {
+    if (d.n > 0 && !by_cell) {
       cell_ranges<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, tile_start[k], tile_end[k]);
       NBODY_CUDA_CHECK_LAUNCH();
     }
@@ -1666,7 +1701,7 @@ struct PicGpu::Impl {
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       case DepositKernel::warp:
-        particles_warp<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp);
+        particles_warp<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, counters);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       case DepositKernel::cas:
@@ -1776,6 +1811,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     if (options.deposit == DepositKernel::tiled)
       bytes += most * (sizeof(double) + 4 * sizeof(unsigned)) +
                2 * std::size_t(m.tg.count()) * from.species().size() * sizeof(unsigned);
+    if (options.deposit == DepositKernel::warp && !m.slab) bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
     require_memory(Location::cuda(device), bytes,
                    "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
                        std::to_string(particles) + " particles" +
@@ -1855,12 +1891,14 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   }
   m.counters = m.alloc<unsigned long long>(3);
   NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
-  if (options.deposit == DepositKernel::tiled) {
+  if (options.deposit == DepositKernel::tiled || (options.deposit == DepositKernel::warp && !m.slab)) {
     m.keys = m.alloc<unsigned>(most);
     m.keys_sorted = m.alloc<unsigned>(most);
     m.order = m.alloc<unsigned>(most);
     m.order_sorted = m.alloc<unsigned>(most);
     m.scratch = m.alloc<double>(most);
+  }
+  if (options.deposit == DepositKernel::tiled) {
     for (std::size_t k = 0; k < m.sp.size(); ++k) {
       m.tile_start.push_back(m.alloc<unsigned>(m.tg.count()));
       m.tile_end.push_back(m.alloc<unsigned>(m.tg.count()));
@@ -1943,21 +1981,31 @@ void PicGpu::step() {
   if (m.timing) NBODY_CUDA_CHECK(cudaEventRecord(m.ev_start));
   for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
   const bool tiled = m.opt.deposit == DepositKernel::tiled && m.s.deposit;
-  if (tiled) {
+  const bool warp = m.opt.deposit == DepositKernel::warp && m.s.deposit;
+  if (tiled || warp) {
     // Document 004's policy: sort when the share of slots out of place passes empty_ratio (or
-    // every sort_every steps); always before the first step.
+    // every sort_every steps); always before the first step. Out of place: for tiled, particles
+    // outside their tile's cells; for warp, the particles that could not share their warp's
+    // window beyond those of the first step after the sort (warps across cell boundaries);
+    // for both, the empty slots of absorbed particles.
     bool sort = !m.sorted || (m.opt.sort_every > 0 && m.step % m.opt.sort_every == 0);
     if (!sort && m.opt.empty_ratio >= 0) {
       unsigned long long c[2];
       NBODY_CUDA_CHECK(cudaMemcpy(c, m.counters, sizeof c, cudaMemcpyDeviceToHost));
       m.dead_slots += c[1];
+      double out = double(c[0]);
+      if (warp) {
+        if (m.alone_after_sort < 0) m.alone_after_sort = out;
+        out = std::max(0.0, out - m.alone_after_sort);
+      }
       const std::size_t n = m.slots();
-      sort = n > 0 && double(c[0] + m.dead_slots) > m.opt.empty_ratio * double(n);
+      sort = n > 0 && out + double(m.dead_slots) > m.opt.empty_ratio * double(n);
     }
     if (sort) {
-      for (std::size_t k = 0; k < m.sp.size(); ++k) m.sort_tiles(k);
+      for (std::size_t k = 0; k < m.sp.size(); ++k) m.sort_particles(k, warp);
       m.sorted = true;
       m.dead_slots = 0;
+      m.alone_after_sort = -1;
       ++m.sort_count;
     }
     NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 2 * sizeof(unsigned long long)));
