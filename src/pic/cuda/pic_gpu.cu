@@ -239,18 +239,22 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 }
 
 // The fused particle kernel with the warp-reduced deposit: the warps walk the slots 32 at a time
-// (every lane of a warp in the same iteration, for the shuffles). counters[0] += live particles
-// that added their own currents (outside their warp's window), counters[1] += particles absorbed.
+// (every lane of a warp in the same iteration, for the shuffles). Each block takes one contiguous
+// range of slots (the grid is what the SMs hold at once), so that with particles sorted by cell
+// its warps gather from neighbouring cells, whose field rows stay in the SM's L1.
+// counters[0] += live particles that added their own currents (outside their warp's window),
+// counters[1] += particles absorbed.
 template <class Shape>
 __global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2)
     particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters) {
   __shared__ unsigned long long scratch[ElementwisePolicy::kBlock / 32];
   unsigned long long alone = 0, absorbed = 0;
   const int lane = int(threadIdx.x & 31u);
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); base < d.n; base += stride) {
+  const std::size_t per_block = ((d.n + gridDim.x - 1) / gridDim.x + 31) / 32 * 32;
+  const std::size_t begin = std::size_t(blockIdx.x) * per_block, end = min(d.n, begin + per_block);
+  for (std::size_t base = begin + (threadIdx.x & ~31u); base < end; base += blockDim.x) {
     const std::size_t i = base + std::size_t(lane);
-    const bool live = i < d.n && d.alive[i];
+    const bool live = i < end && d.alive[i];
     ParticleRef r{0, 0, 0, 0, 0, 0};
     ParticleMove mv{};
     int bx = 0, by = 0;
@@ -1700,10 +1704,16 @@ struct PicGpu::Impl {
         deposit_kernel<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, moves, active);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
-      case DepositKernel::warp:
-        particles_warp<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, counters);
+      case DepositKernel::warp: {
+        int per_sm = 0, sms = 0;
+        NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>,
+                                                                       ElementwisePolicy::kBlock, 0));
+        NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.device));
+        const int blocks = std::max(1, std::min(blocks_for(d.n), std::max(per_sm, 1) * sms));
+        particles_warp<Shape><<<blocks, ElementwisePolicy::kBlock>>>(d, v, pp, counters);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
+      }
       case DepositKernel::cas:
         particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, CasAccumulate{});
         NBODY_CUDA_CHECK_LAUNCH();
