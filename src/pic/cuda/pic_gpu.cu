@@ -130,43 +130,43 @@ __global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc 
 // Particles stored cell by cell (as loaded, or after a sort) put the 32 lanes of a warp into one
 // or two cells, so their Esirkepov stencils overlap: with plain atomics the L2 serialises up to
 // 32 adds to each grid point. Here the lanes whose old stencils start within one point of the
-// warp's lowest (a window of K + 1 points a side) compute their currents at the window's
-// points, sum them across the warp by shuffles, and one lane a point adds the sum: one atomic a
+// warp's lowest (a window of W = K + 1 points a side) write their currents at the window's
+// points into the warp's slice of shared memory (value by lane), each lane then sums one value
+// over the 32 lanes in a fixed order and adds the sum with one float64 atomic: one atomic a
 // window point for the warp instead of one a lane. Lanes outside the window (or a warp with
 // fewer than kWarpShareMin lanes inside) add their own currents with atomics. Each lane's
 // contributions are the atomic kernel's numbers; only the order of the sums differs.
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr int kWarpShareMin = 4;
-
-__device__ double warp_sum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFullWarp, v, o);
-  return v;  // the same bits on every lane: each step adds the same two numbers on both sides
-}
+constexpr int kWarpBlock = 128;  // threads a block of the warp kernel (4 warps)
+constexpr int kWarpLanesPadded = 33;  // a value's 32 lanes, padded against bank conflicts
 
 __device__ int warp_min(int v) {
   for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(kFullWarp, v, o));
   return v;
 }
 
-// The row of R values summed over the warp, lane l < R adding the sum of value l at ptr(l).
-template <int R, class Ptr>
-__device__ void add_row(const double (&vals)[R], int lane, Ptr&& ptr) {
-  double mine = 0;
-  PIC_UNROLL
-  for (int r = 0; r < R; ++r) {
-    const double sum = warp_sum(vals[r]);
-    if (lane == r) mine = sum;
+// The warp's NV values (written at buf[v][lane] by every lane) summed over the lanes, lane l
+// adding the sums of values l, l + 32, ... at ptr(v).
+template <int NV, class Ptr>
+__device__ void flush_window(double (*buf)[kWarpLanesPadded], int lane, Ptr&& ptr) {
+  __syncwarp();
+  for (int v = lane; v < NV; v += 32) {
+    double sum = 0;
+    PIC_UNROLL
+    for (int k = 0; k < 32; ++k) sum += buf[v][k];
+    if (sum != 0.0) atomicAdd(ptr(v), sum);
   }
-  if (lane < R && mine != 0.0) atomicAdd(ptr(lane), mine);
+  __syncwarp();
 }
 
 // Esirkepov's deposit (interpolation.hpp) of one lane's move at the points of the window that
-// starts at (wx, wy) and is K + 1 points a side, summed over the warp (every lane takes part;
-// a lane outside the window passes qw = 0). The old stencil (K points) starts at offset
-// ox = fx0 - 1 - wx (0 or 1) in the window.
+// starts at (wx, wy), summed over the warp (every lane takes part; a lane outside the window
+// passes qw = 0). The old stencil (K points) starts at offset ox = fx0 - 1 - wx (0 or 1) in the
+// window. buf: the warp's W*W x 33 doubles of shared memory.
 template <class Shape>
 __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, double qw, const PushParams& s, int wx,
-                               int wy, int lane) {
+                               int wy, int lane, double (*buf)[kWarpLanesPadded]) {
   constexpr int S = Shape::support, K = S + 2, W = K + 1;
   const double x0 = mv.xi0, y0 = mv.yi0;
   const double x1 = (mv.x1 - s.x0) * (1.0 / s.dx), y1 = (mv.y1 - s.y0) * (1.0 / s.dy);
@@ -203,39 +203,40 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
   const double cy = -qw * s.dy / s.dt * inv_area;
   const double cz = qw * vz * inv_area;
   // Jx: the running sum along x; the atomic kernel writes its first K - 1 points only (the
-  // last one's sum is zero up to rounding), window points ox .. ox + K - 2.
+  // last one's sum is zero up to rounding), window points ox .. ox + K - 2. Value n (W - 1) + m.
   PIC_UNROLL
   for (int n = 0; n < W; ++n) {
     const double ay = sy0[n] + 0.5 * dsy[n];
-    double run = 0, vals[W - 1];
+    double run = 0;
     PIC_UNROLL
     for (int m = 0; m < W - 1; ++m) {
       run += cx * dsx[m] * ay;
-      vals[m] = m - ox <= K - 2 ? run : 0.0;
+      buf[n * (W - 1) + m][lane] = m - ox <= K - 2 ? run : 0.0;
     }
-    add_row(vals, lane, [&](int m) { return &f.j[0](wx + m, wy + n); });
   }
+  flush_window<W*(W - 1)>(buf, lane, [&](int v) { return &f.j[0](wx + v % (W - 1), wy + v / (W - 1)); });
+  // Jy: the running sum along y. Value m (W - 1) + n.
   PIC_UNROLL
   for (int m = 0; m < W; ++m) {
     const double ax = sx0[m] + 0.5 * dsx[m];
-    double run = 0, vals[W - 1];
+    double run = 0;
     PIC_UNROLL
     for (int n = 0; n < W - 1; ++n) {
       run += cy * dsy[n] * ax;
-      vals[n] = n - oy <= K - 2 ? run : 0.0;
+      buf[m * (W - 1) + n][lane] = n - oy <= K - 2 ? run : 0.0;
     }
-    add_row(vals, lane, [&](int n) { return &f.j[1](wx + m, wy + n); });
   }
+  flush_window<W*(W - 1)>(buf, lane, [&](int v) { return &f.j[1](wx + v / (W - 1), wy + v % (W - 1)); });
+  // Jz. Value n W + m.
   PIC_UNROLL
   for (int n = 0; n < W; ++n) {
-    double vals[W];
     PIC_UNROLL
     for (int m = 0; m < W; ++m) {
       const double w = sx0[m] * sy0[n] + 0.5 * dsx[m] * sy0[n] + 0.5 * sx0[m] * dsy[n] + (1.0 / 3.0) * dsx[m] * dsy[n];
-      vals[m] = cz * w;
+      buf[n * W + m][lane] = cz * w;
     }
-    add_row(vals, lane, [&](int m) { return &f.j[2](wx + m, wy + n); });
   }
+  flush_window<W * W>(buf, lane, [&](int v) { return &f.j[2](wx + v % W, wy + v / W); });
 }
 
 // The fused particle kernel with the warp-reduced deposit: the warps walk the slots 32 at a time
@@ -245,9 +246,11 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 // counters[0] += live particles that added their own currents (outside their warp's window),
 // counters[1] += particles absorbed.
 template <class Shape>
-__global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2)
+__global__ void __launch_bounds__(kWarpBlock, 4)
     particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters) {
-  __shared__ unsigned long long scratch[ElementwisePolicy::kBlock / 32];
+  constexpr int W = Shape::support + 3;
+  __shared__ double window[kWarpBlock / 32][W * W][kWarpLanesPadded];
+  __shared__ unsigned long long scratch[kWarpBlock / 32];
   unsigned long long alone = 0, absorbed = 0;
   const int lane = int(threadIdx.x & 31u);
   const std::size_t per_block = ((d.n + gridDim.x - 1) / gridDim.x + 31) / 32 * 32;
@@ -279,7 +282,7 @@ __global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2)
       const bool share = __popc(__ballot_sync(kFullWarp, in)) >= kWarpShareMin;
       alone += live && !(share && in);
       if (live && !(share && in)) deposit_move<Shape>(mv, r.w, v, pp, AtomicAccumulate{});
-      if (share) deposit_window<Shape>(v, mv, share && in ? pp.charge * r.w : 0.0, pp, wx, wy, lane);
+      if (share) deposit_window<Shape>(v, mv, in ? pp.charge * r.w : 0.0, pp, wx, wy, lane, window[threadIdx.x >> 5]);
     }
     if (!live) continue;
     if (finish_move(r, mv, pp)) {
@@ -289,8 +292,8 @@ __global__ void __launch_bounds__(ElementwisePolicy::kBlock, 2)
       ++absorbed;
     }
   }
-  alone = nbody::cuda::block_reduce<ElementwisePolicy::kBlock>(alone, scratch, nbody::cuda::Sum{});
-  absorbed = nbody::cuda::block_reduce<ElementwisePolicy::kBlock>(absorbed, scratch, nbody::cuda::Sum{});
+  alone = nbody::cuda::block_reduce<kWarpBlock>(alone, scratch, nbody::cuda::Sum{});
+  absorbed = nbody::cuda::block_reduce<kWarpBlock>(absorbed, scratch, nbody::cuda::Sum{});
   if (threadIdx.x == 0) {
     if (alone) atomicAdd(counters, alone);
     if (absorbed) atomicAdd(counters + 1, absorbed);
@@ -1706,11 +1709,11 @@ struct PicGpu::Impl {
         return;
       case DepositKernel::warp: {
         int per_sm = 0, sms = 0;
-        NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>,
-                                                                       ElementwisePolicy::kBlock, 0));
+        NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>, kWarpBlock, 0));
         NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.device));
-        const int blocks = std::max(1, std::min(blocks_for(d.n), std::max(per_sm, 1) * sms));
-        particles_warp<Shape><<<blocks, ElementwisePolicy::kBlock>>>(d, v, pp, counters);
+        const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
+        const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(std::max(per_sm, 1) * sms))));
+        particles_warp<Shape><<<blocks, kWarpBlock>>>(d, v, pp, counters);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       }
