@@ -246,13 +246,18 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
 
   // Sorting policies with the tiled rung (sorted by tile) and the warp rung (sorted by cell;
   // records named warp-...): mean step over sort_steps, sorts included.
-  if (o.rungs.empty() || std::find(o.rungs.begin(), o.rungs.end(), "sorting") != o.rungs.end()) {
+  // --rungs sorting: both; tiled-sorting or warp-sorting: one of them.
+  const auto asked = [&](const char* name) { return std::find(o.rungs.begin(), o.rungs.end(), name) != o.rungs.end(); };
+  if (o.rungs.empty() || asked("sorting") || asked("tiled-sorting") || asked("warp-sorting")) {
     struct Policy {
       int every;
       double ratio;
     };
     const Policy policies[] = {{1, -1}, {10, -1}, {100, -1}, {0, 0.0}, {0, 0.01}, {0, 0.02}, {0, 0.05}, {0, 0.1}, {0, 0.2}};
     for (const DepositKernel kind : {DepositKernel::tiled, DepositKernel::warp}) {
+      const bool one = asked("tiled-sorting") || asked("warp-sorting");
+      if (!o.rungs.empty() && !asked("sorting") && one && !asked(kind == DepositKernel::tiled ? "tiled-sorting" : "warp-sorting"))
+        continue;
       for (const Policy& p : policies) {
         PicGpuOptions opt;
         opt.deposit = kind;

@@ -106,7 +106,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (o.precisions.empty()) throw_input_error("--precision: none named");
             o.rungs = split_list(args->rungs);
             auto known = bench::ladder_rung_names();
-            for (const char* r : {"cas", "atomic", "float32", "tiled", "deterministic", "separate", "redundant", "warp", "sorting"})
+            for (const char* r : {"cas", "atomic", "float32", "tiled", "deterministic", "separate", "redundant", "warp", "sorting", "tiled-sorting", "warp-sorting"})
               known.emplace_back(r);
             for (const auto& r : o.rungs) {
               if (std::find(known.begin(), known.end(), r) == known.end()) {
