@@ -43,9 +43,11 @@ enum class DepositMode { atomic, deterministic };
 //                  currents into shared memory (the tile and a 3-cell halo), then the tile into
 //                  the grid; a particle that left its tile's halo since the last sort adds to the
 //                  grid directly (PIConGPU / WarpX / Smilei's privatisation)
-//   warp           the lanes of a warp whose stencils lie in one window of K + 1 points a side
-//                  (particles stored cell by cell) sum their currents by shuffles, one float64
-//                  atomic a window point; the other lanes add theirs with atomics
+//   warp           particles sorted by cell (the empty_ratio policy); the lanes of a warp whose
+//                  stencils lie in one window of K + 1 points a side write their currents into
+//                  shared memory, each lane sums one window point over the warp in a fixed order
+//                  and adds it with one float64 atomic; the other lanes add theirs with atomics;
+//                  each block walks one contiguous range of slots (neighbouring cells)
 //   deterministic  DepositMode::deterministic
 enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, warp, deterministic };
 
@@ -88,10 +90,12 @@ struct GpuSlabOptions {
 
 struct PicGpuOptions {
   DepositKernel deposit = DepositKernel::atomic;
-  // Sorting the particles by tile (tiled only): every `sort_every` steps (0: never by count),
-  // and whenever the share of slots out of place (a particle outside its tile's cells, or an
-  // empty slot left by an absorbed particle) exceeds `empty_ratio` (document 004's policy; < 0:
-  // never by ratio). Sorting also drops the empty slots.
+  // Sorting the particles (tiled: by tile; warp: by cell; the others never): every `sort_every`
+  // steps (0: never by count), and whenever the share of slots out of place exceeds
+  // `empty_ratio` (document 004's policy; < 0: never by ratio). Out of place: an empty slot left
+  // by an absorbed particle, and for tiled a particle outside its tile's cells, for warp a
+  // particle that could not share its warp's window, beyond the count of the first step after
+  // the sort. Sorting also drops the empty slots.
   int sort_every = 0;
   double empty_ratio = 0.05;
   int device = 0;

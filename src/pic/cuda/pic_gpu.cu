@@ -1791,9 +1791,8 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   if (m.slab) {
     m.so = options.slab;
     m.opt.slab.ids.clear();
-    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
-        options.deposit != DepositKernel::deterministic)
-      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
+    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::deterministic)
+      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\" or \"deterministic\"");
     if ((m.so.cut_lo || m.so.cut_hi) && !m.so.exchange) throw_runtime_error("pic: a slab with a cut side needs an exchange");
     if (m.so.ids.size() != from.species().size()) throw_runtime_error("pic: the slab's particle ids do not match its species");
     for (std::size_t k = 0; k < m.so.ids.size(); ++k)
@@ -1824,7 +1823,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     if (options.deposit == DepositKernel::tiled)
       bytes += most * (sizeof(double) + 4 * sizeof(unsigned)) +
                2 * std::size_t(m.tg.count()) * from.species().size() * sizeof(unsigned);
-    if (options.deposit == DepositKernel::warp && !m.slab) bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
+    if (options.deposit == DepositKernel::warp) bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
     require_memory(Location::cuda(device), bytes,
                    "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
                        std::to_string(particles) + " particles" +
@@ -1904,7 +1903,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   }
   m.counters = m.alloc<unsigned long long>(3);
   NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
-  if (options.deposit == DepositKernel::tiled || (options.deposit == DepositKernel::warp && !m.slab)) {
+  if (options.deposit == DepositKernel::tiled || options.deposit == DepositKernel::warp) {
     m.keys = m.alloc<unsigned>(most);
     m.keys_sorted = m.alloc<unsigned>(most);
     m.order = m.alloc<unsigned>(most);
