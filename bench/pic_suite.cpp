@@ -91,6 +91,12 @@ std::string rung_name(DepositKernel k) {
   return "?";
 }
 
+// The document's order: its baseline (fused, CAS atomics), then what today's GPUs and the
+// techniques give; separate kernels (the unfused form) and the deterministic mode beside them.
+constexpr DepositKernel kLadder[] = {DepositKernel::cas,       DepositKernel::separate, DepositKernel::atomic,
+                                     DepositKernel::redundant, DepositKernel::float32,  DepositKernel::tiled,
+                                     DepositKernel::warp,      DepositKernel::deterministic};
+
 std::string fmt(const char* f, double a, double b = 0) {
   char buf[160];
   std::snprintf(buf, sizeof buf, f, a, b);
@@ -222,13 +228,8 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
     return r;
   };
 
-  // The document's order: its baseline (fused, CAS atomics), then what today's GPUs and the
-  // techniques give; separate kernels (the unfused form) and the deterministic mode beside them.
-  const DepositKernel ladder[] = {DepositKernel::cas,       DepositKernel::separate, DepositKernel::atomic,
-                                  DepositKernel::redundant, DepositKernel::float32,  DepositKernel::tiled,
-                                  DepositKernel::warp,      DepositKernel::deterministic};
   double baseline = 0, previous = 0;
-  for (DepositKernel k : ladder) {
+  for (DepositKernel k : kLadder) {
     if (!o.rungs.empty() && std::find(o.rungs.begin(), o.rungs.end(), rung_name(k)) == o.rungs.end()) continue;
     PicGpuOptions opt;
     opt.deposit = k;
@@ -271,6 +272,13 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
       }
     }
   }
+}
+
+std::vector<std::string> pic_rung_names() {
+  std::vector<std::string> names;
+  for (const DepositKernel k : kLadder) names.push_back(rung_name(k));
+  for (const char* s : {"sorting", "tiled-sorting", "warp-sorting"}) names.emplace_back(s);
+  return names;
 }
 
 }  // namespace nbody::bench

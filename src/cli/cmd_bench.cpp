@@ -106,8 +106,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (o.precisions.empty()) throw_input_error("--precision: none named");
             o.rungs = split_list(args->rungs);
             auto known = bench::ladder_rung_names();
-            for (const char* r : {"cas", "atomic", "float32", "tiled", "deterministic", "separate", "redundant", "warp", "sorting", "tiled-sorting", "warp-sorting"})
-              known.emplace_back(r);
+            for (auto& r : bench::pic_rung_names()) known.push_back(std::move(r));
             for (const auto& r : o.rungs) {
               if (std::find(known.begin(), known.end(), r) == known.end()) {
                 throw_input_error("--rungs: unknown rung '" + r + "'");

@@ -160,6 +160,25 @@ __device__ void flush_window(double (*buf)[kWarpLanesPadded], int lane, Ptr&& pt
   __syncwarp();
 }
 
+// Esirkepov's current along axis a in the window: for each point l across (b), the running sum
+// along a of c ds_a[k] (s_b[l] + ds_b[l] / 2), written as value l (W - 1) + k. The atomic kernel
+// writes the first K - 1 points of a run only (the last one's sum is zero up to rounding): window
+// points oa .. oa + K - 2, the lane's stencil starting at oa.
+template <int K, int W>
+__device__ void running_sums(double c, const double (&dsa)[W], const double (&sb)[W], const double (&dsb)[W], int oa,
+                             int lane, double (*buf)[kWarpLanesPadded]) {
+  PIC_UNROLL
+  for (int l = 0; l < W; ++l) {
+    const double across = sb[l] + 0.5 * dsb[l];
+    double run = 0;
+    PIC_UNROLL
+    for (int k = 0; k < W - 1; ++k) {
+      run += c * dsa[k] * across;
+      buf[l * (W - 1) + k][lane] = k - oa <= K - 2 ? run : 0.0;
+    }
+  }
+}
+
 // Esirkepov's deposit (interpolation.hpp) of one lane's move at the points of the window that
 // starts at (wx, wy), summed over the warp (every lane takes part; a lane outside the window
 // passes qw = 0). The old stencil (K points) starts at offset ox = fx0 - 1 - wx (0 or 1) in the
@@ -202,30 +221,10 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
   const double cx = -qw * s.dx / s.dt * inv_area;
   const double cy = -qw * s.dy / s.dt * inv_area;
   const double cz = qw * vz * inv_area;
-  // Jx: the running sum along x; the atomic kernel writes its first K - 1 points only (the
-  // last one's sum is zero up to rounding), window points ox .. ox + K - 2. Value n (W - 1) + m.
-  PIC_UNROLL
-  for (int n = 0; n < W; ++n) {
-    const double ay = sy0[n] + 0.5 * dsy[n];
-    double run = 0;
-    PIC_UNROLL
-    for (int m = 0; m < W - 1; ++m) {
-      run += cx * dsx[m] * ay;
-      buf[n * (W - 1) + m][lane] = m - ox <= K - 2 ? run : 0.0;
-    }
-  }
+  // Jx: value n (W - 1) + m at (wx + m, wy + n); Jy: value m (W - 1) + n at (wx + m, wy + n).
+  running_sums<K, W>(cx, dsx, sy0, dsy, ox, lane, buf);
   flush_window<W*(W - 1)>(buf, lane, [&](int v) { return &f.j[0](wx + v % (W - 1), wy + v / (W - 1)); });
-  // Jy: the running sum along y. Value m (W - 1) + n.
-  PIC_UNROLL
-  for (int m = 0; m < W; ++m) {
-    const double ax = sx0[m] + 0.5 * dsx[m];
-    double run = 0;
-    PIC_UNROLL
-    for (int n = 0; n < W - 1; ++n) {
-      run += cy * dsy[n] * ax;
-      buf[m * (W - 1) + n][lane] = n - oy <= K - 2 ? run : 0.0;
-    }
-  }
+  running_sums<K, W>(cy, dsy, sx0, dsx, oy, lane, buf);
   flush_window<W*(W - 1)>(buf, lane, [&](int v) { return &f.j[1](wx + v / (W - 1), wy + v % (W - 1)); });
   // Jz. Value n W + m.
   PIC_UNROLL
