@@ -256,9 +256,8 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
     };
     const Policy policies[] = {{1, -1}, {10, -1}, {100, -1}, {0, 0.0}, {0, 0.01}, {0, 0.02}, {0, 0.05}, {0, 0.1}, {0, 0.2}};
     for (const DepositKernel kind : {DepositKernel::tiled, DepositKernel::warp}) {
-      const bool one = asked("tiled-sorting") || asked("warp-sorting");
-      if (!o.rungs.empty() && !asked("sorting") && one && !asked(kind == DepositKernel::tiled ? "tiled-sorting" : "warp-sorting"))
-        continue;
+      const bool both = o.rungs.empty() || asked("sorting");
+      if (!both && !asked(kind == DepositKernel::tiled ? "tiled-sorting" : "warp-sorting")) continue;
       for (const Policy& p : policies) {
         PicGpuOptions opt;
         opt.deposit = kind;

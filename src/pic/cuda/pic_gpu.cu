@@ -358,11 +358,19 @@ constexpr int kTileBlock = 256;
 struct TileGeometry {
   int tiles_x = 1, tiles_y = 1, nx = 1, ny = 1;
   double x0 = 0, y0 = 0, dx = 1, dy = 1;
+  // The cell (i, j) holding (x, y), clamped to the grid.
+  __device__ int2 cell_of(double x, double y) const {
+    const int i = int(floor((x - x0) / dx)), j = int(floor((y - y0) / dy));
+    return make_int2(min(max(i, 0), nx - 1), min(max(j, 0), ny - 1));
+  }
   __device__ unsigned tile_of(double x, double y) const {
-    int i = int(floor((x - x0) / dx)), j = int(floor((y - y0) / dy));
-    i = min(max(i, 0), nx - 1);
-    j = min(max(j, 0), ny - 1);
-    return unsigned(j / kTile) * unsigned(tiles_x) + unsigned(i / kTile);
+    const int2 c = cell_of(x, y);
+    return unsigned(c.y / kTile) * unsigned(tiles_x) + unsigned(c.x / kTile);
+  }
+  // The cell's row-major index.
+  __device__ unsigned cell_index(double x, double y) const {
+    const int2 c = cell_of(x, y);
+    return unsigned(c.y) * unsigned(nx) + unsigned(c.x);
   }
   [[nodiscard]] unsigned count() const { return unsigned(tiles_x) * unsigned(tiles_y); }
 };
@@ -437,27 +445,20 @@ __global__ void __launch_bounds__(kTileBlock)
   }
 }
 
-__global__ void tile_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsigned* order, unsigned sentinel) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
-    order[i] = unsigned(i);
-    keys[i] = d.alive[i] ? tg.tile_of(d.x[i], d.y[i]) : sentinel;
-  }
-}
-
-// The cell (row-major) of every live particle; dead ones get the sentinel.
-__global__ void cell_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsigned* order, unsigned sentinel) {
+// The sort key of every live particle, its tile or (kByCell) its cell (row-major); dead ones
+// get the sentinel.
+template <bool kByCell>
+__global__ void sort_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsigned* order, unsigned sentinel) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     order[i] = unsigned(i);
     if (!d.alive[i]) {
       keys[i] = sentinel;
-      continue;
+    } else if constexpr (kByCell) {
+      keys[i] = tg.cell_index(d.x[i], d.y[i]);
+    } else {
+      keys[i] = tg.tile_of(d.x[i], d.y[i]);
     }
-    int ci = int(floor((d.x[i] - tg.x0) / tg.dx)), cj = int(floor((d.y[i] - tg.y0) / tg.dy));
-    ci = min(max(ci, 0), tg.nx - 1);
-    cj = min(max(cj, 0), tg.ny - 1);
-    keys[i] = unsigned(cj) * unsigned(tg.nx) + unsigned(ci);
   }
 }
 
@@ -1171,7 +1172,8 @@ struct PicGpu::Impl {
   bool sorted = false;
   std::int64_t sort_count = 0;
   std::uint64_t dead_slots = 0;  // since the last sort
-  double alone_after_sort = -1;  // warp: particles outside their warp's window in the first step after the sort
+  double alone_after_sort = -1;
+  int warp_resident[2] = {0, 0};  // the warp kernel's resident grid: CIC, TSC  // warp: particles outside their warp's window in the first step after the sort
 
   template <class T>
   T* alloc(std::size_t n) {
@@ -1200,9 +1202,9 @@ struct PicGpu::Impl {
     }
     if (d.n == 0) return;
     if (by_cell) {
-      cell_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+      sort_keys<true><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
     } else {
-      tile_keys<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
+      sort_keys<false><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, tg, keys, order, sentinel);
     }
     NBODY_CUDA_CHECK_LAUNCH();
     int bits = 1;
@@ -1707,11 +1709,15 @@ struct PicGpu::Impl {
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       case DepositKernel::warp: {
-        int per_sm = 0, sms = 0;
-        NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>, kWarpBlock, 0));
-        NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.device));
+        int& resident = warp_resident[Shape::support == ShapeTSC::support];
+        if (resident == 0) {  // the blocks the SMs hold at once, asked once
+          int per_sm = 0, sms = 0;
+          NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>, kWarpBlock, 0));
+          NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.device));
+          resident = std::max(per_sm, 1) * sms;
+        }
         const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
-        const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(std::max(per_sm, 1) * sms))));
+        const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(resident))));
         particles_warp<Shape><<<blocks, kWarpBlock>>>(d, v, pp, counters);
         NBODY_CUDA_CHECK_LAUNCH();
         return;
