@@ -30,6 +30,7 @@ struct Options {
   int tree_leaf = 16;                      // the tree's leaf size (bodies)
   int tree_group = 64;                     // the walk's target group size (bodies)
   int pic_ny = 0;                          // pic-scaling: grid rows (0: the suite's default)
+  std::string pic_deposit = "atomic";      // pic-scaling on GPUs: the slabs' deposit (atomic, warp)
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,
@@ -106,6 +107,7 @@ struct Record {
   // the device, "cuda" or "cpu"): grid cells, and the fields' and migration's (sort's) seconds
   // per step (the slowest rank's).
   std::int64_t pic_cells = 0;
+  std::string pic_deposit;  // the GPU slabs' deposition kernel ("" on the CPU: deterministic)
   double pic_fields_s = 0;
   double pic_migration_s = 0;
 

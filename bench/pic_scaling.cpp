@@ -8,8 +8,9 @@
 //           uniform slab of the document's density over the window less 8 columns a side, so that
 //           every rank's work is nearly the same (the efficiency is taken per particle).
 // --quick: 8 rows, nx = 64 (strong) and 48 per rank (weak), both uniform slabs; fewer steps.
-// Device: GPU slabs (DomainPicGpu, float64 atomics, one slab per rank on GPU rank % devices) when
-// a CUDA device is usable, else the CPU slabs (DomainPic).
+// Device: GPU slabs (DomainPicGpu, one slab per rank on GPU rank % devices; --pic-deposit atomic,
+// float64 atomics, or warp, the warp-reduced deposit over particles sorted by cell) when a CUDA
+// device is usable, else the CPU slabs (DomainPic, deterministic).
 // Each configuration runs W warm-up steps, then T timed steps: each step's host-clock time, the
 // slowest rank's, and the median over the T steps per particle; the time split (particles,
 // fields, communication, migration/sort) summed over the T steps, the slowest rank's, per step.
@@ -83,7 +84,8 @@ pic::PicConfig make_config(int nx, int ny, bool uniform) {
 }
 
 // Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps.
-Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, int warm, int timed) {
+Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic::DepositKernel deposit, int warm,
+               int timed) {
   using clock = std::chrono::steady_clock;
   pic::PicSimulation global = pic::build_pic_simulation(c);
   Outcome out;
@@ -103,7 +105,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, int 
   std::unique_ptr<pic::DomainPicGpu> dev;
   if (gpu) {
     pic::PicGpuOptions o;
-    o.deposit = pic::DepositKernel::atomic;
+    o.deposit = deposit;  // (warp: sorted by cell under the default empty_ratio policy)
     dev = std::make_unique<pic::DomainPicGpu>(global, part, o);
   } else {
     cpu = std::make_unique<pic::DomainPic>(global, part);
@@ -162,6 +164,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   std::string why;
   const bool gpu = pic::pic_gpu_available(&why);
   const std::string device = gpu ? "cuda" : "cpu";
+  const pic::DepositKernel deposit = pic::deposit_kernel(o.pic_deposit);
   const bool quick = o.quick;
   const int ny = o.pic_ny > 0 ? o.pic_ny : quick ? 8 : gpu ? 800 : 100;
   const int strong_nx = quick ? 64 : 1400;
@@ -171,8 +174,8 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   std::vector<int> ks;
   for (int k = 1; k < P; k *= 2) ks.push_back(k);
   ks.push_back(P);
-  std::printf("pic-scaling: %s slabs, %d rank%s; strong %d x %d cells%s, weak %d x %d cells per rank; %d warm-up + %d timed steps\n",
-              device.c_str(), P, P > 1 ? "s" : "", strong_nx, ny, quick ? " (uniform slab)" : "", weak_nx0, ny, warm, timed);
+  std::printf("pic-scaling: %s slabs%s, %d rank%s; strong %d x %d cells%s, weak %d x %d cells per rank; %d warm-up + %d timed steps\n",
+              device.c_str(), gpu ? (" (" + o.pic_deposit + " deposition)").c_str() : " (deterministic deposition)", P, P > 1 ? "s" : "", strong_nx, ny, quick ? " (uniform slab)" : "", weak_nx0, ny, warm, timed);
   std::fflush(stdout);
 
   // A grid the configuration's checks refuse (--pic-ny) is bad input: every rank stops here (exit 2).
@@ -184,7 +187,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
     if (!one_rank.count(key)) {
       auto part = world.split(world.rank() == 0);
       Outcome m;
-      if (part) m = run_on(*part, c, gpu, warm, timed);
+      if (part) m = run_on(*part, c, gpu, deposit, warm, timed);
       world.barrier();
       one_rank[key] = m;
     }
@@ -201,6 +204,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       r.rung = kind + "-" + std::to_string(k);
       r.precision = "fp64";
       r.shape = device;
+      r.pic_deposit = gpu ? o.pic_deposit : "";
       r.ranks = k;
       r.steps = 1;
       r.pic_cells = std::int64_t(nx) * ny;
@@ -225,7 +229,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         m = reference(key, c);
       } else {
         auto part = world.split(world.rank() < k);
-        if (part) m = run_on(*part, c, gpu, warm, timed);
+        if (part) m = run_on(*part, c, gpu, deposit, warm, timed);
         world.barrier();
       }
       const Outcome& one = reference(key, c);  // (weak: the untimed 1-rank run of this grid)

@@ -88,8 +88,9 @@ std::string table_row(const Record& r) {
   }
   if (r.suite == "pic-scaling" && r.timed()) {
     char f[240];
+    const std::string where = r.pic_deposit.empty() ? r.shape : r.shape + ", " + r.pic_deposit;
     std::snprintf(f, sizeof f, ", %d rank%s (%s), %.4g ns/particle/step; per step: particles %.4g ms, fields %.4g ms, comm %.4g ms, migration %.4g ms",
-                  r.ranks, r.ranks > 1 ? "s" : "", r.shape.c_str(), r.ns_step, r.force_s * 1e3, r.pic_fields_s * 1e3,
+                  r.ranks, r.ranks > 1 ? "s" : "", where.c_str(), r.ns_step, r.force_s * 1e3, r.pic_fields_s * 1e3,
                   r.comm_s * 1e3, r.pic_migration_s * 1e3);
     line += f;
     if (r.speedup_vs_one_rank > 0) {
@@ -287,6 +288,7 @@ void write_json(const Report& rep, const std::string& path) {
       if (r.speedup_vs_baseline > 0) j.field("speedup_vs_cas_baseline", r.speedup_vs_baseline);
       if (r.suite == "pic-scaling") {
         j.field("device", r.shape).field("cells", static_cast<long long>(r.pic_cells));
+        if (!r.pic_deposit.empty()) j.field("deposit", r.pic_deposit);
         j.field("particles", static_cast<long long>(r.n));
         if (r.timed()) {
           j.field("particles_median_s", r.force_s).field("fields_s", r.pic_fields_s);

@@ -34,6 +34,7 @@ struct BenchArgs {
   int tree_leaf = 16;
   int tree_group = 64;
   int pic_ny = 0;
+  std::string pic_deposit = "atomic";
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -83,6 +84,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 64)");
   app->add_option("--pic-ny", args->pic_ny,
                   "pic-scaling: grid rows (default: 800 on GPUs, the document's; 100 on the CPU; --quick: 8)");
+  app->add_option("--pic-deposit", args->pic_deposit,
+                  "pic-scaling on GPUs: the slabs' deposition, atomic or warp (default: atomic; the CPU slabs are deterministic)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -143,6 +146,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (args->pic_ny < 0 || args->pic_ny > 100000)
               throw_input_error("--pic-ny: must be in [0, 100000], 0 for the suite's default (got " + std::to_string(args->pic_ny) + ")");
             o.pic_ny = args->pic_ny;
+            if (args->pic_deposit != "atomic" && args->pic_deposit != "warp")
+              throw_input_error("--pic-deposit: must be atomic or warp (got '" + args->pic_deposit + "')");
+            o.pic_deposit = args->pic_deposit;
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;

@@ -370,8 +370,9 @@ void validate_pic_config(const PicConfig& c) {
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
   if (const int ranks = comm::world().size(); ranks > 1) {
-    if (c.use_gpu && c.deposit != "atomic" && c.deposit != "deterministic")
-      bad("solver.deposit", "'" + c.deposit + "' does not run on GPUs over several processes: use \"atomic\" or \"deterministic\" under mpirun");
+    if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
+      bad("solver.deposit", "'" + c.deposit +
+                                "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
     if (c.nx < kMinSlabColumns * ranks)
       bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(ranks) + " processes: each slab needs at least " +
                          std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * ranks) + ")");

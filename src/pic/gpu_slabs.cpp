@@ -89,8 +89,9 @@ class DomainPicGpu::Exchange : public SlabExchange {
 
 DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options)
     : comm_(&comm) {
-  if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::deterministic)
-    throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\" or \"deterministic\"");
+  if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
+      options.deposit != DepositKernel::deterministic)
+    throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
   host_ = std::make_unique<DomainPic>(global, comm);  // the slab (and the check of its width)
   const SlabLayout& l = host_->layout();
   PicSettings ls = global.settings();

@@ -2,10 +2,12 @@
 // The PIC run over several GPUs (docs/pic.md, "Several GPUs"): every MPI rank owns one slab of
 // cell columns along x (the SlabLayout of the CPU path, pic/domain.hpp) and one PicGpu on GPU
 // rank % device_count (several ranks may share a GPU). One step on every rank:
-//   1. push and deposit its particles on its device: atomic (float64 atomics into J), or
-//      deterministic: every particle's contributions sorted by its cell (stable, the slots in id
-//      order), one thread a grid point sums them into M = deposit_classes(shape) arrays by the
-//      cell column modulo M, so that each value of an array comes from one column (one rank);
+//   1. push and deposit its particles on its device: atomic (float64 atomics into J); warp (the
+//      particles sorted by cell under the empty_ratio policy, the ids moving with them, and the
+//      warp-reduced deposit of pic/gpu.hpp); or deterministic: every particle's contributions
+//      sorted by its cell (stable, the slots in id order), one thread a grid point sums them into
+//      M = deposit_classes(shape) arrays by the cell column modulo M, so that each value of an
+//      array comes from one column (one rank);
 //   2. the y guards folded, the x guards on the global edges folded (one rank) or dropped (open);
 //      the guard columns of every source array copied to the host (pack_guard_columns' layout),
 //      sent to the neighbour and added there (a sum, not a copy), copied back; in the
@@ -13,8 +15,9 @@
 //   3. the field solve on the slab's points; after each of its three parts the E and B guard
 //      columns go to the neighbours the same way (copied, not added);
 //   4. the particles whose cell left the slab are compacted out on the device (a stable
-//      selection: the residents keep their id order), sent as records (kMigrationRecord words)
-//      to the neighbour that owns them, appended there, and the species is sorted by id again.
+//      selection: the residents keep their order), sent as records (kMigrationRecord words)
+//      to the neighbour that owns them, appended there, and the species is sorted by id again
+//      (warp: not; the arrivals wait at the end for the next sort by cell).
 // The deterministic mode gives the same bits on any number of ranks: a value of an array is a sum
 // over the particles of one cell column, cell by cell in a fixed order and particle by particle
 // in id order; the images and the arrays are added in the order of one rank. The diagnostics and
@@ -61,6 +64,8 @@ class DomainPicGpu {
   [[nodiscard]] std::int64_t step_count() const { return gpu_->step_count(); }
   [[nodiscard]] std::size_t local_particles(bool mobile_only = false) const;
   [[nodiscard]] PicGpu::StepTimes total_times() const { return gpu_->total_times(); }
+  // The warp kernel's sorts by cell so far (0 for the other kernels).
+  [[nodiscard]] std::int64_t sorts() const { return gpu_->sorts(); }
   [[nodiscard]] int device() const { return device_; }
 
   class Exchange;

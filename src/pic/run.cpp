@@ -156,6 +156,8 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     // diagnostics (from the host copy: the same bits on any number of ranks) and the outputs.
     PicGpuOptions o;
     o.deposit = deposit_kernel(c.deposit);
+    o.sort_every = c.sort_every;
+    o.empty_ratio = c.empty_ratio;
     gdom = std::make_unique<DomainPicGpu>(sim, comm, o);
     gdom->track_poynting(i_left, i_right);
     r.gpu = true;

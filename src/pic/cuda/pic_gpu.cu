@@ -462,7 +462,8 @@ __global__ void sort_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsig
   }
 }
 
-__global__ void gather_by(double* out, const double* in, const unsigned* order, std::size_t n) {
+template <class T>
+__global__ void gather_by(T* out, const T* in, const unsigned* order, std::size_t n) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = in[order[i]];
 }
@@ -1192,7 +1193,8 @@ struct PicGpu::Impl {
     cub_bytes = need;
   }
   // Sorts species k's particles by tile (live ones first, in tile order, stable), drops the empty
-  // slots, and sets the tiles' slot ranges; by_cell: by cell (row-major), no tile ranges.
+  // slots, and sets the tiles' slot ranges; by_cell: by cell (row-major), no tile ranges. On a
+  // slab the ids move with the particles.
   void sort_particles(std::size_t k, bool by_cell) {
     DevParticles& d = sp[k];
     const unsigned sentinel = by_cell ? unsigned(tg.nx) * unsigned(tg.ny) : tg.count();
@@ -1214,10 +1216,17 @@ struct PicGpu::Impl {
     ensure_cub(need);
     NBODY_CUDA_CHECK(
         cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys, keys_sorted, order, order_sorted, d.n, 0, bits));
+    // (on a slab the work buffers grow with the arrivals: sel and id_sorted, not scratch)
+    double* tmp = slab ? sel : scratch;
     for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
-      gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(scratch, a, order_sorted, d.n);
+      gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(tmp, a, order_sorted, d.n);
       NBODY_CUDA_CHECK_LAUNCH();
-      NBODY_CUDA_CHECK(cudaMemcpy(a, scratch, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+      NBODY_CUDA_CHECK(cudaMemcpy(a, tmp, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+    }
+    if (d.id) {  // a slab's ids move with their particles
+      gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(id_sorted, d.id, order_sorted, d.n);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
     }
     const unsigned long long all = d.n;
     NBODY_CUDA_CHECK(cudaMemcpy(counters + 2, &all, sizeof all, cudaMemcpyHostToDevice));
@@ -1539,7 +1548,7 @@ struct PicGpu::Impl {
   }
   // DomainPic::migrate on the device: the particles whose cell left the slab compacted out (the
   // residents keep their order, empty slots dropped), sent, the arrivals appended in id order and
-  // the species sorted by id.
+  // the species sorted by id (warp: left in cell order, the arrivals at the end).
   void migrate_slab() {
     const SlabOwner own{so.global.x0, so.global.dx, so.global.nx, so.ranks};
     std::vector<std::uint64_t> to_left, to_right;
@@ -1597,7 +1606,9 @@ struct PicGpu::Impl {
       NBODY_CUDA_CHECK(cudaMemcpy(d.id + d.n, id.data(), na * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
       NBODY_CUDA_CHECK(cudaMemset(d.alive + d.n, 1, na));
       d.n += na;
-      sort_by_id(k);
+      // (the warp kernel keeps the residents in cell order and the arrivals at the end: its
+      // sorting policy counts them; the other kernels keep every slot in id order)
+      if (opt.deposit != DepositKernel::warp) sort_by_id(k);
     }
   }
   // The deterministic deposition of a slab (particles_classed, reduce_classes into cls).
@@ -1630,6 +1641,35 @@ struct PicGpu::Impl {
                                                                          contrib, d.n);
     NBODY_CUDA_CHECK_LAUNCH();
   }
+  // Document 004's policy, before a step of the tiled (warp = false) or warp kernel: sort when
+  // the share of slots out of place passes empty_ratio (or every sort_every steps); always before
+  // the first step. Out of place: for tiled, particles outside their tile's cells; for warp, the
+  // particles that could not share their warp's window beyond those of the first step after the
+  // sort (warps across cell boundaries, and on a slab the arrivals appended at its end); the
+  // empty slots of absorbed particles (a slab among several compacts those every step).
+  void sort_if_due(bool warp) {
+    bool due = !sorted || (opt.sort_every > 0 && step % opt.sort_every == 0);
+    if (!due && opt.empty_ratio >= 0) {
+      unsigned long long c[2];
+      NBODY_CUDA_CHECK(cudaMemcpy(c, counters, sizeof c, cudaMemcpyDeviceToHost));
+      if (!(slab && so.ranks > 1)) dead_slots += c[1];
+      double out = double(c[0]);
+      if (warp) {
+        if (alone_after_sort < 0) alone_after_sort = out;
+        out = std::max(0.0, out - alone_after_sort);
+      }
+      const std::size_t n = slots();
+      due = n > 0 && out + double(dead_slots) > opt.empty_ratio * double(n);
+    }
+    if (due) {
+      for (std::size_t k = 0; k < sp.size(); ++k) sort_particles(k, warp);
+      sorted = true;
+      dead_slots = 0;
+      alone_after_sort = -1;
+      ++sort_count;
+    }
+    NBODY_CUDA_CHECK(cudaMemset(counters, 0, 2 * sizeof(unsigned long long)));
+  }
   // One step of a slab (DomainPic::step), with the host clock's split.
   void slab_step() {
     using clock = std::chrono::steady_clock;
@@ -1640,6 +1680,8 @@ struct PicGpu::Impl {
     const bool det = opt.deposit == DepositKernel::deterministic;
     for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(f[c], 0, g.size() * sizeof(double)));
     if (det) NBODY_CUDA_CHECK(cudaMemset(cls, 0, std::size_t(3 * classes) * g.size() * sizeof(double)));
+    // (the warp kernel's sorts by cell: counted with the particles, as on one GPU)
+    if (opt.deposit == DepositKernel::warp && s.deposit) sort_if_due(true);
     for (std::size_t k = 0; k < sp.size(); ++k) {
       if (meta[k].immobile) continue;
       if (s.shape == ShapeOrder::tsc) push<ShapeTSC>(k);
@@ -1796,8 +1838,9 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   if (m.slab) {
     m.so = options.slab;
     m.opt.slab.ids.clear();
-    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::deterministic)
-      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\" or \"deterministic\"");
+    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
+        options.deposit != DepositKernel::deterministic)
+      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
     if ((m.so.cut_lo || m.so.cut_hi) && !m.so.exchange) throw_runtime_error("pic: a slab with a cut side needs an exchange");
     if (m.so.ids.size() != from.species().size()) throw_runtime_error("pic: the slab's particle ids do not match its species");
     for (std::size_t k = 0; k < m.so.ids.size(); ++k)
@@ -1908,7 +1951,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   }
   m.counters = m.alloc<unsigned long long>(3);
   NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
-  if (options.deposit == DepositKernel::tiled || options.deposit == DepositKernel::warp) {
+  if ((options.deposit == DepositKernel::tiled || options.deposit == DepositKernel::warp) && !m.slab) {
     m.keys = m.alloc<unsigned>(most);
     m.keys_sorted = m.alloc<unsigned>(most);
     m.order = m.alloc<unsigned>(most);
@@ -1999,34 +2042,7 @@ void PicGpu::step() {
   for (int c = kJx; c <= kJz; ++c) NBODY_CUDA_CHECK(cudaMemset(m.f[c], 0, m.g.size() * sizeof(double)));
   const bool tiled = m.opt.deposit == DepositKernel::tiled && m.s.deposit;
   const bool warp = m.opt.deposit == DepositKernel::warp && m.s.deposit;
-  if (tiled || warp) {
-    // Document 004's policy: sort when the share of slots out of place passes empty_ratio (or
-    // every sort_every steps); always before the first step. Out of place: for tiled, particles
-    // outside their tile's cells; for warp, the particles that could not share their warp's
-    // window beyond those of the first step after the sort (warps across cell boundaries);
-    // for both, the empty slots of absorbed particles.
-    bool sort = !m.sorted || (m.opt.sort_every > 0 && m.step % m.opt.sort_every == 0);
-    if (!sort && m.opt.empty_ratio >= 0) {
-      unsigned long long c[2];
-      NBODY_CUDA_CHECK(cudaMemcpy(c, m.counters, sizeof c, cudaMemcpyDeviceToHost));
-      m.dead_slots += c[1];
-      double out = double(c[0]);
-      if (warp) {
-        if (m.alone_after_sort < 0) m.alone_after_sort = out;
-        out = std::max(0.0, out - m.alone_after_sort);
-      }
-      const std::size_t n = m.slots();
-      sort = n > 0 && out + double(m.dead_slots) > m.opt.empty_ratio * double(n);
-    }
-    if (sort) {
-      for (std::size_t k = 0; k < m.sp.size(); ++k) m.sort_particles(k, warp);
-      m.sorted = true;
-      m.dead_slots = 0;
-      m.alone_after_sort = -1;
-      ++m.sort_count;
-    }
-    NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 2 * sizeof(unsigned long long)));
-  }
+  if (tiled || warp) m.sort_if_due(warp);
   if (m.opt.deposit == DepositKernel::float32)
     for (float* p : m.fj) NBODY_CUDA_CHECK(cudaMemset(p, 0, m.g.size() * sizeof(float)));
   const bool redundant = m.opt.deposit == DepositKernel::redundant && m.s.deposit;
