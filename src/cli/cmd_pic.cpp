@@ -95,6 +95,13 @@ int run_pic_command(const PicRunOptions& o) {
                 "migration and sort %.4g ms\n",
                 r.ranks, r.ranks > 1 ? "s" : "", r.time_particles * ms, r.time_fields * ms, r.time_comm * ms, r.time_sort * ms);
   }
+  if (r.rebalances > 0 && r.slab_starts.size() > 1) {
+    std::string widths;
+    for (std::size_t k = 0; k + 1 < r.slab_starts.size(); ++k)
+      widths += (k ? ", " : "") + std::to_string(r.slab_starts[k + 1] - r.slab_starts[k]);
+    std::printf("pic: load balance moved the slab boundaries %d time%s; columns per slab at the end: %s\n", r.rebalances,
+                r.rebalances > 1 ? "s" : "", widths.c_str());
+  }
   std::printf("pic: energy %.6g -> %.6g (laser in %.6g, out right %.6g), Gauss residual %.3g\n", r.energy_start,
               r.energy_end, r.laser_energy_in, r.energy_out, r.gauss_residual);
   if (!cfg.out_dir.empty()) std::printf("pic: wrote %s/diagnostics.csv and units.json\n", cfg.out_dir.c_str());

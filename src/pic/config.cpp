@@ -113,9 +113,10 @@ void read_species(const toml::table& t, SpeciesConfig& s, const std::string& whe
 }
 
 void read_table(const toml::table& root, PicConfig& c) {
-  static const std::set<std::string> tables = {"units", "grid", "time", "solver", "laser", "output", "species"};
+  static const std::set<std::string> tables = {"units", "grid", "time", "solver", "laser", "balance", "output", "species"};
   for (const auto& [k, v] : root) {
-    if (!tables.count(std::string(k.str()))) bad(std::string(k.str()), "unknown table (expected units, grid, time, solver, laser, output, [[species]])");
+    if (!tables.count(std::string(k.str())))
+      bad(std::string(k.str()), "unknown table (expected units, grid, time, solver, laser, balance, output, [[species]])");
     if (std::string(k.str()) != "species" && !v.is_table()) bad(std::string(k.str()), "must be a table");
   }
   auto each = [&](const char* table, auto&& f) {
@@ -206,6 +207,21 @@ void read_table(const toml::table& root, PicConfig& c) {
     } else if (k == "waist") l.waist = num(v, key);
     else if (k == "y_centre") l.y_centre = num(v, key);
     else bad(key, "unknown key");
+  });
+  each("balance", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "every") {
+      const std::int64_t n = integer(v, key);
+      if (n < 0 || n > 1000000000) bad(key, "must be >= 0 (0: never)");
+      c.balance.every = int(n);
+    } else if (k == "threshold") {
+      c.balance.threshold = num(v, key);
+      if (!(c.balance.threshold >= 0 && c.balance.threshold <= 100)) bad(key, "must be in [0, 100] (a fraction over the mean)");
+    } else if (k == "cell_cost") {
+      c.balance.cell_cost = num(v, key);
+      if (!(c.balance.cell_cost >= 0 && c.balance.cell_cost <= 1e6)) bad(key, "must be in [0, 1e6] (particles a cell costs)");
+    } else {
+      bad(key, "unknown key (expected every, threshold, cell_cost)");
+    }
   });
   each("output", [&](const std::string& key, const std::string& k, const toml::node* v) {
     if (k == "dir") c.out_dir = text(v, key);

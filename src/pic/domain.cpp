@@ -13,7 +13,7 @@
 namespace nbody::pic {
 namespace {
 
-constexpr int kTagHalo = 7100, kTagFold = 7200, kTagMigrate = 7300;
+constexpr int kTagHalo = 7100, kTagFold = 7200, kTagMigrate = 7300, kTagBalance = 7700;
 constexpr int kRecord = 8;  // migrating particle: species, id, x, y, ux, uy, uz, w (8-byte words)
 
 std::uint64_t bits(double v) {
@@ -36,10 +36,22 @@ int cell_column(double x, double x0, double dx) {
 }  // namespace
 
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) {
+  std::vector<int> starts(std::size_t(size) + 1);
+  for (int r = 0; r < size; ++r) starts[std::size_t(r)] = int(comm::block_of(nx, size, r).first);
+  starts[std::size_t(size)] = nx;
+  return slab_layout(starts, periodic_x, rank);
+}
+
+SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank) {
+  const int size = int(starts.size()) - 1;
+  if (size < 1 || rank < 0 || rank >= size || starts.front() != 0)
+    throw_runtime_error("pic: a slab layout needs 0 first and one start per rank");
+  for (int r = 0; r < size; ++r)
+    if (starts[std::size_t(r + 1)] <= starts[std::size_t(r)]) throw_runtime_error("pic: a slab layout with an empty slab");
   SlabLayout l;
   l.rank = rank, l.size = size;
-  const comm::Block b = comm::block_of(nx, size, rank);
-  l.i0 = int(b.first), l.i1 = int(b.first + b.count);
+  l.starts = starts;
+  l.i0 = starts[std::size_t(rank)], l.i1 = starts[std::size_t(rank) + 1];
   if (size > 1) {
     l.left = rank > 0 ? rank - 1 : (periodic_x ? size - 1 : -1);
     l.right = rank < size - 1 ? rank + 1 : (periodic_x ? 0 : -1);
@@ -76,14 +88,7 @@ DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm)
   for (int c = 0; c < kComponents; ++c) take(global.fields().data[c], fields_.data[c]);
   for (int c = 0; c < kPsiCount; ++c)
     if (!global.fields().psi[c].empty()) take(global.fields().psi[c], fields_.psi[c]);
-  solver_ = MaxwellSolver(s_.solver, lg_, s_.field_bc, s_.laser.enabled);
-  SlabSides sides;
-  sides.cut_lo = layout_.left >= 0;
-  sides.cut_hi = layout_.right >= 0;
-  sides.i_offset = layout_.i0;
-  sides.global_nx = g.nx;
-  if (P > 1) sides.exchange = [this](Fields& f) { exchange_field_guards(f); };
-  solver_.set_slab(sides);
+  configure_solver();
   // The particles of the slab, with their ids.
   const auto& gids = global.particle_ids();
   for (std::size_t k = 0; k < global.species().size(); ++k) {
@@ -107,13 +112,23 @@ DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm)
   solver_.fill_guards(fields_);
 }
 
+void DomainPic::configure_solver() {
+  solver_ = MaxwellSolver(s_.solver, lg_, s_.field_bc, s_.laser.enabled);
+  SlabSides sides;
+  sides.cut_lo = layout_.left >= 0;
+  sides.cut_hi = layout_.right >= 0;
+  sides.i_offset = layout_.i0;
+  sides.global_nx = s_.geom.nx;
+  if (layout_.size > 1) sides.exchange = [this](Fields& f) { exchange_field_guards(f); };
+  solver_.set_slab(sides);
+}
+
 int DomainPic::owner_column(double x) const {
   const GridGeometry& g = s_.geom;
   const int c = std::clamp(cell_column(x, g.x0, g.dx), 0, g.nx - 1);
-  // block_of: the first nx % P ranks hold one column more.
-  const int P = layout_.size, base = g.nx / P, extra = g.nx % P;
-  const int split = extra * (base + 1);
-  return c < split ? c / (base + 1) : extra + (c - split) / base;
+  // the last slab whose start is at or before the column
+  const std::vector<int>& st = layout_.starts;
+  return int(std::upper_bound(st.begin() + 1, st.end() - 1, c) - (st.begin() + 1));
 }
 
 std::size_t DomainPic::local_particles(bool mobile_only) const {
@@ -324,12 +339,17 @@ void DomainPic::migrate() {
   const std::vector<std::uint64_t> in_right = shift(to_left, false, kTagMigrate + 2);
   in.insert(in.end(), in_right.begin(), in_right.end());
   if (in.empty()) return;
-  // Per species: the arrivals sorted by id, merged into the (sorted) residents.
-  for (std::size_t k = 0; k < species_.size(); ++k) {
+  for (std::size_t k = 0; k < species_.size(); ++k) merge_by_id(k, in);
+}
+
+// The records of species k among `in`, sorted by id, merged into its (id-sorted) particles.
+void DomainPic::merge_by_id(std::size_t k, const std::vector<std::uint64_t>& in) {
+  if (in.size() % kRecord != 0) throw_runtime_error("pic: a particle message of a broken length");
+  {
     std::vector<std::size_t> arrivals;
     for (std::size_t r = 0; r < in.size() / kRecord; ++r)
       if (in[r * kRecord] == k) arrivals.push_back(r);
-    if (arrivals.empty()) continue;
+    if (arrivals.empty()) return;
     std::sort(arrivals.begin(), arrivals.end(),
               [&](std::size_t a, std::size_t b) { return in[a * kRecord + 1] < in[b * kRecord + 1]; });
     Species& sp = species_[k];
@@ -424,6 +444,177 @@ double DomainPic::poynting_flux_x(int i) {
   }
   if (layout_.size > 1) sum = comm_->broadcast_value(sum, owner);
   return sum;
+}
+
+std::vector<double> DomainPic::column_costs(double cell_cost) const {
+  const GridGeometry& g = s_.geom;
+  std::vector<double> cost(std::size_t(lg_.nx), cell_cost * double(g.ny));
+  for (const Species& sp : species_) {
+    if (sp.immobile) continue;
+    for (std::size_t p = 0; p < sp.size(); ++p) {
+      const int c = std::clamp(cell_column(sp.x[p], g.x0, g.dx), layout_.i0, layout_.i1 - 1);
+      cost[std::size_t(c - layout_.i0)] += 1.0;
+    }
+  }
+  return cost;
+}
+
+std::vector<int> DomainPic::plan_balance(const std::vector<double>& my_costs, const BalanceSettings& b) {
+  if (layout_.size < 2) return {};
+  if (my_costs.size() != std::size_t(lg_.nx)) throw_runtime_error("pic: column costs of another slab width");
+  // (the same numbers on every rank, so the same decision)
+  const std::vector<double> all = comm_->allgatherv(std::span<const double>(my_costs));
+  if (all.size() != std::size_t(s_.geom.nx)) throw_runtime_error("pic: the slabs' column costs do not cover the grid");
+  const double now = slab_imbalance(all, layout_.starts);
+  if (!(now > 1.0 + b.threshold)) return {};
+  std::vector<int> starts = balanced_starts(all, layout_.size, kMinSlabColumns);
+  if (starts == layout_.starts || !(slab_imbalance(all, starts) < now)) return {};
+  return starts;
+}
+
+bool DomainPic::balance(const BalanceSettings& b) {
+  const std::vector<int> starts = plan_balance(column_costs(b.cell_cost), b);
+  if (starts.empty()) return false;
+  redistribute(starts);
+  return true;
+}
+
+void DomainPic::redistribute(const std::vector<int>& starts) {
+  const GridGeometry& g = s_.geom;
+  const int P = layout_.size, me = layout_.rank;
+  const bool px = s_.field_bc.x == FieldBoundary::periodic;
+  if (int(starts.size()) != P + 1 || starts.back() != g.nx) throw_runtime_error("pic: new slab starts of another grid");
+  for (int r = 0; r < P; ++r)
+    if (starts[std::size_t(r) + 1] - starts[std::size_t(r)] < std::min(kMinSlabColumns, g.nx))
+      throw_runtime_error("pic: a new slab narrower than " + std::to_string(kMinSlabColumns) + " columns");
+  const SlabLayout old = layout_;
+  const SlabLayout nl = slab_layout(starts, px, me);
+  const GridGeometry olg = lg_;
+  GridGeometry nlg = g;
+  nlg.nx = nl.i1 - nl.i0;
+  nlg.x0 = g.x0 + nl.i0 * g.dx;
+  const int rows = g.rows();
+  // The columns a rank holds: its slab's, and beyond an open global edge the guard columns there
+  // (the first and last ranks keep them: the boundary node nx among them).
+  auto extent = [&](const SlabLayout& l, int r) {
+    int lo = l.starts[std::size_t(r)], hi = l.starts[std::size_t(r) + 1];
+    if (!px && r == 0) lo = -kGuard;
+    if (!px && r == P - 1) hi = g.nx + kGuard;
+    return std::pair<int, int>{lo, hi};
+  };
+  auto overlap = [&](int from, int to) {
+    const auto [a0, a1] = extent(old, from);
+    const auto [b0, b1] = extent(nl, to);
+    return std::pair<int, int>{std::max(a0, b0), std::min(a1, b1)};
+  };
+  // The arrays that move: every field component, and the PML memories where there are some.
+  std::vector<std::vector<double>*> arrays;
+  for (int c = 0; c < kComponents; ++c) arrays.push_back(&fields_.data[c]);
+  for (int c = 0; c < kPsiCount; ++c)
+    if (!fields_.psi[c].empty()) arrays.push_back(&fields_.psi[c]);
+  std::vector<std::vector<double>> fresh(arrays.size(), std::vector<double>(nlg.size(), 0.0));
+  auto pack_fields = [&](int to) {
+    const auto [lo, hi] = overlap(me, to);
+    std::vector<double> out;
+    if (hi <= lo) return out;
+    out.reserve(arrays.size() * std::size_t(hi - lo) * std::size_t(rows));
+    for (const auto* a : arrays)
+      for (int gi = lo; gi < hi; ++gi)
+        for (int j = -kGuard; j < g.ny + kGuard; ++j)
+          out.push_back((*a)[std::size_t(j + kGuard) * olg.stride() + std::size_t(gi - old.i0 + kGuard)]);
+    return out;
+  };
+  auto unpack_fields = [&](const std::vector<double>& in, int from) {
+    const auto [lo, hi] = overlap(from, me);
+    const std::size_t want = hi > lo ? arrays.size() * std::size_t(hi - lo) * std::size_t(rows) : 0;
+    if (in.size() != want) throw_runtime_error("pic: a balance message of fields has the wrong size");
+    std::size_t k = 0;
+    for (auto& a : fresh)
+      for (int gi = lo; gi < hi; ++gi)
+        for (int j = -kGuard; j < g.ny + kGuard; ++j)
+          a[std::size_t(j + kGuard) * nlg.stride() + std::size_t(gi - nl.i0 + kGuard)] = in[k++];
+  };
+  // Particles by their new owner (records as migrate()'s).
+  std::vector<std::vector<std::uint64_t>> out_particles(static_cast<std::size_t>(P));
+  for (std::size_t k = 0; k < species_.size(); ++k) {
+    const Species& sp = species_[k];
+    for (std::size_t p = 0; p < sp.size(); ++p) {
+      const int c = std::clamp(cell_column(sp.x[p], g.x0, g.dx), 0, g.nx - 1);
+      const int q = int(std::upper_bound(starts.begin() + 1, starts.end() - 1, c) - (starts.begin() + 1));
+      for (std::uint64_t w : {std::uint64_t(k), ids_[k][p], bits(sp.x[p]), bits(sp.y[p]), bits(sp.ux[p]), bits(sp.uy[p]),
+                              bits(sp.uz[p]), bits(sp.w[p])})
+        out_particles[std::size_t(q)].push_back(w);
+    }
+  }
+  std::vector<std::uint64_t> mine;
+  auto send_vec = [&](const auto& v, comm::DataType type, int dest, int tag) {
+    const std::int64_t n = std::int64_t(v.size());
+    comm_->send(&n, 1, comm::DataType::i64, dest, tag);
+    if (n > 0) comm_->send(v.data(), n, type, dest, tag + 1);
+  };
+  auto recv_vec = [&](auto& v, comm::DataType type, int src, int tag) {
+    std::int64_t n = 0;
+    comm_->recv(&n, 1, comm::DataType::i64, src, tag);
+    if (n < 0) throw_runtime_error("pic: a balance message of negative length");
+    v.resize(std::size_t(n));
+    if (n > 0) comm_->recv(v.data(), n, type, src, tag + 1);
+  };
+  // Pairwise rounds: in round k rank r pairs with (k - r) mod P (a pairing, the same both ways);
+  // a pair talks only where an old slab meets a new one (both sides know where), the lower rank
+  // sending first: blocking sends and receives that cannot wait on each other.
+  for (int k = 0; k < P; ++k) {
+    const int p = ((k - me) % P + P) % P;
+    if (p == me) {
+      unpack_fields(pack_fields(me), me);
+      mine.insert(mine.end(), out_particles[std::size_t(me)].begin(), out_particles[std::size_t(me)].end());
+      continue;
+    }
+    const bool give = overlap(me, p).second > overlap(me, p).first;
+    const bool take = overlap(p, me).second > overlap(p, me).first;
+    if (!give && !take) {
+      if (!out_particles[std::size_t(p)].empty()) throw_runtime_error("pic: particles for a rank whose new slab this one does not meet");
+      continue;
+    }
+    auto do_send = [&] {
+      if (!give) return;
+      send_vec(pack_fields(p), comm::DataType::f64, p, kTagBalance);
+      send_vec(out_particles[std::size_t(p)], comm::DataType::u64, p, kTagBalance + 2);
+    };
+    auto do_recv = [&] {
+      if (!take) return;
+      std::vector<double> f;
+      recv_vec(f, comm::DataType::f64, p, kTagBalance);
+      unpack_fields(f, p);
+      std::vector<std::uint64_t> rec;
+      recv_vec(rec, comm::DataType::u64, p, kTagBalance + 2);
+      mine.insert(mine.end(), rec.begin(), rec.end());
+    };
+    if (me < p) {
+      do_send();
+      do_recv();
+    } else {
+      do_recv();
+      do_send();
+    }
+  }
+  // The new slab: its geometry, fields, solver, particles (sorted by id), guards.
+  layout_ = nl;
+  lg_ = nlg;
+  Fields nf(lg_);
+  std::size_t a = 0;  // (arrays' order: the components, then the PML memories there are)
+  for (int c = 0; c < kComponents; ++c) nf.data[c] = std::move(fresh[a++]);
+  for (int c = 0; c < kPsiCount; ++c)
+    if (!fields_.psi[c].empty()) nf.psi[c] = std::move(fresh[a++]);
+  fields_ = std::move(nf);
+  configure_solver();
+  acc_.assign(std::size_t(classes_) * 3, std::vector<double>(lg_.size(), 0.0));
+  for (std::size_t k = 0; k < species_.size(); ++k) {
+    species_[k].resize(0);
+    ids_[k].clear();
+    merge_by_id(k, mine);
+  }
+  solver_.fill_guards(fields_);
+  ++rebalances_;
 }
 
 // Every rank's values concatenated in rank order: on every rank (root < 0), or on root only.

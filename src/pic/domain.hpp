@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "pic/balance.hpp"
 #include "pic/simulation.hpp"
 
 namespace nbody::pic {
@@ -32,8 +33,14 @@ struct SlabLayout {
   int rank = 0, size = 1;
   int i0 = 0, i1 = 0;         // the slab's cell columns [i0, i1)
   int left = -1, right = -1;  // the neighbours' ranks (-1: a global open edge; itself never for size > 1)
+  std::vector<int> starts;    // every slab's first column, and nx last (size + 1 values)
 };
+// The even split (comm::block_of), or the slabs starting at `starts` (size + 1 ascending values,
+// 0 first and nx last).
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank);
+SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank);
+
+// (BalanceSettings, balanced_starts, slab_imbalance: pic/balance.hpp)
 // One step along the chain (or ring) of slabs: `out` to the right (or left) neighbour, what the
 // left (or right) one sent back (blocking: the chain's first rank sends first, every other
 // receives first, so no two ranks wait on each other). Messages tagged tag (length) and tag + 1.
@@ -67,6 +74,21 @@ class DomainPic {
   // PicSimulation::poynting_flux_x), computed by the rank owning column i, on every rank.
   double poynting_flux_x(int i);
 
+  // Load balance (BalanceSettings): balance() = plan_balance(column_costs()) and, when that
+  // asks for it, redistribute(). Collective; returns whether the slabs changed.
+  bool balance(const BalanceSettings& b);
+  // This slab's columns' costs (mobile particles + cell_cost x rows), column i0 first.
+  [[nodiscard]] std::vector<double> column_costs(double cell_cost) const;
+  // Every rank's costs gathered (collective); new starts when the imbalance exceeds
+  // 1 + threshold and the new split is more even, else an empty vector (the same on every rank).
+  std::vector<int> plan_balance(const std::vector<double>& my_costs, const BalanceSettings& b);
+  // The slabs starting at `starts` (collective): each rank sends the columns it no longer owns
+  // (fields with their rows of guards, PML memories, particles with their ids) to their new
+  // owners, point to point; the guards are filled again; particles stay sorted by id.
+  void redistribute(const std::vector<int>& starts);
+  // Slab layouts changed so far.
+  [[nodiscard]] int rebalances() const { return rebalances_; }
+
   [[nodiscard]] const SlabLayout& layout() const { return layout_; }
   [[nodiscard]] std::int64_t step_count() const { return step_; }
   [[nodiscard]] double time() const { return t_; }
@@ -85,6 +107,8 @@ class DomainPic {
   [[nodiscard]] const PhaseTimes& total_times() const { return times_; }
 
  private:
+  void configure_solver();
+  void merge_by_id(std::size_t k, const std::vector<std::uint64_t>& records);
   template <class Shape>
   void push_species(std::size_t k);
   void fold_and_sum_currents();
@@ -113,6 +137,7 @@ class DomainPic {
   std::vector<std::vector<double>> acc_;  // [class * 3 + component]
   double t_ = 0;
   std::int64_t step_ = 0;
+  int rebalances_ = 0;
   PhaseTimes times_;
   double comm_seconds_ = 0;  // in shift(), since the start
 };

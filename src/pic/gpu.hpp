@@ -86,6 +86,7 @@ struct GpuSlabOptions {
   bool single = true;                 // one rank: the periodic images folded locally
   SlabExchange* exchange = nullptr;   // required when a side is a cut
   std::vector<std::vector<std::uint64_t>> ids;  // per species, the particles' stable ids (sorted)
+  std::vector<int> starts;            // every slab's first column and nx (empty: comm::block_of's split)
 };
 
 struct PicGpuOptions {
@@ -157,6 +158,11 @@ class PicGpu {
   void track_poynting(int i_left, int i_right);
   // The tracked fluxes and their integrals (zeros without track_poynting); one small copy.
   [[nodiscard]] PoyntingTrack poynting() const;
+  // Carries on tracking from `t` (a slab rebuilt by the load balance: the integrals so far).
+  void resume_poynting(const PoyntingTrack& t);
+  // With slabs: the live particles of the mobile species in each of the slab's cell columns
+  // (column 0 first), counted on the device (the load balance's costs).
+  [[nodiscard]] std::vector<std::uint64_t> column_counts() const;
   // The residual div E - rho at every node (PicSimulation::gauss_residual_field's layout) that
   // the Gauss change of diagnostics() is measured against.
   void set_gauss_reference(const std::vector<double>& residual);

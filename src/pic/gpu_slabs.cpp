@@ -88,39 +88,43 @@ class DomainPicGpu::Exchange : public SlabExchange {
 };
 
 DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options)
-    : comm_(&comm) {
+    : comm_(&comm), global_settings_(global.settings()), options_(options) {
   if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
       options.deposit != DepositKernel::deterministic)
     throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
   host_ = std::make_unique<DomainPic>(global, comm);  // the slab (and the check of its width)
+  for (const Species& s : host_->species()) mobile_.push_back(!s.immobile);
+  const int devices = pic_gpu_device_count();
+  if (devices < 1) throw_input_error("pic: no usable CUDA device for the GPU slabs");
+  device_ = host_->layout().rank % devices;
+  build_device();
+}
+
+void DomainPicGpu::build_device() {
   const SlabLayout& l = host_->layout();
-  PicSettings ls = global.settings();
+  const GridGeometry& gg = global_settings_.geom;
+  PicSettings ls = global_settings_;
   ls.geom.nx = l.i1 - l.i0;
-  ls.geom.x0 = global.settings().geom.x0 + l.i0 * global.settings().geom.dx;
+  ls.geom.x0 = gg.x0 + l.i0 * gg.dx;
   local_ = std::make_unique<PicSimulation>(ls);
-  for (const Species& s : host_->species()) {
-    local_->add_species(s);
-    mobile_.push_back(!s.immobile);
-  }
+  for (const Species& s : host_->species()) local_->add_species(s);
   for (int c = 0; c < kComponents; ++c) local_->fields().data[c] = host_->fields().data[c];
   for (int c = 0; c < kPsiCount; ++c) local_->fields().psi[c] = host_->fields().psi[c];
   local_->set_time(host_->time(), host_->step_count());
-  exchange_ = std::make_unique<Exchange>(comm, l);
-  const GridGeometry& gg = global.settings().geom;
-  owner_ = SlabOwner{gg.x0, gg.dx, gg.nx, l.size};
-  PicGpuOptions o = options;
+  exchange_ = std::make_unique<Exchange>(*comm_, l);
+  starts_ = l.starts;
+  owner_ = SlabOwner{gg.x0, gg.dx, gg.nx, l.size, starts_.data()};
+  PicGpuOptions o = options_;
   GpuSlabOptions& so = o.slab;
   so.enabled = true;
-  so.global = global.settings().geom;
+  so.global = gg;
   so.i_offset = l.i0;
   so.rank = l.rank, so.ranks = l.size, so.left = l.left, so.right = l.right;
   so.cut_lo = l.left >= 0, so.cut_hi = l.right >= 0;
   so.single = l.size == 1;
   so.exchange = exchange_.get();
   so.ids = host_->ids();
-  const int devices = pic_gpu_device_count();
-  if (devices < 1) throw_input_error("pic: no usable CUDA device for the GPU slabs");
-  device_ = l.rank % devices;
+  so.starts = l.starts;
   o.device = device_;
   gpu_ = std::make_unique<PicGpu>(*local_, o);
   // The particles live on the device now: the host copies are dropped (gather brings them back).
@@ -135,6 +139,39 @@ DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm
     s.resize(0);
     for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
   }
+}
+
+bool DomainPicGpu::balance(const BalanceSettings& b) {
+  if (host_->layout().size < 2) return false;
+  const std::vector<std::uint64_t> counts = gpu_->column_counts();
+  std::vector<double> cost(counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    cost[i] = double(counts[i]) + b.cell_cost * double(global_settings_.geom.ny);
+  const std::vector<int> starts = host_->plan_balance(cost, b);
+  if (starts.empty()) return false;
+  const PoyntingTrack track = tracking_ ? poynting() : PoyntingTrack{};  // (collective: every rank's)
+  gpu_->copy_to(*local_);
+  host_->set_state(local_->fields(), local_->species(), gpu_->ids(), gpu_->step_count(), local_->time());
+  const PicGpu::StepTimes t = gpu_->total_times();
+  times_before_.particles += t.particles, times_before_.fields += t.fields, times_before_.comm += t.comm;
+  times_before_.sort += t.sort, times_before_.step += t.step;
+  sorts_before_ += gpu_->sorts();
+  gpu_.reset();  // (its device memory freed before the new slab's is taken)
+  local_.reset();
+  host_->redistribute(starts);
+  build_device();
+  if (tracking_) {
+    track_poynting(i_left_, i_right_);
+    gpu_->resume_poynting(track);
+  }
+  return true;
+}
+
+PicGpu::StepTimes DomainPicGpu::total_times() const {
+  PicGpu::StepTimes t = gpu_->total_times();
+  t.particles += times_before_.particles, t.fields += times_before_.fields, t.comm += times_before_.comm;
+  t.sort += times_before_.sort, t.step += times_before_.step;
+  return t;
 }
 
 DomainPicGpu::~DomainPicGpu() = default;
@@ -157,6 +194,7 @@ void DomainPicGpu::gather(PicSimulation& global, int root) {
 
 void DomainPicGpu::track_poynting(int i_left, int i_right) {
   const SlabLayout& l = host_->layout();
+  tracking_ = true;
   owner_left_ = owner_(owner_.x0 + (i_left + 0.5) * owner_.dx);
   owner_right_ = owner_(owner_.x0 + (i_right + 0.5) * owner_.dx);
   i_left_ = i_left, i_right_ = i_right;

@@ -63,15 +63,28 @@ class DomainPicGpu {
   [[nodiscard]] const SlabLayout& layout() const { return host_->layout(); }
   [[nodiscard]] std::int64_t step_count() const { return gpu_->step_count(); }
   [[nodiscard]] std::size_t local_particles(bool mobile_only = false) const;
-  [[nodiscard]] PicGpu::StepTimes total_times() const { return gpu_->total_times(); }
+  [[nodiscard]] PicGpu::StepTimes total_times() const;
   // The warp kernel's sorts by cell so far (0 for the other kernels).
-  [[nodiscard]] std::int64_t sorts() const { return gpu_->sorts(); }
+  [[nodiscard]] std::int64_t sorts() const { return sorts_before_ + gpu_->sorts(); }
+  // Load balance (pic/balance.hpp; collective): the columns' particles counted on the devices;
+  // when DomainPic::plan_balance asks for new slabs, the state comes to the host, moves there
+  // (DomainPic::redistribute) and goes to a new device object of the new slab; the Poynting
+  // integrals carry on. Returns whether the slabs changed.
+  bool balance(const BalanceSettings& b);
+  [[nodiscard]] int rebalances() const { return host_->rebalances(); }
   [[nodiscard]] int device() const { return device_; }
 
   class Exchange;
 
  private:
+  void build_device();  // local_, exchange_ and gpu_ for host_'s slab (its particles then dropped)
   comm::Communicator* comm_;
+  PicSettings global_settings_;
+  PicGpuOptions options_;
+  std::vector<int> starts_;  // owner_'s
+  bool tracking_ = false;
+  PicGpu::StepTimes times_before_;  // of the device objects before the last rebalance
+  std::int64_t sorts_before_ = 0;
   std::unique_ptr<DomainPic> host_;  // the slab's host copy (layout, gather)
   std::unique_ptr<PicSimulation> local_;
   std::unique_ptr<Exchange> exchange_;

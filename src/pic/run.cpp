@@ -218,6 +218,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         gathered_at = n;
       }
       if (diag && writer) write_row(fl, fr);
+      if (c.balance.every > 0 && n % c.balance.every == 0 && n < steps) dom->balance(c.balance);
     } else if (gdom) {
       gdom->step();
       if (diag || dump_now || ck_now || images_now) {
@@ -230,6 +231,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         r.energy_out = t.energy_out_right;
         if (writer) write_row(t.flux_left, t.flux_right);
       }
+      if (c.balance.every > 0 && n % c.balance.every == 0 && n < steps) gdom->balance(c.balance);
     } else if (gpu) {
       gpu->step();
       if (dump_now || ck_now || images_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);
@@ -271,10 +273,14 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     // The summary's numbers from rank 0 (the others hold only their slabs).
     r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
     if (comm.size() > 1) r.particle_steps = comm.allreduce_sum(r.particle_steps);  // exact: integers below 2^53
+    r.rebalances = dom->rebalances();
+    r.slab_starts = dom->layout().starts;
   }
   if (gdom) {
     if (gathered_at != gdom->step_count()) gdom->gather(sim, 0);
     r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
+    r.rebalances = gdom->rebalances();
+    r.slab_starts = gdom->layout().starts;
     const PicGpu::StepTimes t = gdom->total_times();
     r.time_particles = t.particles, r.time_fields = t.fields, r.time_comm = t.comm, r.time_sort = t.sort;
     r.particle_kernel_seconds = t.particles;
@@ -299,7 +305,10 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     o << "{\n  \"ranks\": " << r.ranks << ",\n  \"steps\": " << r.steps << ",\n  \"deposit\": \"" << c.deposit
       << "\",\n  \"wall_seconds\": " << r.wall_seconds << ",\n  \"particle_steps\": " << r.particle_steps
       << ",\n  \"particles_seconds\": " << r.time_particles << ",\n  \"fields_seconds\": " << r.time_fields
-      << ",\n  \"comm_seconds\": " << r.time_comm << ",\n  \"sort_seconds\": " << r.time_sort << "\n}\n";
+      << ",\n  \"comm_seconds\": " << r.time_comm << ",\n  \"sort_seconds\": " << r.time_sort
+      << ",\n  \"rebalances\": " << r.rebalances << ",\n  \"slab_starts\": [";
+    for (std::size_t k = 0; k < r.slab_starts.size(); ++k) o << (k ? ", " : "") << r.slab_starts[k];
+    o << "]\n}\n";
     write_file_atomic(fs::path(c.out_dir) / "timings.json", o.str());
   }
   return r;

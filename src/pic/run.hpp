@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "pic/config.hpp"
 
@@ -24,6 +25,10 @@ struct PicRunResult {
   // messages), the communication (staging copies and MPI), the migration's compaction and sort.
   bool slabs_gpu = false;
   int ranks = 1;
+  // Slabs: the times the load balance ([balance]) moved their boundaries, and the slabs' first
+  // columns at the end (ranks + 1 values, nx last).
+  int rebalances = 0;
+  std::vector<int> slab_starts;
   double time_particles = 0, time_fields = 0, time_comm = 0, time_sort = 0;
 };
 

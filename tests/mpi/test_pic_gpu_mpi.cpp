@@ -335,6 +335,76 @@ TEST(PicGpuSlabsMpiTiming, StepTimesAreSplit) {
   EXPECT_LE(t.particles + t.fields + t.comm + t.sort, t.step * (1 + 1e-9));
 }
 
+// A dense neutral target drifting at 0.6 c through a periodic box (tests/mpi/test_pic_mpi.cpp's,
+// shorter): the load balance moves the slabs with it.
+const char* kMovingTarget = R"(
+[grid]
+nx = 64
+ny = 6
+dx = 0.02
+dy = 0.04
+[time]
+steps = 40
+courant = 0.9
+[solver]
+shape = "tsc"
+[[species]]
+name = "electron"
+ppc = 8
+density = 3.0
+x_start = 0.1
+x_end = 0.4
+temperature_keV = 5.0
+drift_ux = 0.75
+[[species]]
+name = "proton"
+ppc = 4
+density = 3.0
+x_start = 0.1
+x_end = 0.4
+temperature_keV = 1.0
+drift_ux = 0.75
+)";
+
+// The GPU slabs rebalanced every 5 steps: the deterministic mode keeps one GPU's bits (the state
+// moves through the host to a new device object of the new slab), the warp kernel agrees with it
+// to rounding, and the Poynting integrals carry on across the rebuilds.
+TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
+  REQUIRE_GPU();
+  BalanceSettings b;
+  b.every = 5, b.threshold = 0.05, b.cell_cost = 1.0;
+  auto run = [&](const PicConfig& c, comm::Communicator& comm, int& rebalances, PoyntingTrack& track) {
+    PicSimulation sim = build_pic_simulation(c);
+    DomainPicGpu d(sim, comm, options(c));
+    d.track_poynting(10, 50);
+    for (int k = 1; k <= int(pic_steps(c)); ++k) {
+      d.step();
+      if (k % b.every == 0) d.balance(b);
+    }
+    rebalances = d.rebalances();
+    track = d.poynting();
+    d.gather(sim);
+    return sim;
+  };
+  comm::NullCommunicator one;
+  int moved = 0, none = 0;
+  PoyntingTrack t_slabs, t_one;
+  const PicConfig c = config(kMovingTarget, {}, "deterministic");
+  const PicSimulation slabs = run(c, world(), moved, t_slabs);
+  const PicSimulation alone = run(c, one, none, t_one);
+  expect_same_bits(slabs, alone);
+  EXPECT_EQ(std::memcmp(&t_slabs, &t_one, sizeof t_one), 0) << "the Poynting integrals";
+  EXPECT_EQ(none, 0);
+  if (world().size() > 1) EXPECT_GT(moved, 1) << "the boundaries follow the target";
+  int moved_warp = 0;
+  PoyntingTrack t_warp;
+  const PicSimulation warp = run(config(kMovingTarget, {}, "warp"), world(), moved_warp, t_warp);
+  expect_close(alone, warp, 1e-8, "warp with the load balance");
+  if (world().rank() == 0)
+    std::printf("[ moving target on %d ranks (GPU slabs): %d rebalances deterministic, %d warp ]\n", world().size(), moved,
+                moved_warp);
+}
+
 // Deposition kernels that do not run over slabs are refused with one clear line (exit status 2).
 TEST(PicGpuSlabsMpiTiming, OtherDepositKernelsAreRefused) {
   REQUIRE_GPU();

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -282,6 +284,109 @@ TEST(PicSlabs, AgreesWithThePlainLoopToRounding) {
     }
     EXPECT_LT(dx, 1e-11) << shape;
     if (world().rank() == 0) std::printf("[ %s: fields within %.1e, u_x within %.1e of the plain loop ]\n", shape, diff / top, dx);
+  }
+}
+
+// A dense neutral target drifting at 0.6 c through a periodic box with a thin background: the
+// load balance follows it.
+const char* kMovingTarget = R"(
+[grid]
+nx = 64
+ny = 6
+dx = 0.02
+dy = 0.04
+[time]
+steps = 60
+courant = 0.9
+[solver]
+shape = "tsc"
+[[species]]
+name = "electron"
+ppc = 8
+density = 3.0
+x_start = 0.1
+x_end = 0.4
+temperature_keV = 5.0
+drift_ux = 0.75
+[[species]]
+name = "proton"
+ppc = 4
+density = 3.0
+x_start = 0.1
+x_end = 0.4
+temperature_keV = 1.0
+drift_ux = 0.75
+[[species]]
+name = "positron"
+ppc = 1
+density = 0.05
+temperature_keV = 1.0
+)";
+
+// The slabs move with the target (every 5 steps, when the costliest slab is 5 % over the mean)
+// and the run keeps one process's bits; particles and their ids are all there.
+TEST(PicSlabsBalance, MovingTargetKeepsTheBitsAndEvensTheLoad) {
+  const PicConfig c = config(kMovingTarget, {});
+  const int steps = int(pic_steps(c));
+  BalanceSettings b;
+  b.every = 5, b.threshold = 0.05, b.cell_cost = 1.0;
+  PicSimulation sim = build_pic_simulation(c);
+  std::size_t loaded = 0;
+  for (const Species& s : sim.species()) loaded += s.size();
+  DomainPic d(sim, world());
+  const std::vector<int> even = d.layout().starts;
+  for (int k = 1; k <= steps; ++k) {
+    d.step();
+    if (k % b.every == 0) d.balance(b);
+  }
+  const std::vector<double> cost = world().allgatherv(std::span<const double>(d.column_costs(b.cell_cost)));
+  const double now = slab_imbalance(cost, d.layout().starts), before = slab_imbalance(cost, even);
+  d.gather(sim);
+  expect_same_bits(sim, run_alone(c, steps));
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < sim.species().size(); ++k) {
+    total += sim.species()[k].size();
+    const auto& id = sim.particle_ids()[k];
+    EXPECT_TRUE(std::adjacent_find(id.begin(), id.end()) == id.end()) << "each id once";
+  }
+  EXPECT_EQ(total, loaded);
+  if (world().size() > 1) {
+    EXPECT_GT(d.rebalances(), 1) << "the boundaries follow the target";
+    EXPECT_LT(now, before) << "more even than the even split";
+    EXPECT_LT(now, 1.35);
+  } else {
+    EXPECT_EQ(d.rebalances(), 0);
+  }
+  if (world().rank() == 0)
+    std::printf("[ moving target on %d ranks: %d rebalances, imbalance %.3f (even split %.3f) ]\n", world().size(),
+                d.rebalances(), now, before);
+}
+
+// Redistribution to any layout (here every slab's start moved, some a long way) keeps the state:
+// the gathered state is the same before and after, and the run goes on with one process's bits.
+TEST(PicSlabsBalance, RedistributeToAnyLayoutKeepsTheState) {
+  if (world().size() < 2) GTEST_SKIP() << "needs several ranks";
+  for (const char* toml : {kHoleBoring, kLangmuir}) {
+    const PicConfig c = config(toml, {});
+    PicSimulation sim = build_pic_simulation(c);
+    DomainPic d(sim, world());
+    for (int k = 0; k < 7; ++k) d.step();
+    PicSimulation before = build_pic_simulation(c);
+    d.gather(before);
+    const int P = world().size(), nx = c.nx;
+    std::vector<int> starts(std::size_t(P) + 1);
+    for (int r = 0; r < P; ++r) starts[std::size_t(r)] = r * kMinSlabColumns;  // all but the last squeezed left
+    starts.back() = nx;
+    d.redistribute(starts);
+    PicSimulation after = build_pic_simulation(c);
+    d.gather(after);
+    expect_same_bits(after, before);
+    for (int k = 0; k < 5; ++k) d.step();
+    d.redistribute(slab_layout(nx, c.field_bc.x == FieldBoundary::periodic, P, 0).starts);
+    for (int k = 0; k < 5; ++k) d.step();
+    d.gather(sim);
+    expect_same_bits(sim, run_alone(c, 17));
+    EXPECT_EQ(d.rebalances(), 2);
   }
 }
 

@@ -87,6 +87,59 @@ TEST(PicGpuSlabs, OwnerAgreesWithTheSlabLayout) {
     }
 }
 
+// With the starts of a load-balanced layout the owner is the slab holding the column, on the host
+// as the device computes it.
+TEST(PicGpuSlabs, OwnerFollowsTheLayoutsStarts) {
+  const int nx = 40;
+  for (const std::vector<int>& starts : {std::vector<int>{0, 6, 30, 34, 40}, std::vector<int>{0, 34, 40},
+                                         std::vector<int>{0, 40}, std::vector<int>{0, 6, 12, 18, 24, 30, 40}}) {
+    const int ranks = int(starts.size()) - 1;
+    const SlabOwner own{-0.3, 0.02, nx, ranks, starts.data()};
+    for (int c = 0; c < nx; ++c) {
+      const int r = own(-0.3 + (c + 0.5) * 0.02);
+      const SlabLayout l = slab_layout(starts, false, r);
+      EXPECT_TRUE(c >= l.i0 && c < l.i1) << c << " -> " << r;
+    }
+    EXPECT_EQ(own(-0.3 - 0.5), 0);
+    EXPECT_EQ(own(-0.3 + nx * 0.02 + 0.5), ranks - 1);
+  }
+  // The even layout's starts are comm::block_of's.
+  const SlabLayout even = slab_layout(17, true, 3, 1);
+  EXPECT_EQ(even.starts, (std::vector<int>{0, 6, 12, 17}));
+  EXPECT_EQ(even.i0, 6);
+  EXPECT_EQ(even.i1, 12);
+  EXPECT_THROW((void)slab_layout(std::vector<int>{0, 5, 5, 9}, true, 0), Error);
+}
+
+TEST(PicBalance, StartsEvenTheCostAndKeepTheWidth) {
+  // Uniform costs: the even split.
+  EXPECT_EQ(balanced_starts(std::vector<double>(48, 3.0), 3, 6), (std::vector<int>{0, 16, 32, 48}));
+  EXPECT_DOUBLE_EQ(slab_imbalance(std::vector<double>(48, 3.0), {0, 16, 32, 48}), 1.0);
+  // A dense target in columns 10..19 (100 a column) in a thin background (1 a column).
+  std::vector<double> cost(48, 1.0);
+  for (int i = 10; i < 20; ++i) cost[std::size_t(i)] = 100.0;
+  const std::vector<int> even{0, 12, 24, 36, 48};
+  for (int min_width : {1, 2, 6}) {
+    const std::vector<int> s = balanced_starts(cost, 4, min_width);
+    ASSERT_EQ(s.size(), 5u);
+    EXPECT_EQ(s.front(), 0);
+    EXPECT_EQ(s.back(), 48);
+    for (int r = 0; r < 4; ++r) EXPECT_GE(s[std::size_t(r) + 1] - s[std::size_t(r)], min_width) << min_width;
+    EXPECT_LT(slab_imbalance(cost, s), slab_imbalance(cost, even)) << min_width;
+    // With narrow slabs allowed each slab is within one column's cost of the mean.
+    if (min_width <= 2) EXPECT_LE(slab_imbalance(cost, s), 1.0 + 100.0 * 4 / 1038.0) << min_width;
+  }
+  // (even: the second slab holds 8 target columns and 4 of background, 804 of 1038)
+  EXPECT_NEAR(slab_imbalance(cost, even), 4 * 804.0 / 1038.0, 1e-12);
+  // Nothing to weigh: the even split; too few columns: refused.
+  EXPECT_EQ(balanced_starts(std::vector<double>(17, 0.0), 3, 2), (std::vector<int>{0, 6, 12, 17}));
+  EXPECT_THROW((void)balanced_starts(std::vector<double>(11, 1.0), 3, 4), Error);
+  // All the cost in the last column: the boundaries pushed toward it, as far as the width allows.
+  std::vector<double> last(20, 0.0);
+  last.back() = 1.0;
+  EXPECT_EQ(balanced_starts(last, 4, 3), (std::vector<int>{0, 11, 14, 17, 20}));
+}
+
 TEST(PicGpuSlabs, MigrationGoesToTheNeighbourThatOwnsTheCell) {
   const SlabLayout mid = slab_layout(48, false, 3, 1);
   EXPECT_EQ(migration_side(1, mid), 0);

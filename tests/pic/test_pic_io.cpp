@@ -123,6 +123,21 @@ TEST(PicConfig, ErrorsNameTheProblem) {
   EXPECT_NE(input_error(kBase, {"solver.sort_every=-1"}).find("solver.sort_every"), std::string::npos);
   EXPECT_NE(input_error(kBase, {"solver.empty_ratio=1.5"}).find("solver.empty_ratio"), std::string::npos);
   EXPECT_NE(input_error(kBase, {"solver.empty_ratio=\"x\""}).find("solver.empty_ratio"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"balance.every=-1"}).find("balance.every"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"balance.threshold=-0.1"}).find("balance.threshold"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"balance.cell_cost=\"x\""}).find("balance.cell_cost"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"balance.often=3"}).find("balance.often: unknown key"), std::string::npos);
+}
+
+TEST(PicConfig, ReadsTheLoadBalance) {
+  const fs::path d = temp_dir("balance");
+  const PicConfig none = read_pic_config(write(d, kBase).string(), {});
+  EXPECT_EQ(none.balance.every, 0) << "off unless asked for";
+  const PicConfig c = read_pic_config(write(d, std::string(kBase) + "[balance]\nevery = 50\nthreshold = 0.2\ncell_cost = 0.5\n").string(), {});
+  EXPECT_EQ(c.balance.every, 50);
+  EXPECT_DOUBLE_EQ(c.balance.threshold, 0.2);
+  EXPECT_DOUBLE_EQ(c.balance.cell_cost, 0.5);
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"balance.every=7"}).balance.every, 7);
 }
 
 TEST(PicConfig, ReadsTheDepositionKernelsAndTheSortingPolicy) {
@@ -135,7 +150,7 @@ TEST(PicConfig, ReadsTheDepositionKernelsAndTheSortingPolicy) {
   EXPECT_DOUBLE_EQ(c.empty_ratio, 0.1);
   EXPECT_EQ(deposit_kernel(c.deposit), DepositKernel::tiled);
   EXPECT_TRUE(read_pic_config(write(d, kBase).string(), {"solver.deposit=deterministic"}).deterministic);
-  for (const char* k : {"atomic", "cas", "float32"}) EXPECT_EQ(read_pic_config(write(d, kBase).string(), {std::string("solver.deposit=") + k}).deposit, k);
+  for (const char* k : {"atomic", "cas", "float32", "warp"}) EXPECT_EQ(read_pic_config(write(d, kBase).string(), {std::string("solver.deposit=") + k}).deposit, k);
 }
 
 // Runs `command`, returns its exit status; stderr to `err`.

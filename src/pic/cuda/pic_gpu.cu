@@ -776,6 +776,16 @@ __global__ void mark_owners(DevParticles d, SlabOwner own, int rank, int left, i
     else atomicAdd(bad, 1ull);
   }
 }
+// The live particles per slab column (the load balance's costs): integer atomics, exact.
+__global__ void count_columns(DevParticles d, SlabOwner own, int ioff, int ncols, unsigned long long* counts) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
+    if (!d.alive[i]) continue;
+    int c = own.column(d.x[i]) - ioff;
+    c = c < 0 ? 0 : (c > ncols - 1 ? ncols - 1 : c);
+    atomicAdd(counts + c, 1ull);
+  }
+}
 __global__ void iota_kernel(unsigned* order, std::size_t n) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) order[i] = unsigned(i);
@@ -1092,6 +1102,8 @@ struct PicGpu::Impl {
   double* sel = nullptr;
   std::uint64_t *sel_id = nullptr, *id_sorted = nullptr;
   int* nsel = nullptr;
+  int* starts = nullptr;  // the slabs' first columns (so.starts on the device; null: block_of's split)
+  [[nodiscard]] SlabOwner owner() const { return SlabOwner{so.global.x0, so.global.dx, so.global.nx, so.ranks, starts}; }
   double comm_now = 0;                 // this step's exchange seconds so far
   PicGpu::StepTimes total{};
   std::size_t bytes = 0;  // device memory held
@@ -1550,7 +1562,7 @@ struct PicGpu::Impl {
   // residents keep their order, empty slots dropped), sent, the arrivals appended in id order and
   // the species sorted by id (warp: left in cell order, the arrivals at the end).
   void migrate_slab() {
-    const SlabOwner own{so.global.x0, so.global.dx, so.global.nx, so.ranks};
+    const SlabOwner own = owner();
     std::vector<std::uint64_t> to_left, to_right;
     for (std::size_t k = 0; k < sp.size(); ++k) {
       DevParticles& d = sp[k];
@@ -1620,7 +1632,7 @@ struct PicGpu::Impl {
     NBODY_CUDA_CHECK(cudaMemset(contrib, 0, std::size_t(3 * K * K) * d.n * sizeof(double)));
     LocalAccumulate<K> acc{{f[kJx], f[kJy], f[kJz]}, g.size(), g.stride(), 0, 0, contrib, d.n, 0};
     const unsigned sentinel = unsigned(g.size());
-    const SlabOwner own{so.global.x0, so.global.dx, so.global.nx, so.ranks};
+    const SlabOwner own = owner();
     particles_classed<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, acc, own, so.i_offset, g.rows(), keys,
                                                                              order, offs, sentinel);
     NBODY_CUDA_CHECK_LAUNCH();
@@ -1847,6 +1859,9 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       if (m.so.ids[k].size() != from.species()[k].size())
         throw_runtime_error("pic: the slab's particle ids do not match the particles of " + from.species()[k].name);
     if (m.g.nx < 2 * kGuard) throw_input_error("pic: a GPU slab needs at least " + std::to_string(2 * kGuard) + " cell columns");
+    if (!m.so.starts.empty() &&
+        (int(m.so.starts.size()) != m.so.ranks + 1 || m.so.starts.front() != 0 || m.so.starts.back() != m.so.global.nx))
+      throw_runtime_error("pic: the slab starts do not match the ranks and the grid");
     m.classes = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
   }
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
@@ -1966,6 +1981,11 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   }
   if (m.slab) {
     m.so.ids.clear();
+    if (!m.so.starts.empty()) {
+      m.starts = m.alloc<int>(m.so.starts.size());
+      NBODY_CUDA_CHECK(
+          cudaMemcpy(m.starts, m.so.starts.data(), m.so.starts.size() * sizeof(int), cudaMemcpyHostToDevice));
+    }
     m.ensure_work(std::max<std::size_t>(most, 1));
     m.nsel = m.alloc<int>(1);
     m.stage_len = std::size_t(std::max(3 * m.classes, 6)) * std::size_t(m.g.rows()) * kGuard;
@@ -2012,7 +2032,7 @@ PicGpu::~PicGpu() {
   for (void* p : {static_cast<void*>(m.cls), static_cast<void*>(m.cls_table), static_cast<void*>(m.stage),
                   static_cast<void*>(m.offs), static_cast<void*>(m.fkeep), static_cast<void*>(m.fleft),
                   static_cast<void*>(m.fright), static_cast<void*>(m.sel), static_cast<void*>(m.sel_id),
-                  static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel)})
+                  static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts)})
     if (p) cudaFree(p);
   for (float* p : m.fj)
     if (p) cudaFree(p);
@@ -2168,6 +2188,37 @@ DeviceDiagnostics PicGpu::diagnostics() {
   const PoyntingTrack t = poynting();
   out.flux_left = t.flux_left, out.flux_right = t.flux_right;
   out.energy_in_left = t.energy_in_left, out.energy_out_right = t.energy_out_right;
+  return out;
+}
+
+void PicGpu::resume_poynting(const PoyntingTrack& t) {
+  Impl& m = *impl_;
+  if (!m.tracking) throw_runtime_error("pic: resume_poynting without track_poynting");
+  const double v[4] = {t.flux_left, t.flux_right, t.energy_in_left, t.energy_out_right};
+  NBODY_CUDA_CHECK(cudaMemcpy(m.track, v, sizeof v, cudaMemcpyHostToDevice));
+}
+
+std::vector<std::uint64_t> PicGpu::column_counts() const {
+  const Impl& m = *impl_;
+  if (!m.slab) throw_runtime_error("pic: column counts of a run without slabs");
+  const int ncols = m.g.nx;
+  unsigned long long* counts = device_alloc<unsigned long long>(std::size_t(ncols));
+  std::vector<std::uint64_t> out(std::size_t(ncols), 0);
+  try {
+    NBODY_CUDA_CHECK(cudaMemset(counts, 0, std::size_t(ncols) * sizeof(unsigned long long)));
+    for (std::size_t k = 0; k < m.sp.size(); ++k) {
+      const DevParticles& d = m.sp[k];
+      if (m.meta[k].immobile || d.n == 0) continue;
+      count_columns<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, m.owner(), m.so.i_offset, ncols, counts);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+    NBODY_CUDA_CHECK(cudaMemcpy(out.data(), counts, std::size_t(ncols) * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+  } catch (...) {
+    cudaFree(counts);
+    throw;
+  }
+  NBODY_CUDA_CHECK(cudaFree(counts));
   return out;
 }
 
