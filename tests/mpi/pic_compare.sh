@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `nbody pic run` over several ranks against one process, byte for byte (docs/pic.md, "Several
 # processes"). Usage: pic_compare.sh CHECK NBODY MPIRUN WORKDIR, CHECK one of
-#   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 write the
-#              same diagnostics.csv, checkpoint.bin, units.json, profile/spectrum/phase CSV files
-#              and PNG images (openPMD files hold HDF5 time stamps and are left out)
+#   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 (and 3
+#              with the load balance) write the same diagnostics.csv, checkpoint.bin, units.json,
+#              profile/spectrum/phase CSV files and PNG images (openPMD files hold HDF5 time
+#              stamps and are left out)
 #   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
 #              outputs and images of the uninterrupted single-process run
 #   refusals   a GPU run with a deposition that does not run over slabs (or without a device), or
@@ -90,6 +91,11 @@ same_bits)
     mpi "$np" "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/np$np" > "$work/np$np.stdout"
     compare_dirs "$work/single" "$work/np$np" '^timings.json$'  # (GPU slabs: measured times)
   done
+  # The load balance moves the slab boundaries (every 10 steps, at any imbalance) and changes no byte.
+  mpi 3 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --set balance.every=10 \
+    --set balance.threshold=0 --out "$work/np3b" > "$work/np3b.stdout"
+  grep -q "load balance moved the slab boundaries" "$work/np3b.stdout" || { echo "FAIL: no rebalance"; cat "$work/np3b.stdout"; exit 1; }
+  compare_dirs "$work/single" "$work/np3b" '^timings.json$'
   ;;
 restart)
   "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/whole" > /dev/null
