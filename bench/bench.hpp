@@ -108,6 +108,10 @@ struct Record {
   // per step (the slowest rank's).
   std::int64_t pic_cells = 0;
   std::string pic_deposit;  // the GPU slabs' deposition kernel ("" on the CPU: deterministic)
+  // pic-scaling moving-target records: the load balance's moves, and the even split's median step
+  // over the balanced one's
+  int rebalances = 0;
+  double speedup_vs_even_split = 0;
   double pic_fields_s = 0;
   double pic_migration_s = 0;
 

@@ -14,6 +14,10 @@
 // Each configuration runs W warm-up steps, then T timed steps: each step's host-clock time, the
 // slowest rank's, and the median over the T steps per particle; the time split (particles,
 // fields, communication, migration/sort) summed over the T steps, the slowest rank's, per step.
+// moving-target (P > 1): a dense slab of plasma a quarter of the window wide drifting at 0.89 c
+// through the strong window, on all P ranks, with the even split and with the load balance
+// (pic/balance.hpp: every 5 steps, at 5 % over the mean, also before the first step; its moves
+// are in the steps' times); the balanced run is checked against the even one.
 // Then checked (the times are kept only if it passes): the Gauss's-law residual change over the
 // W + T steps within 1e-12 of the largest charge density (charge conserved to rounding), and the
 // total energy within 1e-12 (CPU: the slabs give the same bits on any number of ranks) or 1e-9
@@ -60,6 +64,7 @@ struct Outcome {
   double energy = 0;          // total energy after the W + T steps
   double gauss_change = 0;    // of the charge scale
   double particles = 0;       // mobile, global
+  int rebalances = 0;         // the load balance's moves (rank 0's count: the same on every rank)
 };
 
 // The configuration of a record: the document's setup, nx columns (uniform: the window from
@@ -83,9 +88,22 @@ pic::PicConfig make_config(int nx, int ny, bool uniform) {
   return c;
 }
 
-// Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps.
+// The moving-target records: the uniform window of make_config with the plasma a dense slab a
+// quarter of the width wide from 1/8 of it, drifting at u_x = 2 (0.89 c) toward +x.
+pic::PicConfig make_moving_config(int nx, int ny) {
+  pic::PicConfig c = make_config(nx, ny, true);
+  for (pic::SpeciesConfig& s : c.species) {
+    s.profile.x_start = c.x0 + nx / 8 * c.dx;
+    s.profile.x_end = s.profile.x_start + nx / 4 * c.dx;
+    s.drift[0] = 2.0;
+  }
+  return c;
+}
+
+// Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps; with `balance`,
+// the load balance before the first step and every balance->every steps (in the steps' times).
 Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic::DepositKernel deposit, int warm,
-               int timed) {
+               int timed, const pic::BalanceSettings* balance = nullptr) {
   using clock = std::chrono::steady_clock;
   pic::PicSimulation global = pic::build_pic_simulation(c);
   Outcome out;
@@ -121,7 +139,17 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
     }
     return s;
   };
-  auto step = [&] { dev ? dev->step() : cpu->step(); };
+  int done = 0;
+  auto rebalance = [&] {
+    if (!balance) return;
+    if (dev) dev->balance(*balance);
+    else cpu->balance(*balance);
+  };
+  rebalance();
+  auto step = [&] {
+    dev ? dev->step() : cpu->step();
+    if (balance && ++done % balance->every == 0) rebalance();
+  };
   for (int k = 0; k < warm; ++k) step();
   const Split before = split_now();
   out.steps.resize(timed);
@@ -136,6 +164,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   part.allreduce_max(split, 5);
   part.allreduce_max(out.steps.data(), timed);
   out.split = {split[0], split[1], split[2], split[3], split[4]};
+  out.rebalances = dev ? dev->rebalances() : cpu->rebalances();
   if (dev) dev->gather(global, 0);
   else cpu->gather(global, 0);
   if (part.rank() == 0) {
@@ -275,6 +304,58 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       }
       add(r);
     }
+  }
+
+  // A dense target drifting through the window on all P ranks, with the even split and with the
+  // load balance (every 5 steps, at 5 % over the mean): the same plasma, the same steps; the
+  // balanced run's energy equals the even run's (CPU: to the bit; GPU: within the atomics' bound).
+  if (P < 2) return;
+  const pic::PicConfig mc = make_moving_config(strong_nx, ny);
+  pic::BalanceSettings bs;
+  bs.every = 5, bs.threshold = 0.05, bs.cell_cost = 1.0;
+  Outcome even;
+  for (const bool on : {false, true}) {
+    Record r;
+    r.suite = "pic-scaling";
+    r.rung = std::string("moving-target-") + (on ? "balanced" : "even") + "-" + std::to_string(P);
+    r.precision = "fp64";
+    r.shape = device;
+    r.pic_deposit = gpu ? o.pic_deposit : "";
+    r.ranks = P;
+    r.steps = 1;
+    r.pic_cells = std::int64_t(strong_nx) * ny;
+    Outcome m = run_on(world, mc, gpu, deposit, warm, timed, on ? &bs : nullptr);
+    if (!on) even = m;
+    if (!root) continue;
+    r.n = static_cast<std::int64_t>(m.particles);
+    const double de = std::fabs(m.energy - even.energy) / std::max(std::fabs(even.energy), 1e-300);
+    r.charge_error = m.gauss_change;
+    r.energy_error = on ? de : 0.0;
+    r.rebalances = m.rebalances;
+    r.verification = fmt("Gauss residual change %.3g of the charge scale (bound 1e-12)", m.gauss_change) +
+                     fmt("; total energy %.12g", m.energy) +
+                     (on ? fmt(", %.3g from the even split's", de) + fmt(" (bound %.0e)", gpu ? energy_bound : 0.0) +
+                               fmt("; %.0f rebalances", double(m.rebalances))
+                         : std::string(" (the even split)"));
+    r.verified = std::isfinite(m.energy) && m.energy > 0 && m.gauss_change <= gauss_bound && de <= (gpu ? energy_bound : 0.0);
+    if (!r.verified) {
+      r.error = "pic WRONG: " + r.verification;
+      add(r);
+      continue;
+    }
+    const double per = 1.0 / timed;
+    r.repeats = timed;
+    r.median_s = median(m.steps);
+    r.min_s = *std::min_element(m.steps.begin(), m.steps.end());
+    for (double s : m.steps) r.mean_s += s * per;
+    r.ns_step = r.median_s / m.particles * 1e9;
+    r.ns_particles = m.split.particles * per / m.particles * 1e9;
+    r.force_s = m.split.particles * per;
+    r.pic_fields_s = m.split.fields * per;
+    r.comm_s = m.split.comm * per;
+    r.pic_migration_s = m.split.migration * per;
+    if (on && !even.steps.empty()) r.speedup_vs_even_split = median(even.steps) / r.median_s;
+    add(r);
   }
 }
 
