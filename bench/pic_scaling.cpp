@@ -186,7 +186,13 @@ std::string fmt(const char* f, double a) {
 
 }  // namespace
 
+std::vector<std::string> pic_scaling_groups() { return {"strong", "weak", "moving-target"}; }
+
 void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
+  // --rungs strong,weak,moving-target: only those groups (none named: all)
+  auto wanted = [&](const std::string& group) {
+    return o.rungs.empty() || std::find(o.rungs.begin(), o.rungs.end(), group) != o.rungs.end();
+  };
   comm::Communicator& world = comm::world();
   const int P = world.size();
   const bool root = world.rank() == 0;
@@ -224,6 +230,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   };
 
   for (const std::string kind : {"strong", "weak"}) {
+    if (!wanted(kind)) continue;
     for (int k : ks) {
       const int nx = kind == "strong" ? strong_nx : weak_nx0 * k;
       const bool uniform = kind == "weak" || quick;
@@ -309,7 +316,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   // A dense target drifting through the window on all P ranks, with the even split and with the
   // load balance (every 5 steps, at 5 % over the mean): the same plasma, the same steps; the
   // balanced run's energy equals the even run's (CPU: to the bit; GPU: within the atomics' bound).
-  if (P < 2) return;
+  if (P < 2 || !wanted("moving-target")) return;
   const pic::PicConfig mc = make_moving_config(strong_nx, ny);
   pic::BalanceSettings bs;
   bs.every = 5, bs.threshold = 0.05, bs.cell_cost = 1.0;

@@ -66,7 +66,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--rungs", args->rungs,
                   "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
                   "gpu-split-unrolled, gpu-best; pic: cas, separate, atomic, redundant, float32, tiled, warp, "
-                  "deterministic, and the sorting records: sorting, tiled-sorting, warp-sorting; default: all)");
+                  "deterministic, and the sorting records: sorting, tiled-sorting, warp-sorting; pic-scaling: strong, "
+                  "weak, moving-target; default: all)");
   app->add_flag("--quick", args->quick, "fewer repeats and sizes: a smoke test");
   app->add_option("--tree-n", args->tree_n,
                   "tree: comma-separated body counts (1e6 and 2^20 forms too; default on a GPU: "
@@ -110,6 +111,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.rungs = split_list(args->rungs);
             auto known = bench::ladder_rung_names();
             for (auto& r : bench::pic_rung_names()) known.push_back(std::move(r));
+            for (auto& r : bench::pic_scaling_groups()) known.push_back(std::move(r));
             for (const auto& r : o.rungs) {
               if (std::find(known.begin(), known.end(), r) == known.end()) {
                 throw_input_error("--rungs: unknown rung '" + r + "'");
