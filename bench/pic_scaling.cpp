@@ -178,6 +178,22 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   return out;
 }
 
+// A verified record's times from its outcome: the median, mean and least step, per particle, and
+// the split per step.
+void set_times(Record& r, const Outcome& m, int timed) {
+  const double per = 1.0 / timed;
+  r.repeats = timed;
+  r.median_s = median(m.steps);
+  r.min_s = *std::min_element(m.steps.begin(), m.steps.end());
+  for (double s : m.steps) r.mean_s += s * per;
+  r.ns_step = r.median_s / m.particles * 1e9;
+  r.ns_particles = m.split.particles * per / m.particles * 1e9;
+  r.force_s = m.split.particles * per;
+  r.pic_fields_s = m.split.fields * per;
+  r.comm_s = m.split.comm * per;
+  r.pic_migration_s = m.split.migration * per;
+}
+
 std::string fmt(const char* f, double a) {
   char buf[120];
   std::snprintf(buf, sizeof buf, f, a);
@@ -284,17 +300,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         add(r);
         continue;
       }
-      const double per = 1.0 / timed;
-      r.repeats = timed;
-      r.median_s = median(m.steps);
-      r.min_s = *std::min_element(m.steps.begin(), m.steps.end());
-      for (double s : m.steps) r.mean_s += s * per;
-      r.ns_step = r.median_s / m.particles * 1e9;
-      r.ns_particles = m.split.particles * per / m.particles * 1e9;
-      r.force_s = m.split.particles * per;
-      r.pic_fields_s = m.split.fields * per;
-      r.comm_s = m.split.comm * per;
-      r.pic_migration_s = m.split.migration * per;
+      set_times(r, m, timed);
       // Against the 1-rank run: strong, its median over this one; weak, the nx0 run's time per
       // particle over this one's time per particle per rank (per-rank work fixed: 1 is perfect).
       const auto base = one_rank.find(kind == "strong" ? 2 * strong_nx + (quick ? 1 : 0) : 2 * weak_nx0 + 1);
@@ -350,17 +356,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       add(r);
       continue;
     }
-    const double per = 1.0 / timed;
-    r.repeats = timed;
-    r.median_s = median(m.steps);
-    r.min_s = *std::min_element(m.steps.begin(), m.steps.end());
-    for (double s : m.steps) r.mean_s += s * per;
-    r.ns_step = r.median_s / m.particles * 1e9;
-    r.ns_particles = m.split.particles * per / m.particles * 1e9;
-    r.force_s = m.split.particles * per;
-    r.pic_fields_s = m.split.fields * per;
-    r.comm_s = m.split.comm * per;
-    r.pic_migration_s = m.split.migration * per;
+    set_times(r, m, timed);
     if (on && !even.steps.empty()) r.speedup_vs_even_split = median(even.steps) / r.median_s;
     add(r);
   }

@@ -25,6 +25,7 @@
 #include "pic/domain.hpp"
 #include "pic/gpu.hpp"
 #include "pic/gpu_slabs.hpp"
+#include "pic_configs.hpp"
 
 namespace nbody::pic {
 namespace {
@@ -212,6 +213,18 @@ double gauss_change(PicSimulation& sim, const std::vector<double>& initial, doub
   return m / scale;
 }
 
+// The initial Gauss residual of `start` (the reference of gauss_change), and the charge scale:
+// the largest single-species |rho|.
+std::vector<double> gauss_reference(PicSimulation& start, double& scale) {
+  scale = 0;
+  for (int k = 0; k < int(start.species().size()); ++k) {
+    start.compute_rho(k);
+    scale = std::max(scale, start.rho_abs_max());
+  }
+  start.compute_rho();
+  return start.gauss_residual_field();
+}
+
 struct Case {
   const char* name;
   const char* toml;
@@ -227,12 +240,7 @@ TEST_P(PicGpuSlabsMpi, DeterministicSameBitsOnAnyRankCount) {
   const int steps = int(pic_steps(c));
   PicSimulation start = build_pic_simulation(c);
   double scale = 0;
-  for (int k = 0; k < int(start.species().size()); ++k) {
-    start.compute_rho(k);
-    scale = std::max(scale, start.rho_abs_max());
-  }
-  start.compute_rho();
-  const std::vector<double> initial = start.gauss_residual_field();
+  const std::vector<double> initial = gauss_reference(start, scale);
   std::size_t loaded = 0;
   for (const Species& s : start.species()) loaded += s.size();
 
@@ -288,12 +296,7 @@ TEST(PicGpuSlabsMpiWarp, SortsKeepParticlesIdsAndCharge) {
   const int steps = int(pic_steps(c));
   PicSimulation start = build_pic_simulation(c);
   double scale = 0;
-  for (int k = 0; k < int(start.species().size()); ++k) {
-    start.compute_rho(k);
-    scale = std::max(scale, start.rho_abs_max());
-  }
-  start.compute_rho();
-  const std::vector<double> initial = start.gauss_residual_field();
+  const std::vector<double> initial = gauss_reference(start, scale);
   std::size_t crossed = 0;
   std::int64_t sorts = 0;
   PicSimulation sim = run_gpu(c, world(), steps, &crossed, &sorts);
@@ -335,37 +338,6 @@ TEST(PicGpuSlabsMpiTiming, StepTimesAreSplit) {
   EXPECT_LE(t.particles + t.fields + t.comm + t.sort, t.step * (1 + 1e-9));
 }
 
-// A dense neutral target drifting at 0.6 c through a periodic box (tests/mpi/test_pic_mpi.cpp's,
-// shorter): the load balance moves the slabs with it.
-const char* kMovingTarget = R"(
-[grid]
-nx = 64
-ny = 6
-dx = 0.02
-dy = 0.04
-[time]
-steps = 40
-courant = 0.9
-[solver]
-shape = "tsc"
-[[species]]
-name = "electron"
-ppc = 8
-density = 3.0
-x_start = 0.1
-x_end = 0.4
-temperature_keV = 5.0
-drift_ux = 0.75
-[[species]]
-name = "proton"
-ppc = 4
-density = 3.0
-x_start = 0.1
-x_end = 0.4
-temperature_keV = 1.0
-drift_ux = 0.75
-)";
-
 // The GPU slabs rebalanced every 5 steps: the deterministic mode keeps one GPU's bits (the state
 // moves through the host to a new device object of the new slab), the warp kernel agrees with it
 // to rounding, and the Poynting integrals carry on across the rebuilds.
@@ -389,7 +361,8 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
   comm::NullCommunicator one;
   int moved = 0, none = 0;
   PoyntingTrack t_slabs, t_one;
-  const PicConfig c = config(kMovingTarget, {}, "deterministic");
+  // (pic_configs.hpp's moving target, 40 steps)
+  const PicConfig c = config(testcfg::kMovingTarget, {"time.steps=40"}, "deterministic");
   const PicSimulation slabs = run(c, world(), moved, t_slabs);
   const PicSimulation alone = run(c, one, none, t_one);
   expect_same_bits(slabs, alone);
@@ -398,7 +371,7 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
   if (world().size() > 1) EXPECT_GT(moved, 1) << "the boundaries follow the target";
   int moved_warp = 0;
   PoyntingTrack t_warp;
-  const PicSimulation warp = run(config(kMovingTarget, {}, "warp"), world(), moved_warp, t_warp);
+  const PicSimulation warp = run(config(testcfg::kMovingTarget, {"time.steps=40"}, "warp"), world(), moved_warp, t_warp);
   expect_close(alone, warp, 1e-8, "warp with the load balance");
   if (world().rank() == 0)
     std::printf("[ moving target on %d ranks (GPU slabs): %d rebalances deterministic, %d warp ]\n", world().size(), moved,

@@ -23,6 +23,7 @@
 #include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
 #include "pic/domain.hpp"
+#include "pic_configs.hpp"
 
 namespace nbody::pic {
 namespace {
@@ -287,46 +288,10 @@ TEST(PicSlabs, AgreesWithThePlainLoopToRounding) {
   }
 }
 
-// A dense neutral target drifting at 0.6 c through a periodic box with a thin background: the
-// load balance follows it.
-const char* kMovingTarget = R"(
-[grid]
-nx = 64
-ny = 6
-dx = 0.02
-dy = 0.04
-[time]
-steps = 60
-courant = 0.9
-[solver]
-shape = "tsc"
-[[species]]
-name = "electron"
-ppc = 8
-density = 3.0
-x_start = 0.1
-x_end = 0.4
-temperature_keV = 5.0
-drift_ux = 0.75
-[[species]]
-name = "proton"
-ppc = 4
-density = 3.0
-x_start = 0.1
-x_end = 0.4
-temperature_keV = 1.0
-drift_ux = 0.75
-[[species]]
-name = "positron"
-ppc = 1
-density = 0.05
-temperature_keV = 1.0
-)";
-
 // The slabs move with the target (every 5 steps, when the costliest slab is 5 % over the mean)
 // and the run keeps one process's bits; particles and their ids are all there.
 TEST(PicSlabsBalance, MovingTargetKeepsTheBitsAndEvensTheLoad) {
-  const PicConfig c = config(kMovingTarget, {});
+  const PicConfig c = config(testcfg::kMovingTarget, {});
   const int steps = int(pic_steps(c));
   BalanceSettings b;
   b.every = 5, b.threshold = 0.05, b.cell_cost = 1.0;
