@@ -65,6 +65,9 @@ int run_pic_command(const PicRunOptions& o) {
     if (ranks > 1) std::printf("pic: the grid in %d slabs along x over %d processes (deterministic deposition)\n", ranks, ranks);
     else std::printf("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)\n");
   }
+  if (printer && cfg.balance.every > 0 && ranks < 2)
+    std::printf("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries under mpirun)\n",
+                cfg.balance.every);
   if (printer && pic::use_gpu_slabs(cfg))
     std::printf("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s\n", ranks,
                 ranks > 1 ? "s" : "", cfg.deposit.c_str(),
