@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `nbody bench --suite pic-scaling --quick` under mpirun -np NP (bench/pic_scaling.cpp): it exits
-# 0, and its JSON and CSV hold the strong and weak records of 1, 2, ..., NP ranks, every one
+# 0, and its JSON and CSV hold the strong and weak records of 1, 2, ..., NP ranks (and on more
+# than one rank the moving target with the even split and with the load balance), every one
 # verified (Gauss's law, the 1-rank run's total energy) and timed with its time split; on more
-# than one rank the speedup and efficiency against one rank. A configuration failing its check:
+# than one rank the speedup and efficiency against one rank; --rungs picks the groups. A configuration failing its check:
 # verified false, no time, status 1. A bad --pic-ny: one line, status 2.
 # Usage: pic_scaling.sh NP NBODY MPIRUN WORKDIR
 set -euo pipefail
@@ -21,12 +22,20 @@ k=2
 while [ "$k" -lt "$np" ]; do ks+=("$k"); k=$((k * 2)); done
 [ "$np" -gt 1 ] && ks+=("$np")
 records=$(grep -c '"suite": "pic-scaling"' "$j" || true)
-[ "$records" -eq $((2 * ${#ks[@]})) ] || fail "expected $((2 * ${#ks[@]})) records, got $records"
+want=$((2 * ${#ks[@]}))
+[ "$np" -gt 1 ] && want=$((want + 2))  # the moving target, even and balanced
+[ "$records" -eq "$want" ] || fail "expected $want records, got $records"
 for kind in strong weak; do
   for k in "${ks[@]}"; do
     grep -q "\"rung\": \"$kind-$k\"" "$j" || fail "no $kind-$k record"
   done
 done
+if [ "$np" -gt 1 ]; then
+  grep -q "\"rung\": \"moving-target-even-$np\"" "$j" || fail "no moving-target-even-$np record"
+  grep -q "\"rung\": \"moving-target-balanced-$np\"" "$j" || fail "no moving-target-balanced-$np record"
+  grep -q '"speedup_vs_even_split"' "$j" || fail "the balanced record has no speedup over the even split"
+  grep -Eq '"rebalances": [1-9]' "$j" || fail "the load balance did not move the slabs"
+fi
 [ "$(grep -c '"verified": true' "$j")" -eq "$records" ] || fail "a record is not verified"
 for f in '"ranks"' '"cells"' '"particles"' '"ns_per_particle_step"' '"particles_median_s"' '"fields_s"' \
          '"comm_median_s"' '"migration_sort_s"' '"gauss_residual_change"' '"energy_change_vs_one_rank"' '"device"'; do
@@ -53,11 +62,22 @@ set -e
 [ "$(grep -c '"median_step_s": null' "$work/f.json")" -eq 2 ] || fail "a failed record has a time"
 grep -q '"error": "pic WRONG: Gauss residual change' "$work/f.json" || fail "no reason for the failure"
 
+# --rungs picks the record groups.
+if [ "$np" -gt 1 ]; then
+  timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick --rungs moving-target \
+    --json "$work/m.json" > /dev/null 2>&1 || fail "--rungs moving-target failed"
+  [ "$(grep -c '"suite": "pic-scaling"' "$work/m.json")" -eq 2 ] || fail "--rungs moving-target: not its two records alone"
+fi
+
 # Bad input: one line naming the option, status 2.
-set +e
-"$nbody" bench --suite pic-scaling --pic-ny -3 > /dev/null 2> "$work/bad.txt"
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "--pic-ny -3 gave status $rc"
-grep -q -- "--pic-ny" "$work/bad.txt" || fail "the error does not name --pic-ny"
+for bad in "--pic-ny -3" "--pic-deposit tiled"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$nbody" bench --suite pic-scaling $bad > /dev/null 2> "$work/bad.txt"
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "$bad gave status $rc"
+  grep -q -- "${bad%% *}" "$work/bad.txt" || fail "the error does not name ${bad%% *}"
+  [ "$(wc -l < "$work/bad.txt")" -eq 1 ] || fail "$bad: not one line"
+done
 echo "pic-scaling on $np rank(s): $records records verified"
