@@ -233,6 +233,20 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   (void)make_config(strong_nx, ny, quick);
   (void)make_config(weak_nx0, ny, true);
 
+  // A record of this suite: its rung, ranks and grid.
+  auto new_record = [&](const std::string& rung, int ranks, int nx) {
+    Record r;
+    r.suite = "pic-scaling";
+    r.rung = rung;
+    r.precision = "fp64";
+    r.shape = device;
+    r.pic_deposit = gpu ? o.pic_deposit : "";
+    r.ranks = ranks;
+    r.steps = 1;
+    r.pic_cells = std::int64_t(nx) * ny;
+    return r;
+  };
+
   std::map<int, Outcome> one_rank;  // by 2 nx + uniform: the 1-rank run (rank 0's), the reference
   auto reference = [&](int key, const pic::PicConfig& c) -> const Outcome& {
     if (!one_rank.count(key)) {
@@ -251,15 +265,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       const int nx = kind == "strong" ? strong_nx : weak_nx0 * k;
       const bool uniform = kind == "weak" || quick;
       const int key = 2 * nx + (uniform ? 1 : 0);
-      Record r;
-      r.suite = "pic-scaling";
-      r.rung = kind + "-" + std::to_string(k);
-      r.precision = "fp64";
-      r.shape = device;
-      r.pic_deposit = gpu ? o.pic_deposit : "";
-      r.ranks = k;
-      r.steps = 1;
-      r.pic_cells = std::int64_t(nx) * ny;
+      Record r = new_record(kind + "-" + std::to_string(k), k, nx);
       r.energy_error = -1;
       if (nx < k * pic::kMinSlabColumns) {
         r.skipped = "skipped: " + std::to_string(nx) + " columns cannot make " + std::to_string(k) + " slabs";
@@ -328,15 +334,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   bs.every = 5, bs.threshold = 0.05, bs.cell_cost = 1.0;
   Outcome even;
   for (const bool on : {false, true}) {
-    Record r;
-    r.suite = "pic-scaling";
-    r.rung = std::string("moving-target-") + (on ? "balanced" : "even") + "-" + std::to_string(P);
-    r.precision = "fp64";
-    r.shape = device;
-    r.pic_deposit = gpu ? o.pic_deposit : "";
-    r.ranks = P;
-    r.steps = 1;
-    r.pic_cells = std::int64_t(strong_nx) * ny;
+    Record r = new_record(std::string("moving-target-") + (on ? "balanced" : "even") + "-" + std::to_string(P), P, strong_nx);
     Outcome m = run_on(world, mc, gpu, deposit, warm, timed, on ? &bs : nullptr);
     if (!on) even = m;
     if (!root) continue;

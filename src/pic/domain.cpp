@@ -33,6 +33,31 @@ int cell_column(double x, double x0, double dx) {
   return int(std::floor((x - x0) * inv_dx));
 }
 
+// A vector to `dest`: its length (tag), then its values (tag + 1).
+template <class T>
+void send_sized(comm::Communicator& comm, const std::vector<T>& v, int dest, int tag) {
+  const std::int64_t n = std::int64_t(v.size());
+  comm.send(&n, 1, comm::DataType::i64, dest, tag);
+  if (n > 0) comm.send(v.data(), n, comm::data_type_of<T>(), dest, tag + 1);
+}
+// What send_sized sent from `src`, appended to `to`.
+template <class T>
+void recv_append(comm::Communicator& comm, std::vector<T>& to, int src, int tag) {
+  std::int64_t n = 0;
+  comm.recv(&n, 1, comm::DataType::i64, src, tag);
+  if (n < 0) throw_runtime_error("pic: a slab message of negative length");
+  const std::size_t at = to.size();
+  to.resize(at + std::size_t(n));
+  if (n > 0) comm.recv(to.data() + at, n, comm::data_type_of<T>(), src, tag + 1);
+}
+
+// Particle p of species k as a record (kRecord words), appended to `out`.
+void append_record(std::vector<std::uint64_t>& out, std::size_t k, std::uint64_t id, const Species& sp, std::size_t p) {
+  for (std::uint64_t w : {std::uint64_t(k), id, bits(sp.x[p]), bits(sp.y[p]), bits(sp.ux[p]), bits(sp.uy[p]),
+                          bits(sp.uz[p]), bits(sp.w[p])})
+    out.push_back(w);
+}
+
 }  // namespace
 
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) {
@@ -123,13 +148,12 @@ void DomainPic::configure_solver() {
   solver_.set_slab(sides);
 }
 
-int DomainPic::owner_column(double x) const {
+SlabOwner DomainPic::owner(const std::vector<int>& starts) const {
   const GridGeometry& g = s_.geom;
-  const int c = std::clamp(cell_column(x, g.x0, g.dx), 0, g.nx - 1);
-  // the last slab whose start is at or before the column
-  const std::vector<int>& st = layout_.starts;
-  return int(std::upper_bound(st.begin() + 1, st.end() - 1, c) - (st.begin() + 1));
+  return SlabOwner{g.x0, g.dx, g.nx, int(starts.size()) - 1, starts.data()};
 }
+
+int DomainPic::owner_column(double x) const { return owner(layout_.starts)(x); }
 
 std::size_t DomainPic::local_particles(bool mobile_only) const {
   std::size_t n = 0;
@@ -146,20 +170,11 @@ std::vector<T> slab_shift(comm::Communicator& comm, const SlabLayout& l, const s
   std::vector<T> in;
   if (dest < 0 && src < 0) return in;
   const bool first = to_right ? l.rank == 0 : l.rank == l.size - 1;
-  const comm::DataType type = comm::data_type_of<T>();
   auto do_send = [&] {
-    if (dest < 0) return;
-    const std::int64_t n = std::int64_t(out.size());
-    comm.send(&n, 1, comm::DataType::i64, dest, tag);
-    if (n > 0) comm.send(out.data(), n, type, dest, tag + 1);
+    if (dest >= 0) send_sized(comm, out, dest, tag);
   };
   auto do_recv = [&] {
-    if (src < 0) return;
-    std::int64_t n = 0;
-    comm.recv(&n, 1, comm::DataType::i64, src, tag);
-    if (n < 0) throw_runtime_error("pic: a slab message of negative length");
-    in.resize(std::size_t(n));
-    if (n > 0) comm.recv(in.data(), n, type, src, tag + 1);
+    if (src >= 0) recv_append(comm, in, src, tag);
   };
   if (first) {
     do_send();
@@ -321,9 +336,7 @@ void DomainPic::migrate() {
         if (!dest)
           throw_runtime_error("pic: a particle of " + sp.name + " moved from rank " + std::to_string(layout_.rank) +
                               " to rank " + std::to_string(owner) + ", beyond its neighbours");
-        for (std::uint64_t w : {std::uint64_t(k), id[i], bits(sp.x[i]), bits(sp.y[i]), bits(sp.ux[i]), bits(sp.uy[i]),
-                                bits(sp.uz[i]), bits(sp.w[i])})
-          dest->push_back(w);
+        append_record(*dest, k, id[i], sp, i);
         continue;
       }
       sp.x[out] = sp.x[i], sp.y[out] = sp.y[i], sp.ux[out] = sp.ux[i], sp.uy[out] = sp.uy[i], sp.uz[out] = sp.uz[i],
@@ -449,12 +462,11 @@ double DomainPic::poynting_flux_x(int i) {
 std::vector<double> DomainPic::column_costs(double cell_cost) const {
   const GridGeometry& g = s_.geom;
   std::vector<double> cost(std::size_t(lg_.nx), cell_cost * double(g.ny));
+  const SlabOwner own = owner(layout_.starts);
   for (const Species& sp : species_) {
     if (sp.immobile) continue;
-    for (std::size_t p = 0; p < sp.size(); ++p) {
-      const int c = std::clamp(cell_column(sp.x[p], g.x0, g.dx), layout_.i0, layout_.i1 - 1);
-      cost[std::size_t(c - layout_.i0)] += 1.0;
-    }
+    for (std::size_t p = 0; p < sp.size(); ++p)
+      cost[std::size_t(std::clamp(own.column(sp.x[p]), layout_.i0, layout_.i1 - 1) - layout_.i0)] += 1.0;
   }
   return cost;
 }
@@ -536,29 +548,13 @@ void DomainPic::redistribute(const std::vector<int>& starts) {
   };
   // Particles by their new owner (records as migrate()'s).
   std::vector<std::vector<std::uint64_t>> out_particles(static_cast<std::size_t>(P));
+  const SlabOwner new_owner = owner(starts);
   for (std::size_t k = 0; k < species_.size(); ++k) {
     const Species& sp = species_[k];
-    for (std::size_t p = 0; p < sp.size(); ++p) {
-      const int c = std::clamp(cell_column(sp.x[p], g.x0, g.dx), 0, g.nx - 1);
-      const int q = int(std::upper_bound(starts.begin() + 1, starts.end() - 1, c) - (starts.begin() + 1));
-      for (std::uint64_t w : {std::uint64_t(k), ids_[k][p], bits(sp.x[p]), bits(sp.y[p]), bits(sp.ux[p]), bits(sp.uy[p]),
-                              bits(sp.uz[p]), bits(sp.w[p])})
-        out_particles[std::size_t(q)].push_back(w);
-    }
+    for (std::size_t p = 0; p < sp.size(); ++p)
+      append_record(out_particles[std::size_t(new_owner(sp.x[p]))], k, ids_[k][p], sp, p);
   }
   std::vector<std::uint64_t> mine;
-  auto send_vec = [&](const auto& v, comm::DataType type, int dest, int tag) {
-    const std::int64_t n = std::int64_t(v.size());
-    comm_->send(&n, 1, comm::DataType::i64, dest, tag);
-    if (n > 0) comm_->send(v.data(), n, type, dest, tag + 1);
-  };
-  auto recv_vec = [&](auto& v, comm::DataType type, int src, int tag) {
-    std::int64_t n = 0;
-    comm_->recv(&n, 1, comm::DataType::i64, src, tag);
-    if (n < 0) throw_runtime_error("pic: a balance message of negative length");
-    v.resize(std::size_t(n));
-    if (n > 0) comm_->recv(v.data(), n, type, src, tag + 1);
-  };
   // Pairwise rounds: in round k rank r pairs with (k - r) mod P (a pairing, the same both ways);
   // a pair talks only where an old slab meets a new one (both sides know where), the lower rank
   // sending first: blocking sends and receives that cannot wait on each other.
@@ -569,25 +565,24 @@ void DomainPic::redistribute(const std::vector<int>& starts) {
       mine.insert(mine.end(), out_particles[std::size_t(me)].begin(), out_particles[std::size_t(me)].end());
       continue;
     }
-    const bool give = overlap(me, p).second > overlap(me, p).first;
-    const bool take = overlap(p, me).second > overlap(p, me).first;
+    const auto [give_lo, give_hi] = overlap(me, p);
+    const auto [take_lo, take_hi] = overlap(p, me);
+    const bool give = give_hi > give_lo, take = take_hi > take_lo;
     if (!give && !take) {
       if (!out_particles[std::size_t(p)].empty()) throw_runtime_error("pic: particles for a rank whose new slab this one does not meet");
       continue;
     }
     auto do_send = [&] {
       if (!give) return;
-      send_vec(pack_fields(p), comm::DataType::f64, p, kTagBalance);
-      send_vec(out_particles[std::size_t(p)], comm::DataType::u64, p, kTagBalance + 2);
+      send_sized(*comm_, pack_fields(p), p, kTagBalance);
+      send_sized(*comm_, out_particles[std::size_t(p)], p, kTagBalance + 2);
     };
     auto do_recv = [&] {
       if (!take) return;
       std::vector<double> f;
-      recv_vec(f, comm::DataType::f64, p, kTagBalance);
+      recv_append(*comm_, f, p, kTagBalance);
       unpack_fields(f, p);
-      std::vector<std::uint64_t> rec;
-      recv_vec(rec, comm::DataType::u64, p, kTagBalance + 2);
-      mine.insert(mine.end(), rec.begin(), rec.end());
+      recv_append(*comm_, mine, p, kTagBalance + 2);
     };
     if (me < p) {
       do_send();
@@ -622,24 +617,14 @@ template <class T>
 std::vector<T> DomainPic::collect(const std::vector<T>& mine, int root) {
   if (root < 0) return comm_->allgatherv(std::span<const T>(mine));
   constexpr int kTag = 7400;
-  const comm::DataType type = comm::data_type_of<T>();
   if (layout_.rank != root) {
-    const std::int64_t n = std::int64_t(mine.size());
-    comm_->send(&n, 1, comm::DataType::i64, root, kTag);
-    if (n > 0) comm_->send(mine.data(), n, type, root, kTag + 1);
+    send_sized(*comm_, mine, root, kTag);
     return {};
   }
   std::vector<T> all;
   for (int r = 0; r < layout_.size; ++r) {
-    if (r == root) {
-      all.insert(all.end(), mine.begin(), mine.end());
-      continue;
-    }
-    std::int64_t n = 0;
-    comm_->recv(&n, 1, comm::DataType::i64, r, kTag);
-    const std::size_t at = all.size();
-    all.resize(at + std::size_t(n));
-    if (n > 0) comm_->recv(all.data() + at, n, type, r, kTag + 1);
+    if (r == root) all.insert(all.end(), mine.begin(), mine.end());
+    else recv_append(*comm_, all, r, kTag);
   }
   return all;
 }

@@ -26,6 +26,7 @@
 #include "comm/communicator.hpp"
 #include "pic/balance.hpp"
 #include "pic/simulation.hpp"
+#include "pic/slab_index.hpp"
 
 namespace nbody::pic {
 
@@ -90,6 +91,8 @@ class DomainPic {
   [[nodiscard]] int rebalances() const { return rebalances_; }
 
   [[nodiscard]] const SlabLayout& layout() const { return layout_; }
+  // The owner arithmetic (pic/slab_index.hpp) over these slab starts (held by the caller).
+  [[nodiscard]] SlabOwner owner(const std::vector<int>& starts) const;
   [[nodiscard]] std::int64_t step_count() const { return step_; }
   [[nodiscard]] double time() const { return t_; }
   [[nodiscard]] std::size_t local_particles(bool mobile_only = false) const;

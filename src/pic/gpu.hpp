@@ -86,7 +86,7 @@ struct GpuSlabOptions {
   bool single = true;                 // one rank: the periodic images folded locally
   SlabExchange* exchange = nullptr;   // required when a side is a cut
   std::vector<std::vector<std::uint64_t>> ids;  // per species, the particles' stable ids (sorted)
-  std::vector<int> starts;            // every slab's first column and nx (empty: comm::block_of's split)
+  std::vector<int> starts;            // every slab's first column, and nx (ranks + 1 values)
 };
 
 struct PicGpuOptions {

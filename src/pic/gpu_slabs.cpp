@@ -112,8 +112,6 @@ void DomainPicGpu::build_device() {
   for (int c = 0; c < kPsiCount; ++c) local_->fields().psi[c] = host_->fields().psi[c];
   local_->set_time(host_->time(), host_->step_count());
   exchange_ = std::make_unique<Exchange>(*comm_, l);
-  starts_ = l.starts;
-  owner_ = SlabOwner{gg.x0, gg.dx, gg.nx, l.size, starts_.data()};
   PicGpuOptions o = options_;
   GpuSlabOptions& so = o.slab;
   so.enabled = true;
@@ -195,8 +193,9 @@ void DomainPicGpu::gather(PicSimulation& global, int root) {
 void DomainPicGpu::track_poynting(int i_left, int i_right) {
   const SlabLayout& l = host_->layout();
   tracking_ = true;
-  owner_left_ = owner_(owner_.x0 + (i_left + 0.5) * owner_.dx);
-  owner_right_ = owner_(owner_.x0 + (i_right + 0.5) * owner_.dx);
+  const SlabOwner own = host_->owner(l.starts);
+  owner_left_ = own(own.x0 + (i_left + 0.5) * own.dx);
+  owner_right_ = own(own.x0 + (i_right + 0.5) * own.dx);
   i_left_ = i_left, i_right_ = i_right;
   // (a plane of another rank: column 0 is tracked and its values are not used)
   gpu_->track_poynting(owner_left_ == l.rank ? i_left - l.i0 : 0, owner_right_ == l.rank ? i_right - l.i0 : 0);

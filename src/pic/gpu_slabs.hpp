@@ -81,7 +81,6 @@ class DomainPicGpu {
   comm::Communicator* comm_;
   PicSettings global_settings_;
   PicGpuOptions options_;
-  std::vector<int> starts_;  // owner_'s
   bool tracking_ = false;
   PicGpu::StepTimes times_before_;  // of the device objects before the last rebalance
   std::int64_t sorts_before_ = 0;
@@ -91,7 +90,6 @@ class DomainPicGpu {
   std::unique_ptr<PicGpu> gpu_;
   std::vector<bool> mobile_;
   int device_ = 0;
-  SlabOwner owner_;
   int owner_left_ = 0, owner_right_ = 0, i_left_ = 0, i_right_ = 0;
 };
 

@@ -207,6 +207,8 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     const bool dump_now = c.fields_every > 0 && !c.out_dir.empty() && (n % c.fields_every == 0 || n == steps);
     const bool ck_now = c.checkpoint_every > 0 && (n % c.checkpoint_every == 0 || n == steps);
     const bool images_now = c.images_every > 0 && !c.out_dir.empty() && (n % c.images_every == 0 || n == steps);
+    // (the slabs' load balance after this step; not after the last)
+    const bool balance_now = c.balance.every > 0 && n % c.balance.every == 0 && n < steps;
     if (dom) {
       dom->step();
       const double fl = dom->poynting_flux_x(i_left), fr = dom->poynting_flux_x(i_right);
@@ -218,7 +220,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         gathered_at = n;
       }
       if (diag && writer) write_row(fl, fr);
-      if (c.balance.every > 0 && n % c.balance.every == 0 && n < steps) dom->balance(c.balance);
+      if (balance_now) dom->balance(c.balance);
     } else if (gdom) {
       gdom->step();
       if (diag || dump_now || ck_now || images_now) {
@@ -231,7 +233,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
         r.energy_out = t.energy_out_right;
         if (writer) write_row(t.flux_left, t.flux_right);
       }
-      if (c.balance.every > 0 && n % c.balance.every == 0 && n < steps) gdom->balance(c.balance);
+      if (balance_now) gdom->balance(c.balance);
     } else if (gpu) {
       gpu->step();
       if (dump_now || ck_now || images_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);

@@ -10,10 +10,9 @@
 
 namespace nbody::pic {
 
-// The rank that owns the cell column of a position: DomainPic's arithmetic (the column as
-// floor((x - x0) * (1 / dx)), clamped into the grid, then the last slab starting at or before
-// it: SlabLayout::starts, or comm::block_of's even split without them), on the host and the
-// device.
+// The rank that owns the cell column of a position: the column as floor((x - x0) * (1 / dx)),
+// clamped into the grid, then the last slab starting at or before it (SlabLayout::starts). One
+// arithmetic for DomainPic, its GPU slabs and the device kernels.
 struct SlabOwner {
   double x0 = 0, dx = 1;
   int nx = 1, ranks = 1;
@@ -25,18 +24,13 @@ struct SlabOwner {
   }
   PIC_HD int operator()(double x) const {
     const int c = column(x);
-    if (starts) {
-      int lo = 0, hi = ranks - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (starts[mid] <= c) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
+    int lo = 0, hi = ranks - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (starts[mid] <= c) lo = mid;
+      else hi = mid - 1;
     }
-    const int base = nx / ranks, extra = nx % ranks;
-    const int split = extra * (base + 1);
-    return c < split ? c / (base + 1) : extra + (c - split) / base;
+    return lo;
   }
 };
 

@@ -138,7 +138,7 @@ PicSimulation run_gpu(const PicConfig& c, comm::Communicator& comm, int steps, s
     std::vector<std::uint64_t> now;
     *crossed = 0;
     const SlabLayout& l = d.layout();
-    const SlabOwner own{sim.settings().geom.x0, sim.settings().geom.dx, sim.settings().geom.nx, l.size};
+    const SlabOwner own{sim.settings().geom.x0, sim.settings().geom.dx, sim.settings().geom.nx, l.size, l.starts.data()};
     for (std::size_t k = 0; k < sim.species().size(); ++k) {
       const auto& ids0 = h.ids()[k];
       for (std::size_t p = 0; p < sim.species()[k].size(); ++p)

@@ -75,7 +75,8 @@ TEST(PicGpuSlabs, UnpackCopiesOrAddsIntoTheNamedColumnsOnly) {
 TEST(PicGpuSlabs, OwnerAgreesWithTheSlabLayout) {
   for (int nx : {16, 17, 33})
     for (int ranks : {1, 2, 3, 4}) {
-      const SlabOwner own{-0.3, 0.02, nx, ranks};
+      const std::vector<int> even = slab_layout(nx, true, ranks, 0).starts;
+      const SlabOwner own{-0.3, 0.02, nx, ranks, even.data()};
       for (int c = 0; c < nx; ++c) {
         const int r = own(-0.3 + (c + 0.5) * 0.02);
         const SlabLayout l = slab_layout(nx, true, ranks, r);

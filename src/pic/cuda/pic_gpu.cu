@@ -1102,7 +1102,7 @@ struct PicGpu::Impl {
   double* sel = nullptr;
   std::uint64_t *sel_id = nullptr, *id_sorted = nullptr;
   int* nsel = nullptr;
-  int* starts = nullptr;  // the slabs' first columns (so.starts on the device; null: block_of's split)
+  int* starts = nullptr;  // the slabs' first columns (so.starts on the device)
   [[nodiscard]] SlabOwner owner() const { return SlabOwner{so.global.x0, so.global.dx, so.global.nx, so.ranks, starts}; }
   double comm_now = 0;                 // this step's exchange seconds so far
   PicGpu::StepTimes total{};
@@ -1185,8 +1185,8 @@ struct PicGpu::Impl {
   bool sorted = false;
   std::int64_t sort_count = 0;
   std::uint64_t dead_slots = 0;  // since the last sort
-  double alone_after_sort = -1;
-  int warp_resident[2] = {0, 0};  // the warp kernel's resident grid: CIC, TSC  // warp: particles outside their warp's window in the first step after the sort
+  double alone_after_sort = -1;   // warp: particles outside their warp's window in the first step after the sort
+  int warp_resident[2] = {0, 0};  // the warp kernel's resident grid: CIC, TSC
 
   template <class T>
   T* alloc(std::size_t n) {
@@ -1859,8 +1859,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       if (m.so.ids[k].size() != from.species()[k].size())
         throw_runtime_error("pic: the slab's particle ids do not match the particles of " + from.species()[k].name);
     if (m.g.nx < 2 * kGuard) throw_input_error("pic: a GPU slab needs at least " + std::to_string(2 * kGuard) + " cell columns");
-    if (!m.so.starts.empty() &&
-        (int(m.so.starts.size()) != m.so.ranks + 1 || m.so.starts.front() != 0 || m.so.starts.back() != m.so.global.nx))
+    if (int(m.so.starts.size()) != m.so.ranks + 1 || m.so.starts.front() != 0 || m.so.starts.back() != m.so.global.nx)
       throw_runtime_error("pic: the slab starts do not match the ranks and the grid");
     m.classes = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
   }
@@ -1886,7 +1885,18 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     if (options.deposit == DepositKernel::tiled)
       bytes += most * (sizeof(double) + 4 * sizeof(unsigned)) +
                2 * std::size_t(m.tg.count()) * from.species().size() * sizeof(unsigned);
-    if (options.deposit == DepositKernel::warp) bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
+    if (options.deposit == DepositKernel::warp && !options.slab.enabled)
+      bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
+    if (options.slab.enabled) {
+      // The slots' room for arrivals and their ids, and the per-slot work buffers of ensure_work
+      // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, 3 flags, a
+      // double and two 64-bit ids.
+      const bool room = options.slab.ranks > 1;
+      const std::size_t slots = particles + (room ? particles / 8 + 1024 * from.species().size() : 0);
+      const std::size_t work = most + (room ? most / 8 + 1024 : 0);
+      bytes += (slots - particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
+               work * (4 * sizeof(unsigned) + 5 + sizeof(double) + 2 * sizeof(std::uint64_t));
+    }
     require_memory(Location::cuda(device), bytes,
                    "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
                        std::to_string(particles) + " particles" +
@@ -1981,11 +1991,8 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   }
   if (m.slab) {
     m.so.ids.clear();
-    if (!m.so.starts.empty()) {
-      m.starts = m.alloc<int>(m.so.starts.size());
-      NBODY_CUDA_CHECK(
-          cudaMemcpy(m.starts, m.so.starts.data(), m.so.starts.size() * sizeof(int), cudaMemcpyHostToDevice));
-    }
+    m.starts = m.alloc<int>(m.so.starts.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(m.starts, m.so.starts.data(), m.so.starts.size() * sizeof(int), cudaMemcpyHostToDevice));
     m.ensure_work(std::max<std::size_t>(most, 1));
     m.nsel = m.alloc<int>(1);
     m.stage_len = std::size_t(std::max(3 * m.classes, 6)) * std::size_t(m.g.rows()) * kGuard;
