@@ -62,9 +62,15 @@ int run_pic_command(const PicRunOptions& o) {
   for (const auto& s : sim.species()) particles += s.size();
   const auto& g = sim.settings().geom;
   if (printer && pic::use_slab_decomposition(cfg)) {
-    if (ranks > 1) std::printf("pic: the grid in %d slabs along x over %d processes (deterministic deposition)\n", ranks, ranks);
+    if (ranks > 1 && cfg.ranks_y > 1)
+      std::printf("pic: the grid in %d x %d blocks over %d processes (deterministic deposition)\n", ranks / cfg.ranks_y,
+                  cfg.ranks_y, ranks);
+    else if (ranks > 1) std::printf("pic: the grid in %d slabs along x over %d processes (deterministic deposition)\n", ranks, ranks);
     else std::printf("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)\n");
   }
+  if (printer && cfg.ranks_y > 1 && ranks < 2)
+    std::printf("pic: parallel.ranks_y = %d has no blocks to make on one process (it cuts the grid along y under mpirun)\n",
+                cfg.ranks_y);
   if (printer && cfg.balance.every > 0 && ranks < 2)
     std::printf("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries under mpirun)\n",
                 cfg.balance.every);

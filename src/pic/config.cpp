@@ -113,10 +113,12 @@ void read_species(const toml::table& t, SpeciesConfig& s, const std::string& whe
 }
 
 void read_table(const toml::table& root, PicConfig& c) {
-  static const std::set<std::string> tables = {"units", "grid", "time", "solver", "laser", "balance", "output", "species"};
+  static const std::set<std::string> tables = {"units",   "grid",     "time",   "solver", "laser",
+                                               "balance", "parallel", "output", "species"};
   for (const auto& [k, v] : root) {
     if (!tables.count(std::string(k.str())))
-      bad(std::string(k.str()), "unknown table (expected units, grid, time, solver, laser, balance, output, [[species]])");
+      bad(std::string(k.str()),
+          "unknown table (expected units, grid, time, solver, laser, balance, parallel, output, [[species]])");
     if (std::string(k.str()) != "species" && !v.is_table()) bad(std::string(k.str()), "must be a table");
   }
   auto each = [&](const char* table, auto&& f) {
@@ -221,6 +223,15 @@ void read_table(const toml::table& root, PicConfig& c) {
       if (!(c.balance.cell_cost >= 0 && c.balance.cell_cost <= 1e6)) bad(key, "must be in [0, 1e6] (particles a cell costs)");
     } else {
       bad(key, "unknown key (expected every, threshold, cell_cost)");
+    }
+  });
+  each("parallel", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "ranks_y") {
+      const std::int64_t n = integer(v, key);
+      if (n < 1 || n > 65536) bad(key, "must be >= 1 (the block rows; 1: slabs along x)");
+      c.ranks_y = int(n);
+    } else {
+      bad(key, "unknown key (expected ranks_y)");
     }
   });
   each("output", [&](const std::string& key, const std::string& k, const toml::node* v) {
@@ -389,9 +400,20 @@ void validate_pic_config(const PicConfig& c) {
     if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
       bad("solver.deposit", "'" + c.deposit +
                                 "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
-    if (c.nx < kMinSlabColumns * ranks)
-      bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(ranks) + " processes: each slab needs at least " +
-                         std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * ranks) + ")");
+    if (ranks % c.ranks_y != 0)
+      bad("parallel.ranks_y", std::to_string(c.ranks_y) + " does not divide the " + std::to_string(ranks) +
+                                  " processes (the blocks are ranks_x x ranks_y, ranks_x = processes / ranks_y)");
+    if (c.ranks_y > 1 && c.use_gpu)
+      bad("parallel.ranks_y", std::to_string(c.ranks_y) +
+                                  ": 2D blocks run on CPUs (solver.device = \"cpu\"); on GPUs the grid is cut into slabs along x (ranks_y = 1)");
+    const int rx = ranks / c.ranks_y;
+    if (c.nx < kMinSlabColumns * rx)
+      bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(rx) + " processes along x: each slab needs at least " +
+                         std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * rx) + ")");
+    if (c.ranks_y > 1 && c.ny < kMinSlabColumns * c.ranks_y)
+      bad("grid.ny", std::to_string(c.ny) + " is too small for parallel.ranks_y = " + std::to_string(c.ranks_y) +
+                         ": each block needs at least " + std::to_string(kMinSlabColumns) + " cell rows (ny >= " +
+                         std::to_string(kMinSlabColumns * c.ranks_y) + ")");
   }
   if (c.use_gpu) {
     std::string why;

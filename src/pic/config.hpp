@@ -1,6 +1,6 @@
 #pragma once
 // The configuration of a PIC run: a TOML file with the tables [units], [grid], [time], [solver],
-// [laser], [balance], [output] and one [[species]] table per species, each key overridable from the command
+// [laser], [balance], [parallel], [output] and one [[species]] table per species, each key overridable from the command
 // line (--set table.key=value). Lengths are in laser wavelengths lambda, times in laser periods
 // lambda/c, densities in n_c (the file's units; internally c/omega0 and 1/omega0, see units.hpp).
 // docs/pic.md lists every key.
@@ -53,6 +53,7 @@ struct PicConfig {
   int sort_every = 0;              // solver.sort_every (tiled, warp): sort every K steps (0: by ratio only)
   double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
   BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
+  int ranks_y = 1;                 // parallel.ranks_y: block rows under mpirun (1: slabs along x; CPU)
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0

@@ -67,14 +67,23 @@ SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) {
   return slab_layout(starts, periodic_x, rank);
 }
 
+namespace {
+// Ascending cuts with 0 first: the number of pieces.
+int pieces(const std::vector<int>& cuts, const char* what) {
+  const int n = int(cuts.size()) - 1;
+  if (n < 1 || cuts.front() != 0) throw_runtime_error(std::string("pic: a block layout needs 0 first and one start per ") + what);
+  for (int r = 0; r < n; ++r)
+    if (cuts[std::size_t(r + 1)] <= cuts[std::size_t(r)]) throw_runtime_error("pic: a block layout with an empty block");
+  return n;
+}
+}  // namespace
+
 SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank) {
-  const int size = int(starts.size()) - 1;
-  if (size < 1 || rank < 0 || rank >= size || starts.front() != 0)
-    throw_runtime_error("pic: a slab layout needs 0 first and one start per rank");
-  for (int r = 0; r < size; ++r)
-    if (starts[std::size_t(r + 1)] <= starts[std::size_t(r)]) throw_runtime_error("pic: a slab layout with an empty slab");
+  const int size = pieces(starts, "rank");
+  if (rank < 0 || rank >= size) throw_runtime_error("pic: a slab layout needs 0 first and one start per rank");
   SlabLayout l;
   l.rank = rank, l.size = size;
+  l.ranks_x = size, l.bx = rank;
   l.starts = starts;
   l.i0 = starts[std::size_t(rank)], l.i1 = starts[std::size_t(rank) + 1];
   if (size > 1) {
@@ -84,31 +93,74 @@ SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank
   return l;
 }
 
-DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm)
+SlabLayout block_layout(const std::vector<int>& starts, const std::vector<int>& rows, bool periodic_x, bool periodic_y,
+                        int rank) {
+  const int px = pieces(starts, "block column"), py = pieces(rows, "block row");
+  if (rank < 0 || rank >= px * py) throw_runtime_error("pic: a block layout for another number of ranks");
+  const int bx = rank % px, by = rank / px;
+  SlabLayout l = slab_layout(starts, periodic_x, bx);
+  l.rank = rank, l.size = px * py;
+  l.ranks_y = py, l.by = by;
+  l.rows = rows;
+  l.j0 = rows[std::size_t(by)], l.j1 = rows[std::size_t(by) + 1];
+  const int row0 = by * px;
+  if (l.left >= 0) l.left += row0;
+  if (l.right >= 0) l.right += row0;
+  if (py > 1) {
+    l.down = by > 0 ? rank - px : (periodic_y ? (py - 1) * px + bx : -1);
+    l.up = by < py - 1 ? rank + px : (periodic_y ? bx : -1);
+  }
+  return l;
+}
+
+SlabLayout block_layout(int nx, int ny, bool periodic_x, bool periodic_y, int size, int ranks_y, int rank) {
+  if (ranks_y < 1 || size % ranks_y != 0) throw_runtime_error("pic: block rows that do not divide the ranks");
+  auto even = [](int n, int parts) {
+    std::vector<int> cuts(std::size_t(parts) + 1);
+    for (int r = 0; r < parts; ++r) cuts[std::size_t(r)] = int(comm::block_of(n, parts, r).first);
+    cuts[std::size_t(parts)] = n;
+    return cuts;
+  };
+  return block_layout(even(nx, size / ranks_y), even(ny, ranks_y), periodic_x, periodic_y, rank);
+}
+
+DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm, int ranks_y)
     : s_(global.settings()), comm_(&comm), solver_(s_.solver, s_.geom, s_.field_bc, s_.laser.enabled) {
   const GridGeometry& g = s_.geom;
-  const bool px = s_.field_bc.x == FieldBoundary::periodic;
-  layout_ = slab_layout(g.nx, px, comm.size(), comm.rank());
+  const bool px = s_.field_bc.x == FieldBoundary::periodic, py = s_.field_bc.y == FieldBoundary::periodic;
   const int P = comm.size();
-  if (P > 1 && g.nx < kMinSlabColumns * P)
-    throw_input_error("pic: grid.nx = " + std::to_string(g.nx) + " is too small for " + std::to_string(P) +
-                      " processes: each slab needs at least " + std::to_string(kMinSlabColumns) + " cell columns (nx >= " +
-                      std::to_string(kMinSlabColumns * P) + ")");
+  if (ranks_y < 1 || P % ranks_y != 0)
+    throw_input_error("pic: parallel.ranks_y = " + std::to_string(ranks_y) + " does not divide the " + std::to_string(P) +
+                      " processes (the blocks are ranks_x x ranks_y, ranks_x = processes / ranks_y)");
+  const int Px = P / ranks_y;
+  if (Px > 1 && g.nx < kMinSlabColumns * Px)
+    throw_input_error("pic: grid.nx = " + std::to_string(g.nx) + " is too small for " + std::to_string(Px) +
+                      " processes along x: each slab needs at least " + std::to_string(kMinSlabColumns) +
+                      " cell columns (nx >= " + std::to_string(kMinSlabColumns * Px) + ")");
+  if (ranks_y > 1 && g.ny < kMinSlabColumns * ranks_y)
+    throw_input_error("pic: grid.ny = " + std::to_string(g.ny) + " is too small for parallel.ranks_y = " +
+                      std::to_string(ranks_y) + ": each block needs at least " + std::to_string(kMinSlabColumns) +
+                      " cell rows (ny >= " + std::to_string(kMinSlabColumns * ranks_y) + ")");
+  layout_ = block_layout(g.nx, g.ny, px, py, P, ranks_y, comm.rank());
   lg_ = g;
   lg_.nx = layout_.i1 - layout_.i0;
-  lg_.x0 = g.x0 + layout_.i0 * g.dx;  // only rank 0's (the laser's) is used, and there i0 = 0
+  lg_.ny = layout_.j1 - layout_.j0;
+  lg_.x0 = g.x0 + layout_.i0 * g.dx;  // only the laser's edge (i0 = 0) uses it
   fields_ = Fields(lg_);
-  const int nxl = lg_.nx;
-  // The slab's columns (and the guard columns the global arrays have there).
+  const int nxl = lg_.nx, nyl = lg_.ny;
+  // The block's cells (and the guard cells the global arrays have there).
   auto take = [&](const std::vector<double>& from, std::vector<double>& to) {
     to.assign(lg_.size(), 0.0);
-    for (int j = -kGuard; j < g.ny + kGuard; ++j)
+    for (int jl = -kGuard; jl < nyl + kGuard; ++jl) {
+      const int gj = jl + layout_.j0;
+      if (gj < -kGuard || gj >= g.ny + kGuard) continue;
       for (int il = -kGuard; il < nxl + kGuard; ++il) {
         const int gi = il + layout_.i0;
         if (gi < -kGuard || gi >= g.nx + kGuard) continue;
-        to[std::size_t(j + kGuard) * lg_.stride() + std::size_t(il + kGuard)] =
-            from[std::size_t(j + kGuard) * g.stride() + std::size_t(gi + kGuard)];
+        to[std::size_t(jl + kGuard) * lg_.stride() + std::size_t(il + kGuard)] =
+            from[std::size_t(gj + kGuard) * g.stride() + std::size_t(gi + kGuard)];
       }
+    }
   };
   for (int c = 0; c < kComponents; ++c) take(global.fields().data[c], fields_.data[c]);
   for (int c = 0; c < kPsiCount; ++c)
@@ -123,7 +175,7 @@ DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm)
     std::vector<std::uint64_t> id;
     const bool have_ids = gids.size() == global.species().size() && gids[k].size() == gs.size();
     for (std::size_t p = 0; p < gs.size(); ++p) {
-      if (owner_column(gs.x[p]) != layout_.rank) continue;
+      if (owner_rank(gs.x[p], gs.y[p]) != layout_.rank) continue;
       sp.push_back(gs.x[p], gs.y[p], gs.ux[p], gs.uy[p], gs.uz[p], gs.w[p]);
       id.push_back(have_ids ? gids[k][p] : std::uint64_t(p));
     }
@@ -131,7 +183,6 @@ DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm)
     ids_.push_back(std::move(id));
   }
   classes_ = deposit_classes(s_.shape);
-  acc_.assign(std::size_t(classes_) * 3, std::vector<double>(lg_.size(), 0.0));
   step_ = global.step_count();
   t_ = global.time();
   solver_.fill_guards(fields_);
@@ -142,9 +193,13 @@ void DomainPic::configure_solver() {
   SlabSides sides;
   sides.cut_lo = layout_.left >= 0;
   sides.cut_hi = layout_.right >= 0;
+  sides.cut_y_lo = layout_.down >= 0;
+  sides.cut_y_hi = layout_.up >= 0;
   sides.i_offset = layout_.i0;
+  sides.j_offset = layout_.j0;
   sides.global_nx = s_.geom.nx;
-  if (layout_.size > 1) sides.exchange = [this](Fields& f) { exchange_field_guards(f); };
+  if (layout_.ranks_x > 1) sides.exchange = [this](Fields& f) { exchange_field_guards(f); };
+  if (layout_.ranks_y > 1) sides.exchange_y = [this](Fields& f) { exchange_field_guards_y(f); };
   solver_.set_slab(sides);
 }
 
@@ -153,7 +208,16 @@ SlabOwner DomainPic::owner(const std::vector<int>& starts) const {
   return SlabOwner{g.x0, g.dx, g.nx, int(starts.size()) - 1, starts.data()};
 }
 
-int DomainPic::owner_column(double x) const { return owner(layout_.starts)(x); }
+SlabOwner DomainPic::row_owner() const {
+  const GridGeometry& g = s_.geom;
+  if (layout_.rows.empty()) return SlabOwner{g.y0, g.dy, g.ny, 1, nullptr};
+  return SlabOwner{g.y0, g.dy, g.ny, layout_.ranks_y, layout_.rows.data()};
+}
+
+int DomainPic::owner_rank(double x, double y) const {
+  const int bx = owner(layout_.starts)(x);
+  return layout_.ranks_y > 1 ? row_owner()(y) * layout_.ranks_x + bx : bx;
+}
 
 std::size_t DomainPic::local_particles(bool mobile_only) const {
   std::size_t n = 0;
@@ -163,13 +227,13 @@ std::size_t DomainPic::local_particles(bool mobile_only) const {
 }
 
 template <class T>
-std::vector<T> slab_shift(comm::Communicator& comm, const SlabLayout& l, const std::vector<T>& out, bool to_right,
-                          int tag) {
-  const int dest = to_right ? l.right : l.left;
-  const int src = to_right ? l.left : l.right;
+std::vector<T> chain_shift(comm::Communicator& comm, int pos, int n, int prev, int next, const std::vector<T>& out,
+                           bool forward, int tag) {
+  const int dest = forward ? next : prev;
+  const int src = forward ? prev : next;
   std::vector<T> in;
   if (dest < 0 && src < 0) return in;
-  const bool first = to_right ? l.rank == 0 : l.rank == l.size - 1;
+  const bool first = forward ? pos == 0 : pos == n - 1;
   auto do_send = [&] {
     if (dest >= 0) send_sized(comm, out, dest, tag);
   };
@@ -185,9 +249,9 @@ std::vector<T> slab_shift(comm::Communicator& comm, const SlabLayout& l, const s
   }
   return in;
 }
-template std::vector<double> slab_shift(comm::Communicator&, const SlabLayout&, const std::vector<double>&, bool, int);
-template std::vector<std::uint64_t> slab_shift(comm::Communicator&, const SlabLayout&,
-                                               const std::vector<std::uint64_t>&, bool, int);
+template std::vector<double> chain_shift(comm::Communicator&, int, int, int, int, const std::vector<double>&, bool, int);
+template std::vector<std::uint64_t> chain_shift(comm::Communicator&, int, int, int, int,
+                                                const std::vector<std::uint64_t>&, bool, int);
 
 // E and B: the slab's first kGuard columns to the left neighbour's right guards, its last
 // kGuard columns to the right neighbour's left guards, every row.
@@ -219,27 +283,62 @@ void DomainPic::exchange_field_guards(Fields& f) {
   unpack(from_right, nxl);
 }
 
+// E and B along y (after the x guards are in): the block's first kGuard rows to the neighbour
+// below (its upper guards), its last kGuard rows to the one above (its lower guards), every column
+// with the x guards, so the corners come from the diagonal neighbour.
+void DomainPic::exchange_field_guards_y(Fields& f) {
+  const int nyl = lg_.ny, stride = lg_.stride();
+  auto pack = [&](int first_row) {
+    std::vector<double> out;
+    out.reserve(std::size_t(6 * kGuard * stride));
+    for (int c = kEx; c <= kBz; ++c) {
+      const FieldView v = f.view(c);
+      for (int j = first_row; j < first_row + kGuard; ++j)
+        for (int i = -kGuard; i < lg_.nx + kGuard; ++i) out.push_back(v(i, j));
+    }
+    return out;
+  };
+  auto unpack = [&](const std::vector<double>& in, int first_row) {
+    if (in.empty()) return;
+    if (in.size() != std::size_t(6 * kGuard * stride)) throw_runtime_error("pic: a field guard message has the wrong size");
+    std::size_t k = 0;
+    for (int c = kEx; c <= kBz; ++c) {
+      const FieldView v = f.view(c);
+      for (int j = first_row; j < first_row + kGuard; ++j)
+        for (int i = -kGuard; i < lg_.nx + kGuard; ++i) v(i, j) = in[k++];
+    }
+  };
+  const std::vector<double> from_below =
+      shift(layout_.up >= 0 ? pack(nyl - kGuard) : std::vector<double>{}, true, kTagHalo + 4, true);
+  unpack(from_below, -kGuard);
+  const std::vector<double> from_above = shift(layout_.down >= 0 ? pack(0) : std::vector<double>{}, false, kTagHalo + 6, true);
+  unpack(from_above, nyl);
+}
+
 template <class Shape>
 void DomainPic::push_species(std::size_t k) {
   Species& sp = species_[k];
   std::vector<std::uint64_t>& id = ids_[k];
   const PushParams pp = make_push_params(s_, sp, step_);
-  FieldViews views[6];
-  for (int r = 0; r < classes_; ++r)
+  // Views by global indices: the offset of the block's point (i0, j0) folded into ioff (grid.hpp).
+  const int off = layout_.i0 + layout_.j0 * lg_.stride();
+  const int M = classes_;
+  std::vector<FieldViews> views(std::size_t(M * M));
+  for (int r = 0; r < M * M; ++r)
     for (int c = 0; c < 3; ++c) {
-      views[r].e[c] = {fields_.data[kEx + c].data(), lg_.stride(), layout_.i0};
-      views[r].b[c] = {fields_.data[kBx + c].data(), lg_.stride(), layout_.i0};
-      views[r].j[c] = {acc_[std::size_t(r * 3 + c)].data(), lg_.stride(), layout_.i0};
+      views[std::size_t(r)].e[c] = {fields_.data[kEx + c].data(), lg_.stride(), off};
+      views[std::size_t(r)].b[c] = {fields_.data[kBx + c].data(), lg_.stride(), off};
+      views[std::size_t(r)].j[c] = {acc_[std::size_t(r * 3 + c)].data(), lg_.stride(), off};
     }
   const HostAccumulate acc;
   std::size_t out = 0;
   const std::size_t n = sp.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const int col = cell_column(sp.x[i], pp.x0, pp.dx);
-    const int r = ((col % classes_) + classes_) % classes_;
+    const int col = cell_column(sp.x[i], pp.x0, pp.dx), row = cell_column(sp.y[i], pp.y0, pp.dy);
+    const int r = (((col % M) + M) % M) * M + ((row % M) + M) % M;
     ParticleRef p{sp.x[i], sp.y[i], sp.ux[i], sp.uy[i], sp.uz[i], sp.w[i]};
     // The thermal boundary's random numbers are keyed by the id: the same on any decomposition.
-    if (!advance_particle<Shape>(p, id[i], views[r], pp, acc)) continue;
+    if (!advance_particle<Shape>(p, id[i], views[std::size_t(r)], pp, acc)) continue;
     sp.x[out] = p.x, sp.y[out] = p.y, sp.ux[out] = p.ux, sp.uy[out] = p.uy, sp.uz[out] = p.uz, sp.w[out] = p.w;
     id[out] = id[i];
     ++out;
@@ -249,33 +348,92 @@ void DomainPic::push_species(std::size_t k) {
 }
 
 void DomainPic::fold_and_sum_currents() {
-  const int nxl = lg_.nx, ny = lg_.ny;
+  const int nxl = lg_.nx, nyl = lg_.ny;
   const bool px = s_.field_bc.x == FieldBoundary::periodic, py = s_.field_bc.y == FieldBoundary::periodic;
-  const bool single = layout_.size == 1;
+  const bool single_x = layout_.ranks_x == 1, single_y = layout_.ranks_y == 1;
+  // The arrays' values in guard rows [first_row, +kGuard) (every column) or guard columns
+  // [first_column, +kGuard) (every row), packed; or added in.
+  const int stride = lg_.stride(), rows = lg_.rows();
+  auto pack_rows = [&](int first_row) {
+    std::vector<double> out;
+    out.reserve(acc_.size() * std::size_t(kGuard * stride));
+    for (auto& a : acc_) {
+      const FieldView v{a.data(), stride};
+      for (int j = first_row; j < first_row + kGuard; ++j)
+        for (int i = -kGuard; i < nxl + kGuard; ++i) out.push_back(v(i, j));
+    }
+    return out;
+  };
+  auto add_rows = [&](const std::vector<double>& in, int first_row) {
+    if (in.empty()) return;
+    if (in.size() != acc_.size() * std::size_t(kGuard * stride)) throw_runtime_error("pic: a current guard message has the wrong size");
+    std::size_t k = 0;
+    for (auto& a : acc_) {
+      const FieldView v{a.data(), stride};
+      for (int j = first_row; j < first_row + kGuard; ++j)
+        for (int i = -kGuard; i < nxl + kGuard; ++i) v(i, j) += in[k++];
+    }
+  };
+  auto pack_columns = [&](int first_column) {
+    std::vector<double> out;
+    out.reserve(acc_.size() * std::size_t(kGuard * rows));
+    for (auto& a : acc_) {
+      const FieldView v{a.data(), stride};
+      for (int j = -kGuard; j < nyl + kGuard; ++j)
+        for (int i = first_column; i < first_column + kGuard; ++i) out.push_back(v(i, j));
+    }
+    return out;
+  };
+  auto add_columns = [&](const std::vector<double>& in, int first_column) {
+    if (in.empty()) return;
+    if (in.size() != acc_.size() * std::size_t(kGuard * rows)) throw_runtime_error("pic: a current guard message has the wrong size");
+    std::size_t k = 0;
+    for (auto& a : acc_) {
+      const FieldView v{a.data(), stride};
+      for (int j = -kGuard; j < nyl + kGuard; ++j)
+        for (int i = first_column; i < first_column + kGuard; ++i) v(i, j) += in[k++];
+    }
+  };
+  // y first, over the full x range (guards included), as one process (MaxwellSolver::fold_sources):
+  // the periodic images of one block row, or dropped beyond a global open edge ...
   for (auto& a : acc_) {
-    const FieldView v{a.data(), lg_.stride()};
-    // y as one process (MaxwellSolver::fold_sources): over the full x range, guards included.
-    if (py) {
+    const FieldView v{a.data(), stride};
+    if (single_y && py) {
       for (int g = 1; g <= kGuard; ++g)
         for (int i = -kGuard; i < nxl + kGuard; ++i) {
-          v(i, ny - g) += v(i, -g);
-          v(i, g - 1) += v(i, ny - 1 + g);
+          v(i, nyl - g) += v(i, -g);
+          v(i, g - 1) += v(i, nyl - 1 + g);
         }
-    } else {
+    } else if (!py) {
       for (int i = -kGuard; i < nxl + kGuard; ++i) {
-        for (int g = 1; g <= kGuard; ++g) v(i, -g) = 0;
-        for (int j = ny + 1; j < ny + kGuard; ++j) v(i, j) = 0;
+        if (layout_.down < 0)
+          for (int g = 1; g <= kGuard; ++g) v(i, -g) = 0;
+        if (layout_.up < 0)
+          for (int j = nyl + 1; j < nyl + kGuard; ++j) v(i, j) = 0;
       }
     }
-    // x on the global edges: the periodic images of one process, or dropped beyond open edges.
-    if (single && px) {
-      for (int j = -kGuard; j < ny + kGuard; ++j)
+  }
+  // ... or the guard rows of every array to the neighbour that owns them, added there.
+  if (!single_y) {
+    const std::vector<double> from_below =
+        shift(layout_.up >= 0 ? pack_rows(nyl) : std::vector<double>{}, true, kTagFold + 4, true);
+    const std::vector<double> from_above =
+        shift(layout_.down >= 0 ? pack_rows(-kGuard) : std::vector<double>{}, false, kTagFold + 6, true);
+    add_rows(from_below, 0);
+    add_rows(from_above, nyl - kGuard);
+  }
+  // Then x over every row: the periodic images of one block column, or dropped beyond a global
+  // open edge, ...
+  for (auto& a : acc_) {
+    const FieldView v{a.data(), stride};
+    if (single_x && px) {
+      for (int j = -kGuard; j < nyl + kGuard; ++j)
         for (int g = 1; g <= kGuard; ++g) {
           v(nxl - g, j) += v(-g, j);
           v(g - 1, j) += v(nxl - 1 + g, j);
         }
     } else if (!px) {
-      for (int j = -kGuard; j < ny + kGuard; ++j) {
+      for (int j = -kGuard; j < nyl + kGuard; ++j) {
         if (layout_.left < 0)
           for (int g = 1; g <= kGuard; ++g) v(-g, j) = 0;
         if (layout_.right < 0)
@@ -283,39 +441,21 @@ void DomainPic::fold_and_sum_currents() {
       }
     }
   }
-  if (!single) {
-    // The guard columns of every array to the neighbour that owns them, added there.
-    const int rows = lg_.rows();
-    auto pack = [&](int first_column) {
-      std::vector<double> out;
-      out.reserve(acc_.size() * std::size_t(kGuard * rows));
-      for (auto& a : acc_) {
-        const FieldView v{a.data(), lg_.stride()};
-        for (int j = -kGuard; j < ny + kGuard; ++j)
-          for (int i = first_column; i < first_column + kGuard; ++i) out.push_back(v(i, j));
-      }
-      return out;
-    };
-    auto add = [&](const std::vector<double>& in, int first_column) {
-      if (in.empty()) return;
-      if (in.size() != acc_.size() * std::size_t(kGuard * rows)) throw_runtime_error("pic: a current guard message has the wrong size");
-      std::size_t k = 0;
-      for (auto& a : acc_) {
-        const FieldView v{a.data(), lg_.stride()};
-        for (int j = -kGuard; j < ny + kGuard; ++j)
-          for (int i = first_column; i < first_column + kGuard; ++i) v(i, j) += in[k++];
-      }
-    };
-    const std::vector<double> from_left = shift(layout_.right >= 0 ? pack(nxl) : std::vector<double>{}, true, kTagFold);
-    const std::vector<double> from_right = shift(layout_.left >= 0 ? pack(-kGuard) : std::vector<double>{}, false, kTagFold + 2);
-    add(from_left, 0);
-    add(from_right, nxl - kGuard);
+  // ... or the guard columns to the neighbour that owns them, added there.
+  if (!single_x) {
+    const std::vector<double> from_left =
+        shift(layout_.right >= 0 ? pack_columns(nxl) : std::vector<double>{}, true, kTagFold);
+    const std::vector<double> from_right =
+        shift(layout_.left >= 0 ? pack_columns(-kGuard) : std::vector<double>{}, false, kTagFold + 2);
+    add_columns(from_left, 0);
+    add_columns(from_right, nxl - kGuard);
   }
   // J = A_0 + A_1 + ... in this order at every point.
+  const int arrays = int(acc_.size()) / 3;
   for (int c = 0; c < 3; ++c) {
     std::vector<double>& j = fields_.data[kJx + c];
     j = acc_[std::size_t(c)];
-    for (int r = 1; r < classes_; ++r) {
+    for (int r = 1; r < arrays; ++r) {
       const std::vector<double>& a = acc_[std::size_t(r * 3 + c)];
       for (std::size_t k = 0; k < j.size(); ++k) j[k] += a[k];
     }
@@ -323,19 +463,36 @@ void DomainPic::fold_and_sum_currents() {
 }
 
 void DomainPic::migrate() {
-  const GridGeometry& g = s_.geom;
-  std::vector<std::uint64_t> to_left, to_right;
+  const SlabOwner cols = owner(layout_.starts), rows = row_owner();
+  const bool blocks_y = layout_.ranks_y > 1;
+  // Along x the particles whose block column changed, then along y those whose block row did
+  // (with the x arrivals: a particle that crossed a corner takes two hops).
+  std::vector<std::uint64_t> to_left, to_right, to_down, to_up;
+  auto send_y = [&](int by, std::vector<std::uint64_t>*& dest, const std::string& name) {
+    const int owner = by * layout_.ranks_x + layout_.bx;
+    dest = owner == layout_.up ? &to_up : owner == layout_.down ? &to_down : nullptr;
+    if (!dest)
+      throw_runtime_error("pic: a particle of " + name + " moved from rank " + std::to_string(layout_.rank) + " to rank " +
+                          std::to_string(owner) + ", beyond its neighbours");
+  };
   for (std::size_t k = 0; k < species_.size(); ++k) {
     Species& sp = species_[k];
     std::vector<std::uint64_t>& id = ids_[k];
     std::size_t out = 0;
     for (std::size_t i = 0; i < sp.size(); ++i) {
-      const int owner = owner_column(sp.x[i]);
-      if (owner != layout_.rank) {
-        std::vector<std::uint64_t>* dest = owner == layout_.right ? &to_right : owner == layout_.left ? &to_left : nullptr;
+      const int bx = cols(sp.x[i]);
+      const int by = blocks_y ? rows(sp.y[i]) : layout_.by;
+      std::vector<std::uint64_t>* dest = nullptr;
+      if (bx != layout_.bx) {
+        const int owner = layout_.by * layout_.ranks_x + bx;
+        dest = owner == layout_.right ? &to_right : owner == layout_.left ? &to_left : nullptr;
         if (!dest)
           throw_runtime_error("pic: a particle of " + sp.name + " moved from rank " + std::to_string(layout_.rank) +
                               " to rank " + std::to_string(owner) + ", beyond its neighbours");
+      } else if (by != layout_.by) {
+        send_y(by, dest, sp.name);
+      }
+      if (dest) {
         append_record(*dest, k, id[i], sp, i);
         continue;
       }
@@ -347,10 +504,31 @@ void DomainPic::migrate() {
     sp.resize(out);
     id.resize(out);
   }
-  (void)g;
   std::vector<std::uint64_t> in = shift(to_right, true, kTagMigrate);
   const std::vector<std::uint64_t> in_right = shift(to_left, false, kTagMigrate + 2);
   in.insert(in.end(), in_right.begin(), in_right.end());
+  if (blocks_y) {
+    // The x arrivals in another block row go on.
+    std::vector<std::uint64_t> stay;
+    if (in.size() % kRecord != 0) throw_runtime_error("pic: a particle message of a broken length");
+    for (std::size_t r = 0; r < in.size() / kRecord; ++r) {
+      const std::uint64_t* rec = &in[r * kRecord];
+      if (rec[0] >= species_.size()) throw_runtime_error("pic: a particle message of an unknown species");
+      const int by = rows(from_bits(rec[3]));
+      if (by == layout_.by) {
+        stay.insert(stay.end(), rec, rec + kRecord);
+        continue;
+      }
+      std::vector<std::uint64_t>* dest = nullptr;
+      send_y(by, dest, species_[std::size_t(rec[0])].name);
+      dest->insert(dest->end(), rec, rec + kRecord);
+    }
+    in = std::move(stay);
+    const std::vector<std::uint64_t> in_below = shift(to_up, true, kTagMigrate + 4, true);
+    const std::vector<std::uint64_t> in_above = shift(to_down, false, kTagMigrate + 6, true);
+    in.insert(in.end(), in_below.begin(), in_below.end());
+    in.insert(in.end(), in_above.begin(), in_above.end());
+  }
   if (in.empty()) return;
   for (std::size_t k = 0; k < species_.size(); ++k) merge_by_id(k, in);
 }
@@ -409,6 +587,8 @@ void DomainPic::step() {
   const auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto t0 = clock::now();
   const double comm0 = comm_seconds_;
+  // (the class arrays made at the first step: the GPU slabs' host copy never steps)
+  if (acc_.empty()) acc_.assign(std::size_t(classes_ * classes_) * 3, std::vector<double>(lg_.size(), 0.0));
   for (auto& a : acc_) std::fill(a.begin(), a.end(), 0.0);
   for (std::size_t k = 0; k < species_.size(); ++k) {
     if (species_[k].immobile) continue;
@@ -442,26 +622,29 @@ void DomainPic::step() {
 
 double DomainPic::poynting_flux_x(int i) {
   const GridGeometry& g = s_.geom;
-  const int owner = owner_column(g.x0 + (i + 0.5) * g.dx);
-  double sum = 0;
-  if (owner == layout_.rank) {
+  // The blocks of the column's block column give their rows' terms, gathered in rank order (the
+  // rows in order) and summed as one process sums them.
+  std::vector<double> terms;
+  if (owner(layout_.starts)(g.x0 + (i + 0.5) * g.dx) == layout_.bx) {
     const int il = i - layout_.i0;
     const Fields& f = fields_;
-    for (int j = 0; j < g.ny; ++j) {
+    for (int j = 0; j < lg_.ny; ++j) {
       const double ey = 0.5 * (f.at(kEy, il, j) + f.at(kEy, il + 1, j));
       const double bz = f.at(kBz, il, j);
       const double ez = 0.25 * (f.at(kEz, il, j) + f.at(kEz, il + 1, j) + f.at(kEz, il, j + 1) + f.at(kEz, il + 1, j + 1));
       const double by = 0.5 * (f.at(kBy, il, j) + f.at(kBy, il, j + 1));
-      sum += (ey * bz - ez * by) * g.dy;
+      terms.push_back((ey * bz - ez * by) * g.dy);
     }
   }
-  if (layout_.size > 1) sum = comm_->broadcast_value(sum, owner);
+  const std::vector<double> all = layout_.size > 1 ? comm_->allgatherv(std::span<const double>(terms)) : terms;
+  if (all.size() != std::size_t(g.ny)) throw_runtime_error("pic: the Poynting flux's rows do not cover the grid");
+  double sum = 0;
+  for (double t : all) sum += t;
   return sum;
 }
 
 std::vector<double> DomainPic::column_costs(double cell_cost) const {
-  const GridGeometry& g = s_.geom;
-  std::vector<double> cost(std::size_t(lg_.nx), cell_cost * double(g.ny));
+  std::vector<double> cost(std::size_t(lg_.nx), cell_cost * double(lg_.ny));
   const SlabOwner own = owner(layout_.starts);
   for (const Species& sp : species_) {
     if (sp.immobile) continue;
@@ -472,14 +655,19 @@ std::vector<double> DomainPic::column_costs(double cell_cost) const {
 }
 
 std::vector<int> DomainPic::plan_balance(const std::vector<double>& my_costs, const BalanceSettings& b) {
-  if (layout_.size < 2) return {};
+  if (layout_.ranks_x < 2) return {};
   if (my_costs.size() != std::size_t(lg_.nx)) throw_runtime_error("pic: column costs of another slab width");
-  // (the same numbers on every rank, so the same decision)
-  const std::vector<double> all = comm_->allgatherv(std::span<const double>(my_costs));
-  if (all.size() != std::size_t(s_.geom.nx)) throw_runtime_error("pic: the slabs' column costs do not cover the grid");
+  // (the same numbers on every rank, so the same decision): the blocks' costs in rank order,
+  // summed over the block rows in that order
+  const std::vector<double> gathered = comm_->allgatherv(std::span<const double>(my_costs));
+  const std::size_t nx = std::size_t(s_.geom.nx);
+  if (gathered.size() != nx * std::size_t(layout_.ranks_y)) throw_runtime_error("pic: the slabs' column costs do not cover the grid");
+  std::vector<double> all(gathered.begin(), gathered.begin() + std::ptrdiff_t(nx));
+  for (int by = 1; by < layout_.ranks_y; ++by)
+    for (std::size_t c = 0; c < nx; ++c) all[c] += gathered[std::size_t(by) * nx + c];
   const double now = slab_imbalance(all, layout_.starts);
   if (!(now > 1.0 + b.threshold)) return {};
-  std::vector<int> starts = balanced_starts(all, layout_.size, kMinSlabColumns);
+  std::vector<int> starts = balanced_starts(all, layout_.ranks_x, kMinSlabColumns);
   if (starts == layout_.starts || !(slab_imbalance(all, starts) < now)) return {};
   return starts;
 }
@@ -493,28 +681,31 @@ bool DomainPic::balance(const BalanceSettings& b) {
 
 void DomainPic::redistribute(const std::vector<int>& starts) {
   const GridGeometry& g = s_.geom;
-  const int P = layout_.size, me = layout_.rank;
-  const bool px = s_.field_bc.x == FieldBoundary::periodic;
-  if (int(starts.size()) != P + 1 || starts.back() != g.nx) throw_runtime_error("pic: new slab starts of another grid");
-  for (int r = 0; r < P; ++r)
+  const int P = layout_.size, me = layout_.rank, Px = layout_.ranks_x;
+  const bool px = s_.field_bc.x == FieldBoundary::periodic, py = s_.field_bc.y == FieldBoundary::periodic;
+  if (int(starts.size()) != Px + 1 || starts.back() != g.nx) throw_runtime_error("pic: new slab starts of another grid");
+  for (int r = 0; r < Px; ++r)
     if (starts[std::size_t(r) + 1] - starts[std::size_t(r)] < std::min(kMinSlabColumns, g.nx))
       throw_runtime_error("pic: a new slab narrower than " + std::to_string(kMinSlabColumns) + " columns");
   const SlabLayout old = layout_;
-  const SlabLayout nl = slab_layout(starts, px, me);
+  const SlabLayout nl = block_layout(starts, layout_.rows, px, py, me);
   const GridGeometry olg = lg_;
-  GridGeometry nlg = g;
+  GridGeometry nlg = lg_;
   nlg.nx = nl.i1 - nl.i0;
   nlg.x0 = g.x0 + nl.i0 * g.dx;
-  const int rows = g.rows();
-  // The columns a rank holds: its slab's, and beyond an open global edge the guard columns there
-  // (the first and last ranks keep them: the boundary node nx among them).
+  const int rows = lg_.rows();  // (the block row's, guards included: they move with the columns)
+  // The columns a rank holds: its block's, and beyond an open global edge the guard columns there
+  // (the first and last block columns keep them: the boundary node nx among them).
   auto extent = [&](const SlabLayout& l, int r) {
-    int lo = l.starts[std::size_t(r)], hi = l.starts[std::size_t(r) + 1];
-    if (!px && r == 0) lo = -kGuard;
-    if (!px && r == P - 1) hi = g.nx + kGuard;
+    const int bx = r % Px;
+    int lo = l.starts[std::size_t(bx)], hi = l.starts[std::size_t(bx) + 1];
+    if (!px && bx == 0) lo = -kGuard;
+    if (!px && bx == Px - 1) hi = g.nx + kGuard;
     return std::pair<int, int>{lo, hi};
   };
+  // (only blocks of one block row meet: the rows do not move)
   auto overlap = [&](int from, int to) {
+    if (from / Px != to / Px) return std::pair<int, int>{0, 0};
     const auto [a0, a1] = extent(old, from);
     const auto [b0, b1] = extent(nl, to);
     return std::pair<int, int>{std::max(a0, b0), std::min(a1, b1)};
@@ -532,7 +723,7 @@ void DomainPic::redistribute(const std::vector<int>& starts) {
     out.reserve(arrays.size() * std::size_t(hi - lo) * std::size_t(rows));
     for (const auto* a : arrays)
       for (int gi = lo; gi < hi; ++gi)
-        for (int j = -kGuard; j < g.ny + kGuard; ++j)
+        for (int j = -kGuard; j < lg_.ny + kGuard; ++j)
           out.push_back((*a)[std::size_t(j + kGuard) * olg.stride() + std::size_t(gi - old.i0 + kGuard)]);
     return out;
   };
@@ -543,7 +734,7 @@ void DomainPic::redistribute(const std::vector<int>& starts) {
     std::size_t k = 0;
     for (auto& a : fresh)
       for (int gi = lo; gi < hi; ++gi)
-        for (int j = -kGuard; j < g.ny + kGuard; ++j)
+        for (int j = -kGuard; j < lg_.ny + kGuard; ++j)
           a[std::size_t(j + kGuard) * nlg.stride() + std::size_t(gi - nl.i0 + kGuard)] = in[k++];
   };
   // Particles by their new owner (records as migrate()'s).
@@ -552,7 +743,7 @@ void DomainPic::redistribute(const std::vector<int>& starts) {
   for (std::size_t k = 0; k < species_.size(); ++k) {
     const Species& sp = species_[k];
     for (std::size_t p = 0; p < sp.size(); ++p)
-      append_record(out_particles[std::size_t(new_owner(sp.x[p]))], k, ids_[k][p], sp, p);
+      append_record(out_particles[std::size_t(layout_.by * Px + new_owner(sp.x[p]))], k, ids_[k][p], sp, p);
   }
   std::vector<std::uint64_t> mine;
   // Pairwise rounds: in round k rank r pairs with (k - r) mod P (a pairing, the same both ways);
@@ -602,7 +793,7 @@ void DomainPic::redistribute(const std::vector<int>& starts) {
     if (!fields_.psi[c].empty()) nf.psi[c] = std::move(fresh[a++]);
   fields_ = std::move(nf);
   configure_solver();
-  acc_.assign(std::size_t(classes_) * 3, std::vector<double>(lg_.size(), 0.0));
+  acc_.clear();
   for (std::size_t k = 0; k < species_.size(); ++k) {
     species_[k].resize(0);
     ids_[k].clear();
@@ -629,25 +820,42 @@ std::vector<T> DomainPic::collect(const std::vector<T>& mine, int root) {
   return all;
 }
 
+std::array<int, 4> DomainPic::gathered_extent(int r) const {
+  const GridGeometry& g = s_.geom;
+  const bool px = s_.field_bc.x == FieldBoundary::periodic;
+  const SlabLayout& l = layout_;
+  const int bx = r % l.ranks_x, by = r / l.ranks_x;
+  // Its cells; the last block column on an open x axis also owns the boundary node nx; the
+  // first and last block rows keep the guard rows beyond the y edges (one process's values).
+  const int c0 = l.starts[std::size_t(bx)], c1 = l.starts[std::size_t(bx) + 1] + (bx == l.ranks_x - 1 && !px ? 1 : 0);
+  const int r0 = by == 0 ? -kGuard : l.rows[std::size_t(by)];
+  const int r1 = by == l.ranks_y - 1 ? g.ny + kGuard : l.rows[std::size_t(by) + 1];
+  return {c0, c1, r0, r1};
+}
+
 void DomainPic::gather(PicSimulation& global, int root) {
   const bool here = root < 0 || layout_.rank == root;
   const GridGeometry& g = s_.geom;
   const bool px = s_.field_bc.x == FieldBoundary::periodic;
-  const int nxl = lg_.nx, rows = g.rows();
-  // The slab's own columns (the last rank on an open axis also owns the boundary node nx).
-  const int own = nxl + (layout_.right < 0 && !px ? 1 : 0);
+  const std::array<int, 4> me = gathered_extent(layout_.rank);
   auto gather_array = [&](const std::vector<double>& local, std::vector<double>& to) {
     std::vector<double> mine;
-    mine.reserve(std::size_t(own) * std::size_t(rows));
-    for (int il = 0; il < own; ++il)
-      for (int j = -kGuard; j < g.ny + kGuard; ++j) mine.push_back(local[std::size_t(j + kGuard) * lg_.stride() + std::size_t(il + kGuard)]);
+    mine.reserve(std::size_t(me[1] - me[0]) * std::size_t(me[3] - me[2]));
+    for (int gi = me[0]; gi < me[1]; ++gi)
+      for (int gj = me[2]; gj < me[3]; ++gj)
+        mine.push_back(local[std::size_t(gj - layout_.j0 + kGuard) * lg_.stride() + std::size_t(gi - layout_.i0 + kGuard)]);
     const std::vector<double> all = collect(mine, root);
     if (!here) return;
     to.assign(g.size(), 0.0);
-    const std::size_t columns = all.size() / std::size_t(rows);
-    for (std::size_t gi = 0; gi < columns; ++gi)
-      for (int j = -kGuard; j < g.ny + kGuard; ++j)
-        to[std::size_t(j + kGuard) * g.stride() + gi + kGuard] = all[gi * std::size_t(rows) + std::size_t(j + kGuard)];
+    std::size_t k = 0;
+    for (int r = 0; r < layout_.size; ++r) {
+      const std::array<int, 4> e = gathered_extent(r);
+      if (all.size() - k < std::size_t(e[1] - e[0]) * std::size_t(e[3] - e[2]))
+        throw_runtime_error("pic: the gathered fields do not cover the grid");
+      for (int gi = e[0]; gi < e[1]; ++gi)
+        for (int gj = e[2]; gj < e[3]; ++gj) to[std::size_t(gj + kGuard) * g.stride() + std::size_t(gi + kGuard)] = all[k++];
+    }
+    if (k != all.size()) throw_runtime_error("pic: the gathered fields do not cover the grid");
     if (px) copy_periodic_guards(FieldView{to.data(), g.stride()}, g.nx, g.ny, true, false);
   };
   Fields& gf = global.fields();

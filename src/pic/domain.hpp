@@ -1,23 +1,30 @@
 #pragma once
-// A PIC run over several processes (docs/pic.md, "Several processes"): the grid is cut into slabs
-// of whole cell columns along x, one per rank (comm::block_of(nx, P, rank)); each rank holds the
-// fields of its slab with kGuard guard columns a side and the particles whose cell is in its slab.
+// A PIC run over several processes (docs/pic.md, "Several processes"): the grid is cut into
+// blocks of whole cells, ranks_x along x times ranks_y along y (slabs of whole cell columns when
+// ranks_y = 1), one per rank (rank = block row x ranks_x + block column); each rank holds the
+// fields of its block with kGuard guard cells a side and the particles whose cell is in it.
 // One step on every rank:
 //   1. push and deposit its particles (the same advance_particle as one process), the current
-//      into one of M arrays chosen by the particle's cell column modulo M (M = 4 for CIC, 6 for
-//      TSC: the number of columns a particle's Esirkepov stencil reaches), so every value of an
-//      array at a node comes from one cell column, which one rank owns;
-//   2. fold each array's guards: y as one process does, then the x guard columns are sent to the
-//      neighbour and added into its columns (a sum, not a copy); then J = A_0 + A_1 + ... + A_{M-1}
-//      node by node in that order;
-//   3. the field update on the slab's own points, the E and B guard columns exchanged with the
-//      neighbours after each of its three parts (MaxwellSolver::fill_guards);
-//   4. particles whose cell left the slab go to the neighbour that owns it, and every rank keeps
-//      its particles sorted by their stable id (the index in the loaded order).
-// Bit-identical results on any number of ranks: a node's value in an array is a sum over the
-// particles of one column in id order (the same order on any decomposition), plus at most the
-// periodic images added pairwise as one process adds them; the arrays are added in a fixed order.
-// The single-process run with solver.deposit = "deterministic" uses this same class with one rank.
+//      into one of M x M arrays chosen by the particle's cell column modulo M and cell row modulo
+//      M (M = 4 for CIC, 6 for TSC: the number of cells a particle's Esirkepov stencil reaches
+//      along an axis), so every value of an array at a node comes from one cell, which one rank
+//      owns;
+//   2. fold each array's guards: the y guard rows first (over every column, the x guards
+//      included: as one process folds them, or sent to the neighbour below or above and added
+//      into its rows), then the x guard columns (over every row, to the left or right
+//      neighbour, added: a sum, not a copy); then J = A_0 + A_1 + ... node by node in that order;
+//   3. the field update on the block's own points, the E and B guards exchanged with the
+//      neighbours after each of its three parts (MaxwellSolver::fill_guards: x, then y over
+//      every column, so the corners come from the diagonal neighbour);
+//   4. particles whose cell left the block go to the neighbour that owns it (along x, then
+//      along y with the arrivals: a corner crossing takes two hops), and every rank keeps its
+//      particles sorted by their stable id (the index in the loaded order).
+// Bit-identical results on any number and shape of blocks: a node's value in an array is a sum
+// over the particles of one cell in id order (the same order on any decomposition), plus at most
+// the periodic images added as one process adds them (y, then x); the arrays are added in a fixed
+// order. The single-process run with solver.deposit = "deterministic" uses this same class with
+// one rank.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -32,34 +39,53 @@ namespace nbody::pic {
 
 struct SlabLayout {
   int rank = 0, size = 1;
-  int i0 = 0, i1 = 0;         // the slab's cell columns [i0, i1)
-  int left = -1, right = -1;  // the neighbours' ranks (-1: a global open edge; itself never for size > 1)
-  std::vector<int> starts;    // every slab's first column, and nx last (size + 1 values)
+  int i0 = 0, i1 = 0;         // the block's cell columns [i0, i1)
+  int left = -1, right = -1;  // the neighbours' ranks (-1: a global open edge; itself never for ranks_x > 1)
+  std::vector<int> starts;    // every block column's first column, and nx last (ranks_x + 1 values)
+  // Along y (one block row, rows = {} and j0 = j1 = 0, unless made by block_layout):
+  int ranks_x = 1, ranks_y = 1;  // size = ranks_x * ranks_y
+  int bx = 0, by = 0;            // the block's column and row: rank = by * ranks_x + bx
+  int j0 = 0, j1 = 0;            // the block's cell rows [j0, j1)
+  int down = -1, up = -1;        // the neighbours' ranks along y
+  std::vector<int> rows;         // every block row's first row, and ny last (ranks_y + 1 values)
 };
 // The even split (comm::block_of), or the slabs starting at `starts` (size + 1 ascending values,
-// 0 first and nx last).
+// 0 first and nx last): one block row (the rows are the caller's).
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank);
 SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank);
+// Blocks: columns cut at `starts` (ranks_x + 1 values), rows at `rows` (ranks_y + 1 values).
+SlabLayout block_layout(const std::vector<int>& starts, const std::vector<int>& rows, bool periodic_x, bool periodic_y,
+                        int rank);
+// The even split of an nx x ny grid over `size` ranks in ranks_y block rows.
+SlabLayout block_layout(int nx, int ny, bool periodic_x, bool periodic_y, int size, int ranks_y, int rank);
 
 // (BalanceSettings, balanced_starts, slab_imbalance: pic/balance.hpp)
-// One step along the chain (or ring) of slabs: `out` to the right (or left) neighbour, what the
-// left (or right) one sent back (blocking: the chain's first rank sends first, every other
-// receives first, so no two ranks wait on each other). Messages tagged tag (length) and tag + 1.
-// T: double or std::uint64_t.
+// One step along a chain (or ring) of ranks, `pos` of n in it: `out` to the next (forward) or
+// previous rank, what the other side sent (blocking: the chain's first rank sends first, every
+// other receives first, so no two ranks wait on each other). Messages tagged tag (length) and
+// tag + 1. T: double or std::uint64_t.
+template <class T>
+std::vector<T> chain_shift(comm::Communicator& comm, int pos, int n, int prev, int next, const std::vector<T>& out,
+                           bool forward, int tag);
+// Along the block row: to the right (or left) neighbour, what the left (or right) one sent.
 template <class T>
 std::vector<T> slab_shift(comm::Communicator& comm, const SlabLayout& l, const std::vector<T>& out, bool to_right,
-                          int tag);
-// The smallest slab (2 kGuard columns, so that guard sums reach one neighbour only).
+                          int tag) {
+  return chain_shift(comm, l.bx, l.ranks_x, l.left, l.right, out, to_right, tag);
+}
+// The smallest slab (2 kGuard columns, so that guard sums reach one neighbour only); blocks
+// have at least as many rows.
 inline constexpr int kMinSlabColumns = 2 * kGuard;
-// The number of current arrays of the deterministic deposition for a shape.
+// The number of cells along an axis whose stencils reach a node (the deterministic deposition
+// keeps deposit_classes^2 x 3 current arrays on the CPU; the GPU slabs keep deposit_classes x 3).
 inline constexpr int deposit_classes(ShapeOrder s) { return s == ShapeOrder::tsc ? 6 : 4; }
 
 class DomainPic {
  public:
-  // Keeps this rank's slab of `global` (the same state on every rank: built from the
-  // configuration, or read from a checkpoint); particle ids from global.particle_ids() when it
-  // has them, else the index. Collective.
-  DomainPic(const PicSimulation& global, comm::Communicator& comm);
+  // Keeps this rank's block of `global` (the same state on every rank: built from the
+  // configuration, or read from a checkpoint) in ranks_y block rows (comm.size() a multiple of
+  // it); particle ids from global.particle_ids() when it has them, else the index. Collective.
+  DomainPic(const PicSimulation& global, comm::Communicator& comm, int ranks_y = 1);
 
   // One step (collective).
   void step();
@@ -78,7 +104,9 @@ class DomainPic {
   // Load balance (BalanceSettings): balance() = plan_balance(column_costs()) and, when that
   // asks for it, redistribute(). Collective; returns whether the slabs changed.
   bool balance(const BalanceSettings& b);
-  // This slab's columns' costs (mobile particles + cell_cost x rows), column i0 first.
+  // This block's columns' costs (mobile particles + cell_cost x the block's rows), column i0
+  // first. The balance moves the block columns' starts (every block row alike): the costs are
+  // summed over the block rows.
   [[nodiscard]] std::vector<double> column_costs(double cell_cost) const;
   // Every rank's costs gathered (collective); new starts when the imbalance exceeds
   // 1 + threshold and the new split is more even, else an empty vector (the same on every rank).
@@ -119,25 +147,34 @@ class DomainPic {
   void migrate();
   template <class T>
   std::vector<T> collect(const std::vector<T>& mine, int root);
+  void exchange_field_guards_y(Fields& f);
+  // Along x (to the right, or left) or, with along_y, along y (up, or down).
   template <class T>
-  std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag) {
+  std::vector<T> shift(const std::vector<T>& out, bool forward, int tag, bool along_y = false) {
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<T> in = slab_shift(*comm_, layout_, out, to_right, tag);
+    const SlabLayout& l = layout_;
+    std::vector<T> in = along_y ? chain_shift(*comm_, l.by, l.ranks_y, l.down, l.up, out, forward, tag)
+                                : chain_shift(*comm_, l.bx, l.ranks_x, l.left, l.right, out, forward, tag);
     comm_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return in;
   }
-  [[nodiscard]] int owner_column(double x) const;
+  // The rank owning a position's cell: its block column and block row.
+  [[nodiscard]] int owner_rank(double x, double y) const;
+  [[nodiscard]] SlabOwner row_owner() const;
+  // The gathered extent of rank r's block in global cells: [c0, c1) x [r0, r1) (its own cells,
+  // and the guards beyond the global edges as one process keeps them).
+  [[nodiscard]] std::array<int, 4> gathered_extent(int r) const;
 
   PicSettings s_;  // the global settings
   comm::Communicator* comm_;
   SlabLayout layout_;
-  GridGeometry lg_;  // the slab's geometry (nx = i1 - i0)
+  GridGeometry lg_;  // the block's geometry (nx = i1 - i0, ny = j1 - j0; y0 the whole grid's)
   Fields fields_;
   MaxwellSolver solver_;
   std::vector<Species> species_;
   std::vector<std::vector<std::uint64_t>> ids_;
-  int classes_ = 4;
-  std::vector<std::vector<double>> acc_;  // [class * 3 + component]
+  int classes_ = 4;                       // M (per axis)
+  std::vector<std::vector<double>> acc_;  // [class * 3 + component], class = (column mod M) * M + row mod M
   double t_ = 0;
   std::int64_t step_ = 0;
   int rebalances_ = 0;

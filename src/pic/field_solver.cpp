@@ -65,12 +65,8 @@ namespace {
 struct Range {
   int lo, hi;
 };
-Range span(FieldBoundary b, int n, bool half) {
-  if (b == FieldBoundary::periodic) return {0, n - 1};
-  return {0, half ? n - 1 : n};
-}
-// Along x on a slab: a cut high side ends like a periodic axis (the next point is the neighbour's).
-Range span_x(FieldBoundary b, bool open_hi, int n, bool half) {
+// On a block: a cut high side ends like a periodic axis (the next point is the neighbour's).
+Range span(FieldBoundary b, bool open_hi, int n, bool half) {
   if (b == FieldBoundary::periodic || !open_hi) return {0, n - 1};
   return {0, half ? n - 1 : n};
 }
@@ -102,15 +98,15 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   const FieldView ex = f.view(kEx), ey = f.view(kEy), ez = f.view(kEz);
   const FieldView bx = f.view(kBx), by = f.view(kBy), bz = f.view(kBz);
   const double cx = dt / g_.dx, cy = dt / g_.dy;
-  const bool py = bc_.y == FieldBoundary::periodic;
   const bool free_lo = !open_lo(), free_hi = !open_hi();  // neighbour values beyond the side
+  const bool free_y_lo = !open_y_lo(), free_y_hi = !open_y_hi();
   const int ioff = slab_.i_offset;
   // The smoothing needs the transverse neighbours: inside an open axis, or anywhere on a periodic
   // one (guards filled); on an open boundary row the Yee stencil is used.
   const StencilCoefficients sc{c_.alpha_x, c_.beta_xy, c_.alpha_y, c_.beta_yx};
   // Bx (i, j+1/2) -= dt d*_y Ez
   {
-    const Range ri = span_x(bc_.x, open_hi(), g_.nx, false), rj = span(bc_.y, g_.ny, true);
+    const Range ri = span(bc_.x, open_hi(), g_.nx, false), rj = span(bc_.y, open_y_hi(), g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) {
         const bool smooth = (free_lo || i > 0) && (free_hi || i < g_.nx);
@@ -124,9 +120,9 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   double* psi_bz = pml_.cells > 0 ? f.psi[kPsiBz].data() : nullptr;
   // By (i+1/2, j) += dt d*_x Ez
   {
-    const Range ri = span_x(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, g_.ny, false);
+    const Range ri = span(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, open_y_hi(), g_.ny, false);
     for (int j = rj.lo; j <= rj.hi; ++j) {
-      const bool smooth = py || (j > 0 && j < g_.ny);
+      const bool smooth = (free_y_lo || j > 0) && (free_y_hi || j < g_.ny);
       for (int i = ri.lo; i <= ri.hi; ++i) {
         double d = curl_dx(ez, i, j, smooth, sc);
         if (psi_by) d = pml_derivative(d, psi_by[by.index(i, j)], pml_.sigma(i + ioff + 0.5), 2 * dt, pml_update);
@@ -136,9 +132,9 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   }
   // Bz (i+1/2, j+1/2) -= dt (d*_x Ey - d*_y Ex)
   {
-    const Range ri = span_x(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, g_.ny, true);
+    const Range ri = span(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, open_y_hi(), g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j) {
-      const bool smooth_x = py || (j > 0 && j < g_.ny - 1);
+      const bool smooth_x = (free_y_lo || j > 0) && (free_y_hi || j < g_.ny - 1);
       for (int i = ri.lo; i <= ri.hi; ++i) {
         const bool smooth_y = (free_lo || i > 0) && (free_hi || i < g_.nx - 1);
         double d = curl_dx(ey, i, j, smooth_x, sc);
@@ -155,7 +151,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   const FieldView bx = f.view(kBx), by = f.view(kBy), bz = f.view(kBz);
   const FieldView jx = f.view(kJx), jy = f.view(kJy), jz = f.view(kJz);
   const double cx = dt / g_.dx, cy = dt / g_.dy;
-  const bool ox_lo = open_lo(), ox_hi = open_hi(), oy = bc_.y == FieldBoundary::open;
+  const bool ox_lo = open_lo(), ox_hi = open_hi(), oy_lo = open_y_lo(), oy_hi = open_y_hi();
   const int ioff = slab_.i_offset;
   // The boundary values before the update, for Mur's condition.
   const int nx = g_.nx, ny = g_.ny;
@@ -171,7 +167,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
           xr[c][p][j] = xcomp[c](nx - p, j);
         }
       }
-  if (oy)
+  if (oy_lo || oy_hi)
     for (int c = 0; c < 2; ++c)
       for (int p = 0; p < 2; ++p) {
         yl[c][p].resize(nx + 1);
@@ -183,8 +179,8 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
       }
   // Ex (i+1/2, j) += dt (d_y Bz - Jx)
   {
-    const Range ri = span_x(bc_.x, ox_hi, nx, true), rj = span(bc_.y, ny, false);
-    for (int j = rj.lo + oy; j <= rj.hi - oy; ++j)
+    const Range ri = span(bc_.x, ox_hi, nx, true), rj = span(bc_.y, oy_hi, ny, false);
+    for (int j = rj.lo + oy_lo; j <= rj.hi - oy_hi; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) ex(i, j) += cy * (bz(i, j) - bz(i, j - 1)) - dt * jx(i, j);
   }
   if (pml_.cells > 0)
@@ -194,7 +190,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   double* psi_ez = pml_.cells > 0 ? f.psi[kPsiEz].data() : nullptr;
   // Ey (i, j+1/2) += dt (-d_x Bz - Jy)
   {
-    const Range ri = span_x(bc_.x, ox_hi, nx, false), rj = span(bc_.y, ny, true);
+    const Range ri = span(bc_.x, ox_hi, nx, false), rj = span(bc_.y, oy_hi, ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
       for (int i = ri.lo + ox_lo; i <= ri.hi - ox_hi; ++i) {
         double d = bz(i, j) - bz(i - 1, j);
@@ -204,8 +200,8 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   }
   // Ez (i, j) += dt (d_x By - d_y Bx - Jz)
   {
-    const Range ri = span_x(bc_.x, ox_hi, nx, false), rj = span(bc_.y, ny, false);
-    for (int j = rj.lo + oy; j <= rj.hi - oy; ++j)
+    const Range ri = span(bc_.x, ox_hi, nx, false), rj = span(bc_.y, oy_hi, ny, false);
+    for (int j = rj.lo + oy_lo; j <= rj.hi - oy_hi; ++j)
       for (int i = ri.lo + ox_lo; i <= ri.hi - ox_hi; ++i) {
         double d = by(i, j) - by(i - 1, j);
         if (psi_ez) d = pml_derivative(d, psi_ez[ez.index(i, j)], pml_.sigma(i + ioff), dt, true);
@@ -222,7 +218,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
       for (int j = 0; j <= jmax; ++j) {
         double inc0_old = 0, inc1_old = 0, inc0_new = 0, inc1_new = 0;
         if (incident) {
-          const double y = g_.y0 + (j + (c == 0 ? 0.5 : 0.0)) * g_.dy;
+          const double y = g_.y0 + (j + slab_.j_offset + (c == 0 ? 0.5 : 0.0)) * g_.dy;
           double a, b;
           (*incident)(g_.x0, y, t, a, b);
           inc0_old = c == 0 ? a : b;
@@ -239,14 +235,14 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
       }
     }
   }
-  if (oy) {
+  if (oy_lo || oy_hi) {
     const double k = (dt - g_.dy) / (dt + g_.dy);
     for (int c = 0; c < 2; ++c) {
       const int imax = c == 0 ? nx - 1 : nx;
       for (int i = 0; i <= imax; ++i) {
         const FieldView e = ycomp[c];
-        e(i, 0) = mur_value(e(i, 1), yl[c][0][i], yl[c][1][i], k, 0, 0, 0, 0);
-        e(i, ny) = mur_value(e(i, ny - 1), yr[c][0][i], yr[c][1][i], k, 0, 0, 0, 0);
+        if (oy_lo) e(i, 0) = mur_value(e(i, 1), yl[c][0][i], yl[c][1][i], k, 0, 0, 0, 0);
+        if (oy_hi) e(i, ny) = mur_value(e(i, ny - 1), yr[c][0][i], yr[c][1][i], k, 0, 0, 0, 0);
       }
     }
   }
@@ -255,11 +251,11 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
 
 void MaxwellSolver::fill_guards(Fields& f) const {
   const int nx = g_.nx, ny = g_.ny;
-  if (slab_.exchange) slab_.exchange(f);  // the x guards at cuts (before the y copies: corners)
-  for (int c = kEx; c <= kBz; ++c) {
-    const FieldView v = f.view(c);
-    copy_periodic_guards(v, nx, ny, periodic_copy_x(), bc_.y == FieldBoundary::periodic);
-  }
+  // x first (exchanged at cuts, else the periodic copies), then y over every column: corners.
+  if (slab_.exchange) slab_.exchange(f);
+  for (int c = kEx; c <= kBz; ++c) copy_periodic_guards(f.view(c), nx, ny, periodic_copy_x(), false);
+  if (slab_.exchange_y) slab_.exchange_y(f);
+  for (int c = kEx; c <= kBz; ++c) copy_periodic_guards(f.view(c), nx, ny, false, periodic_copy_y());
 }
 
 void MaxwellSolver::fold_sources(Fields& f, int first, int last) const {

@@ -48,14 +48,19 @@ double max_stable_dt_plasma(SolverKind kind, double dx, double dy, double omega_
 // Returns a negative value where the scheme is unstable for that wave (|sin(omega dt/2)| > 1).
 double discrete_omega(SolverKind kind, double dx, double dy, double dt, double kx, double ky);
 
-// A rank's slab of the grid (pic/domain.hpp): a side that is a cut between ranks has its guard
-// columns from the neighbour (`exchange`, called by fill_guards before the periodic copies) and is
-// updated like an interior column; Mur's condition and the laser act only on the global edges.
+// A rank's block of the grid (pic/domain.hpp): a side that is a cut between ranks has its guard
+// cells from the neighbour and is updated like an interior point; Mur's condition and the laser
+// act only on the global edges. fill_guards: `exchange` (the x guards at x cuts), the periodic x
+// copies, then `exchange_y` (the y guards at y cuts, every column: the corners), the periodic y
+// copies.
 struct SlabSides {
-  bool cut_lo = false, cut_hi = false;
+  bool cut_lo = false, cut_hi = false;      // along x
+  bool cut_y_lo = false, cut_y_hi = false;  // along y
   int i_offset = 0;   // the global x index of the local column 0 (the PML's depth)
+  int j_offset = 0;   // the global y index of the local row 0 (the laser's y; the geometry's y0 is the whole grid's)
   int global_nx = 0;  // the whole grid's nx (the PML's right layer)
-  std::function<void(Fields&)> exchange;  // fills the x guards of E and B from the neighbours
+  std::function<void(Fields&)> exchange;    // fills the x guards of E and B from the neighbours
+  std::function<void(Fields&)> exchange_y;  // fills the y guards of E and B from the neighbours
 };
 
 // Copies periodic images into the guard cells of one array (x first, then y over the full x
@@ -93,6 +98,12 @@ class MaxwellSolver {
   [[nodiscard]] bool open_lo() const { return bc_.x == FieldBoundary::open && !slab_.cut_lo; }
   [[nodiscard]] bool open_hi() const { return bc_.x == FieldBoundary::open && !slab_.cut_hi; }
   [[nodiscard]] bool periodic_copy_x() const { return bc_.x == FieldBoundary::periodic && !slab_.cut_lo && !slab_.cut_hi; }
+  // The y sides, as the x ones.
+  [[nodiscard]] bool open_y_lo() const { return bc_.y == FieldBoundary::open && !slab_.cut_y_lo; }
+  [[nodiscard]] bool open_y_hi() const { return bc_.y == FieldBoundary::open && !slab_.cut_y_hi; }
+  [[nodiscard]] bool periodic_copy_y() const {
+    return bc_.y == FieldBoundary::periodic && !slab_.cut_y_lo && !slab_.cut_y_hi;
+  }
 };
 
 PmlLayer make_pml(const GridGeometry& g, const FieldBoundaries& bc, bool laser_left);

@@ -183,7 +183,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   std::unique_ptr<DomainPic> dom;
   std::int64_t gathered_at = -1;
   if (slabs) {
-    dom = std::make_unique<DomainPic>(sim, comm);
+    dom = std::make_unique<DomainPic>(sim, comm, comm.size() > 1 ? c.ranks_y : 1);
     // Each rank keeps its slab's particles only; rank 0 gathers the whole state when needed.
     if (!writer)
       for (Species& s : sim.species()) {

@@ -4,11 +4,12 @@
 #   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 (and 3
 #              with the load balance) write the same diagnostics.csv, checkpoint.bin, units.json,
 #              profile/spectrum/phase CSV files and PNG images (openPMD files hold HDF5 time
-#              stamps and are left out)
+#              stamps and are left out); on the CPU also 1 x 2 and 2 x 2 blocks (parallel.ranks_y)
 #   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
 #              outputs and images of the uninterrupted single-process run
-#   refusals   a GPU run with a deposition that does not run over slabs (or without a device), or
-#              a too narrow grid under mpirun: one line, exit status 2
+#   refusals   a GPU run with a deposition that does not run over slabs (or without a device), a
+#              too narrow grid, block rows that do not divide the ranks or a grid too short for
+#              them under mpirun: one line, exit status 2
 # NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU slabs (every run, the single process's too).
 set -euo pipefail
 check=$1 nbody=$2 mpirun=$3 work=$4
@@ -96,6 +97,18 @@ same_bits)
     --set balance.threshold=0 --out "$work/np3b" > "$work/np3b.stdout"
   grep -q "load balance moved the slab boundaries" "$work/np3b.stdout" || { echo "FAIL: no rebalance"; cat "$work/np3b.stdout"; exit 1; }
   compare_dirs "$work/single" "$work/np3b" '^timings.json$'
+  # 2D blocks (CPU): 1 x 2 and 2 x 2 blocks (with the load balance along x) of a taller grid.
+  if [ ${#device[@]} -eq 0 ]; then
+    "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --out "$work/tall" > /dev/null
+    mpi 2 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --out "$work/np2y" \
+      > "$work/np2y.stdout"
+    grep -q "1 x 2 blocks" "$work/np2y.stdout" || { echo "FAIL: no blocks"; cat "$work/np2y.stdout"; exit 1; }
+    compare_dirs "$work/tall" "$work/np2y" '^timings.json$'
+    mpi 4 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --set balance.every=10 \
+      --set balance.threshold=0 --out "$work/np4yb" > "$work/np4yb.stdout"
+    grep -q "load balance moved the slab boundaries" "$work/np4yb.stdout" || { echo "FAIL: no rebalance"; cat "$work/np4yb.stdout"; exit 1; }
+    compare_dirs "$work/tall" "$work/np4yb" '^timings.json$'
+  fi
   ;;
 restart)
   "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/whole" > /dev/null
@@ -107,7 +120,8 @@ restart)
   compare_dirs "$work/whole" "$work/two_three" '^(diagnostics.csv|timings.json)$'
   ;;
 refusals)
-  for bad in "--set solver.device=cuda --set solver.deposit=tiled" "--set grid.nx=20"; do
+  for bad in "--set solver.device=cuda --set solver.deposit=tiled" "--set grid.nx=20" "--set parallel.ranks_y=2" \
+    "--set parallel.ranks_y=3"; do
     set +e
     # shellcheck disable=SC2086
     mpi 3 "$nbody" pic run --config "$work/hb.toml" $bad --out "$work/refused" > "$work/refused.out" 2> "$work/refused.err"
@@ -116,7 +130,8 @@ refusals)
     cat "$work/refused.err"
     [ "$status" -eq 2 ] || { echo "FAIL: exit status $status for $bad (expected 2)"; exit 1; }
     [ ! -e "$work/refused" ] || { echo "FAIL: $bad wrote $work/refused"; exit 1; }
-    grep -q "over several processes\|too small for 3 processes" "$work/refused.err" || { echo "FAIL: no clear message"; exit 1; }
+    grep -q "over several processes\|too small for 3 processes\|does not divide the 3 processes\|too small for parallel.ranks_y = 3" \
+      "$work/refused.err" || { echo "FAIL: no clear message"; exit 1; }
     [ "$(grep -c '^nbody: error' "$work/refused.err")" = 1 ] || { echo "FAIL: not one line from the program"; exit 1; }
   done
   echo "refused with exit status 2"

@@ -1,7 +1,7 @@
-// The PIC run split into slabs over the MPI ranks (pic/domain.hpp), under mpirun -np 1, 2 and 3:
-// the same bits as one process (fields with their guards, particles sorted by id), particles
-// conserved across migration, Gauss's law kept across the slab boundaries, a checkpoint of the
-// gathered state resumed on fewer ranks with the bits of the uninterrupted run.
+// The PIC run split into slabs or 2D blocks over the MPI ranks (pic/domain.hpp), under mpirun
+// -np 1, 2, 3 and 4: the same bits as one process (fields with their guards, particles sorted by
+// id), particles conserved across migration, Gauss's law kept across the cuts, a checkpoint of
+// the gathered state resumed on fewer ranks with the bits of the uninterrupted run.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -318,7 +318,9 @@ TEST(PicSlabsBalance, MovingTargetKeepsTheBitsAndEvensTheLoad) {
   if (world().size() > 1) {
     EXPECT_GT(d.rebalances(), 1) << "the boundaries follow the target";
     EXPECT_LT(now, before) << "more even than the even split";
-    EXPECT_LT(now, 1.35);
+    // (64 columns: on 4 ranks a slab of the dense target holds few, heavy columns, and whole
+    // columns cannot split it finer)
+    EXPECT_LT(now, world().size() <= 3 ? 1.35 : 1.5);
   } else {
     EXPECT_EQ(d.rebalances(), 0);
   }
@@ -355,6 +357,130 @@ TEST(PicSlabsBalance, RedistributeToAnyLayoutKeepsTheState) {
   }
 }
 
+// The block layout: ranks row by row, neighbours along x within the block row and along y
+// within the block column, wrapped on periodic axes.
+TEST(PicBlocks, LayoutNeighboursAndCuts) {
+  const SlabLayout l = block_layout(40, 30, true, false, 6, 3, 4);  // 2 x 3 blocks, rank 4: bx 0, by 2
+  EXPECT_EQ(l.ranks_x, 2);
+  EXPECT_EQ(l.ranks_y, 3);
+  EXPECT_EQ(l.bx, 0);
+  EXPECT_EQ(l.by, 2);
+  EXPECT_EQ(l.i0, 0);
+  EXPECT_EQ(l.i1, 20);
+  EXPECT_EQ(l.j0, 20);
+  EXPECT_EQ(l.j1, 30);
+  EXPECT_EQ(l.left, 5);  // periodic x: the block row's other block
+  EXPECT_EQ(l.right, 5);
+  EXPECT_EQ(l.down, 2);
+  EXPECT_EQ(l.up, -1);  // open y: the global edge
+  const SlabLayout p = block_layout(40, 30, false, true, 6, 3, 1);  // bx 1, by 0
+  EXPECT_EQ(p.left, 0);
+  EXPECT_EQ(p.right, -1);
+  EXPECT_EQ(p.down, 5);  // periodic y: the top block row
+  EXPECT_EQ(p.up, 3);
+  const SlabLayout one = block_layout(40, 30, true, true, 3, 1, 2);  // slabs: one block row
+  EXPECT_EQ(one.j0, 0);
+  EXPECT_EQ(one.j1, 30);
+  EXPECT_EQ(one.down, -1);
+  EXPECT_EQ(one.up, -1);
+  EXPECT_EQ(one.left, 1);
+  EXPECT_EQ(one.right, 0);
+  EXPECT_THROW((void)block_layout(40, 30, true, true, 6, 4, 0), Error);
+}
+
+// Every way to cut the grid into blocks on this many ranks (ranks_y = each divisor > 1 of the
+// rank count): the bits of one process, every particle once, Gauss's law across the cuts, and
+// particles that crossed the y cuts.
+class PicBlocks : public testing::TestWithParam<Case> {};
+
+TEST_P(PicBlocks, SameBitsAsOneProcessOnEveryBlockShape) {
+  const int P = world().size();
+  if (P < 2) GTEST_SKIP() << "needs several ranks";
+  const Case& tc = GetParam();
+  for (int ranks_y = 2; ranks_y <= P; ++ranks_y) {
+    if (P % ranks_y != 0) continue;
+    std::vector<std::string> o = tc.overrides;
+    o.push_back("grid.ny=" + std::to_string(8 * ranks_y + 3));  // (uneven rows)
+    const PicConfig c = config(tc.toml, o);
+    const int steps = int(pic_steps(c));
+    PicSimulation sim = build_pic_simulation(c);
+    double scale = 0;
+    for (int k = 0; k < int(sim.species().size()); ++k) {
+      sim.compute_rho(k);
+      scale = std::max(scale, sim.rho_abs_max());
+    }
+    sim.compute_rho();
+    const std::vector<double> initial = sim.gauss_residual_field();
+    std::size_t loaded = 0;
+    for (const Species& s : sim.species()) loaded += s.size();
+    DomainPic d(sim, world(), ranks_y);
+    EXPECT_EQ(d.layout().ranks_x * d.layout().ranks_y, P);
+    const auto ids_at_start = d.ids();
+    const SlabLayout& l = d.layout();
+    for (int k = 0; k < steps; ++k) d.step();
+    // Arrivals from another block row: ids here now that were in a block of another row.
+    std::size_t crossed = 0;
+    for (std::size_t k = 0; k < ids_at_start.size(); ++k)
+      for (std::uint64_t id : d.ids()[k]) crossed += !std::binary_search(ids_at_start[k].begin(), ids_at_start[k].end(), id);
+    d.gather(sim);
+    expect_same_bits(sim, run_alone(c, steps));
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < sim.species().size(); ++k) {
+      total += sim.species()[k].size();
+      const auto& id = sim.particle_ids()[k];
+      EXPECT_TRUE(std::adjacent_find(id.begin(), id.end(), [](auto a, auto b) { return a >= b; }) == id.end());
+    }
+    const auto all = world().allgather_value<std::int64_t>(std::int64_t(d.local_particles()));
+    std::int64_t sum = 0;
+    for (auto n : all) sum += n;
+    EXPECT_EQ(std::size_t(sum), total) << "the blocks together hold every particle once";
+    if (c.field_bc.x == FieldBoundary::periodic) EXPECT_EQ(total, loaded);
+    const double gauss = gauss_change(sim, initial, scale);
+    if (!c.pml_x) EXPECT_LT(gauss, 1e-12) << "Gauss's law across the block boundaries";
+    EXPECT_GT(world().allreduce_max(double(crossed)), 0.0) << "particles crossed the cuts";
+    if (world().rank() == 0)
+      std::printf("[ %s on %d x %d blocks: %zu particles, gauss %.2e; block 0 rows [%d, %d) ]\n", tc.name, P / ranks_y,
+                  ranks_y, total, gauss, l.j0, l.j1);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PicBlocks,
+    testing::Values(Case{"langmuir_cic_yee", kLangmuir, {}},
+                    Case{"langmuir_tsc_ck_vay", kLangmuir, {"solver.shape=\"tsc\"", "solver.field=\"ck\"", "solver.pusher=\"vay\""}},
+                    Case{"hole_boring_tsc_ck", kHoleBoring, {"laser.transverse=\"gaussian\"", "laser.waist=0.2", "laser.y_centre=0.3"}},
+                    Case{"hole_boring_open_y_hc", kHoleBoring, {"grid.boundary_y=\"open\"", "solver.pusher=\"higuera_cary\"",
+                                                                "species.0.boundary_ymin=\"reflect\"", "species.0.boundary_ymax=\"absorb\"",
+                                                                "species.1.boundary_ymin=\"absorb\"", "species.1.boundary_ymax=\"thermal\""}},
+                    Case{"hole_boring_cic_yee_pml", kHoleBoring, {"solver.shape=\"cic\"", "solver.field=\"yee\"", "grid.boundary_x=\"pml\"", "grid.pml_cells=6"}}),
+    [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// The load balance over blocks moves the block columns' starts (the same in every block row,
+// the costs summed over the rows) and keeps one process's bits.
+TEST(PicBlocksBalance, MovingTargetKeepsTheBits) {
+  const int P = world().size();
+  if (P < 4 || P % 2 != 0) GTEST_SKIP() << "needs two block rows of at least two blocks";
+  const PicConfig c = config(testcfg::kMovingTarget, {"grid.ny=16"});
+  const int steps = int(pic_steps(c));
+  BalanceSettings b;
+  b.every = 5, b.threshold = 0.05, b.cell_cost = 1.0;
+  PicSimulation sim = build_pic_simulation(c);
+  DomainPic d(sim, world(), 2);
+  for (int k = 1; k <= steps; ++k) {
+    d.step();
+    if (k % b.every == 0) d.balance(b);
+  }
+  d.gather(sim);
+  expect_same_bits(sim, run_alone(c, steps));
+  EXPECT_GT(d.rebalances(), 1) << "the boundaries follow the target";
+  // Every block row has the same column starts.
+  const std::vector<int> starts = d.layout().starts;
+  const std::vector<int> all = world().allgatherv(std::span<const int>(starts));
+  for (std::size_t k = 0; k < all.size(); ++k) EXPECT_EQ(all[k], starts[k % starts.size()]);
+  if (world().rank() == 0)
+    std::printf("[ moving target on %d x 2 blocks: %d rebalances ]\n", P / 2, d.rebalances());
+}
+
 // Bad layouts are refused with one clear line (exit status 2 from the program).
 TEST(PicSlabs, TooNarrowSlabsAreRefused) {
   if (world().size() < 2) GTEST_SKIP() << "needs several ranks";
@@ -364,6 +490,18 @@ TEST(PicSlabs, TooNarrowSlabsAreRefused) {
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_status(), 2);
     EXPECT_NE(std::string(e.what()).find("grid.nx"), std::string::npos) << e.what();
+  }
+  // Block rows that do not divide the ranks, or too few cell rows for them.
+  for (const std::vector<std::string>& o :
+       {std::vector<std::string>{"parallel.ranks_y=" + std::to_string(world().size() + 1)},
+        std::vector<std::string>{"parallel.ranks_y=" + std::to_string(world().size()), "grid.ny=" + std::to_string(8 * world().size() - 1)}}) {
+    try {
+      (void)config(kLangmuir, o);
+      ADD_FAILURE() << "not refused: " << o.back();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_status(), 2);
+      EXPECT_NE(std::string(e.what()).find(o.size() == 1 ? "parallel.ranks_y" : "grid.ny"), std::string::npos) << e.what();
+    }
   }
 }
 
