@@ -112,6 +112,7 @@ struct Record {
   // over the balanced one's
   int rebalances = 0;
   double speedup_vs_even_split = 0;
+  double speedup_vs_slabs = 0;  // pic-scaling blocks: the slabs' median step over the blocks'
   double pic_fields_s = 0;
   double pic_migration_s = 0;
 

@@ -18,6 +18,9 @@
 // through the strong window, on all P ranks, with the even split and with the load balance
 // (pic/balance.hpp: every 5 steps, at 5 % over the mean, also before the first step; its moves
 // are in the steps' times); the balanced run is checked against the even one.
+// blocks (CPU, P > 1): the strong window on all P ranks cut into P x 1 slabs and into every
+// ranks_x x ranks_y block shape (ranks_y a divisor of P, each block at least 8 x 8 cells), the
+// blocks' runs checked against the slabs' to the bit and timed against them (speedup_vs_slabs).
 // Then checked (the times are kept only if it passes): the Gauss's-law residual change over the
 // W + T steps within 1e-12 of the largest charge density (charge conserved to rounding), and the
 // total energy within 1e-12 (CPU: the slabs give the same bits on any number of ranks) or 1e-9
@@ -103,7 +106,7 @@ pic::PicConfig make_moving_config(int nx, int ny) {
 // Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps; with `balance`,
 // the load balance before the first step and every balance->every steps (in the steps' times).
 Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic::DepositKernel deposit, int warm,
-               int timed, const pic::BalanceSettings* balance = nullptr) {
+               int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1) {
   using clock = std::chrono::steady_clock;
   pic::PicSimulation global = pic::build_pic_simulation(c);
   Outcome out;
@@ -126,7 +129,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
     o.deposit = deposit;  // (warp: sorted by cell under the default empty_ratio policy)
     dev = std::make_unique<pic::DomainPicGpu>(global, part, o);
   } else {
-    cpu = std::make_unique<pic::DomainPic>(global, part);
+    cpu = std::make_unique<pic::DomainPic>(global, part, ranks_y);
   }
   auto split_now = [&] {
     Split s;
@@ -202,7 +205,7 @@ std::string fmt(const char* f, double a) {
 
 }  // namespace
 
-std::vector<std::string> pic_scaling_groups() { return {"strong", "weak", "moving-target"}; }
+std::vector<std::string> pic_scaling_groups() { return {"strong", "weak", "moving-target", "blocks"}; }
 
 void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   // --rungs strong,weak,moving-target: only those groups (none named: all)
@@ -321,6 +324,48 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
           r.efficiency = ns1 / (r.median_s / m.particles * k);
         }
       }
+      add(r);
+    }
+  }
+
+  // The strong window on all P ranks in slabs and in blocks (CPU): the same bits, the times.
+  if (P > 1 && wanted("blocks")) {
+    const pic::PicConfig bc = make_config(strong_nx, ny, quick);
+    Outcome slabs;
+    for (int ranks_y = 1; ranks_y <= P; ++ranks_y) {
+      if (P % ranks_y != 0) continue;
+      const int ranks_x = P / ranks_y;
+      Record r = new_record("blocks-" + std::to_string(ranks_x) + "x" + std::to_string(ranks_y), P, strong_nx);
+      r.energy_error = -1;
+      if (gpu) {
+        r.skipped = "skipped: 2D blocks run on CPUs (the GPU slabs cut along x)";
+        if (root) add(r);
+        break;
+      }
+      if (strong_nx < ranks_x * pic::kMinSlabColumns || ny < ranks_y * pic::kMinSlabColumns) {
+        r.skipped = "skipped: " + std::to_string(strong_nx) + " x " + std::to_string(ny) + " cells cannot make " +
+                    std::to_string(ranks_x) + " x " + std::to_string(ranks_y) + " blocks of 8 x 8 cells";
+        if (root) add(r);
+        continue;
+      }
+      Outcome m = run_on(world, bc, gpu, deposit, warm, timed, nullptr, ranks_y);
+      if (ranks_y == 1) slabs = m;
+      if (!root) continue;
+      r.n = static_cast<std::int64_t>(m.particles);
+      const bool same = m.energy == slabs.energy;
+      r.charge_error = m.gauss_change;
+      r.energy_error = ranks_y == 1 ? 0.0 : std::fabs(m.energy - slabs.energy) / std::max(std::fabs(slabs.energy), 1e-300);
+      r.verification = fmt("Gauss residual change %.3g of the charge scale (bound 1e-12)", m.gauss_change) +
+                       fmt("; total energy %.17g", m.energy) +
+                       (ranks_y == 1 ? std::string(" (the slabs)") : same ? std::string(", the slabs' to the bit") : std::string(", not the slabs'"));
+      r.verified = std::isfinite(m.energy) && m.energy > 0 && m.gauss_change <= gauss_bound && same;
+      if (!r.verified) {
+        r.error = "pic WRONG: " + r.verification;
+        add(r);
+        continue;
+      }
+      set_times(r, m, timed);
+      if (ranks_y > 1 && !slabs.steps.empty()) r.speedup_vs_slabs = median(slabs.steps) / r.median_s;
       add(r);
     }
   }

@@ -101,6 +101,10 @@ std::string table_row(const Record& r) {
       std::snprintf(f, sizeof f, ", %d rebalances, %.3gx the even split", r.rebalances, r.speedup_vs_even_split);
       line += f;
     }
+    if (r.speedup_vs_slabs > 0) {
+      std::snprintf(f, sizeof f, ", %.3gx the slabs", r.speedup_vs_slabs);
+      line += f;
+    }
     if (r.efficiency > 0) {
       std::snprintf(f, sizeof f, ", efficiency %.1f%%", 100 * r.efficiency);
       line += f;
@@ -295,6 +299,7 @@ void write_json(const Report& rep, const std::string& path) {
         if (!r.pic_deposit.empty()) j.field("deposit", r.pic_deposit);
         if (r.rung.rfind("moving-target", 0) == 0) j.field("rebalances", r.rebalances);
         if (r.speedup_vs_even_split > 0) j.field("speedup_vs_even_split", r.speedup_vs_even_split);
+        if (r.speedup_vs_slabs > 0) j.field("speedup_vs_slabs", r.speedup_vs_slabs);
         j.field("particles", static_cast<long long>(r.n));
         if (r.timed()) {
           j.field("particles_median_s", r.force_s).field("fields_s", r.pic_fields_s);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `nbody bench --suite pic-scaling --quick` under mpirun -np NP (bench/pic_scaling.cpp): it exits
 # 0, and its JSON and CSV hold the strong and weak records of 1, 2, ..., NP ranks (and on more
-# than one rank the moving target with the even split and with the load balance), every one
+# than one rank the moving target with the even split and with the load balance, and the grid in
+# slabs and in blocks), every one
 # verified (Gauss's law, the 1-rank run's total energy) and timed with its time split; on more
 # than one rank the speedup and efficiency against one rank; --rungs picks the groups. A configuration failing its check:
 # verified false, no time, status 1. A bad --pic-ny: one line, status 2.
@@ -12,7 +13,7 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick \
+timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick --rungs strong,weak,moving-target \
   --json "$work/s.json" --csv "$work/s.csv" > "$work/out.txt" 2> "$work/err.txt" ||
   { cat "$work/out.txt" "$work/err.txt"; fail "the suite failed on $np ranks"; }
 cat "$work/out.txt"
@@ -62,8 +63,16 @@ set -e
 [ "$(grep -c '"median_step_s": null' "$work/f.json")" -eq 2 ] || fail "a failed record has a time"
 grep -q '"error": "pic WRONG: Gauss residual change' "$work/f.json" || fail "no reason for the failure"
 
-# --rungs picks the record groups.
+# --rungs picks the record groups; blocks: the slabs and every block shape of the ranks (16 rows:
+# 8 per block row), the blocks' energy the slabs' to the bit, timed against them.
 if [ "$np" -gt 1 ]; then
+  timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick --pic-ny 16 --rungs blocks \
+    --json "$work/b.json" > "$work/b.txt" 2>&1 || { cat "$work/b.txt"; fail "--rungs blocks failed"; }
+  grep -q "\"rung\": \"blocks-${np}x1\"" "$work/b.json" || fail "no slab record among the blocks"
+  grep -q "\"rung\": \"blocks-$((np / 2))x2\"" "$work/b.json" || fail "no blocks-$((np / 2))x2 record"
+  [ "$(grep -c '"verified": true' "$work/b.json")" -ge 2 ] || fail "the block records are not verified"
+  grep -q '"speedup_vs_slabs"' "$work/b.json" || fail "no time against the slabs"
+  grep -q "the slabs' to the bit" "$work/b.json" || fail "the blocks' energy is not the slabs'"
   timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick --rungs moving-target \
     --json "$work/m.json" > /dev/null 2>&1 || fail "--rungs moving-target failed"
   [ "$(grep -c '"suite": "pic-scaling"' "$work/m.json")" -eq 2 ] || fail "--rungs moving-target: not its two records alone"
