@@ -101,6 +101,10 @@ std::string table_row(const Record& r) {
       std::snprintf(f, sizeof f, ", %d rebalances, %.3gx the even split", r.rebalances, r.speedup_vs_even_split);
       line += f;
     }
+    if (r.rung.rfind("strong-balanced", 0) == 0) {
+      std::snprintf(f, sizeof f, ", %d rebalances", r.rebalances);
+      line += f;
+    }
     if (r.speedup_vs_slabs > 0) {
       std::snprintf(f, sizeof f, ", %.3gx the slabs", r.speedup_vs_slabs);
       line += f;
@@ -297,7 +301,8 @@ void write_json(const Report& rep, const std::string& path) {
       if (r.suite == "pic-scaling") {
         j.field("device", r.shape).field("cells", static_cast<long long>(r.pic_cells));
         if (!r.pic_deposit.empty()) j.field("deposit", r.pic_deposit);
-        if (r.rung.rfind("moving-target", 0) == 0) j.field("rebalances", r.rebalances);
+        if (r.rung.rfind("moving-target", 0) == 0 || r.rung.rfind("strong-balanced", 0) == 0)
+          j.field("rebalances", r.rebalances);
         if (r.speedup_vs_even_split > 0) j.field("speedup_vs_even_split", r.speedup_vs_even_split);
         if (r.speedup_vs_slabs > 0) j.field("speedup_vs_slabs", r.speedup_vs_slabs);
         j.field("particles", static_cast<long long>(r.n));

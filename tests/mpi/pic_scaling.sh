@@ -73,6 +73,11 @@ if [ "$np" -gt 1 ]; then
   [ "$(grep -c '"verified": true' "$work/b.json")" -ge 2 ] || fail "the block records are not verified"
   grep -q '"speedup_vs_slabs"' "$work/b.json" || fail "no time against the slabs"
   grep -q "the slabs' to the bit" "$work/b.json" || fail "the blocks' energy is not the slabs'"
+  timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick --rungs strong-balanced \
+    --json "$work/sb.json" > /dev/null 2>&1 || fail "--rungs strong-balanced failed"
+  [ "$(grep -c '"rung": "strong-balanced-' "$work/sb.json")" -eq $((${#ks[@]} - 1)) ] || fail "strong-balanced: a record per rank count > 1"
+  [ "$(grep -c '"rebalances"' "$work/sb.json")" -eq $((${#ks[@]} - 1)) ] || fail "strong-balanced: no rebalances field"
+  grep -q '"speedup_vs_one_rank"' "$work/sb.json" || fail "strong-balanced: no speedup over one rank"
   timeout 100 "$mpirun" -np "$np" --oversubscribe "$nbody" bench --suite pic-scaling --quick --rungs moving-target \
     --json "$work/m.json" > /dev/null 2>&1 || fail "--rungs moving-target failed"
   [ "$(grep -c '"suite": "pic-scaling"' "$work/m.json")" -eq 2 ] || fail "--rungs moving-target: not its two records alone"
