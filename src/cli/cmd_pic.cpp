@@ -2,6 +2,7 @@
 // nbody pic check: the PIC validation suite with its measured numbers.
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,8 +50,11 @@ int run_pic_command(const PicRunOptions& o) {
   if (o.steps > 0) overrides.push_back("time.steps=" + std::to_string(o.steps));
   if (!o.out.empty()) overrides.push_back("output.dir=\"" + o.out + "\"");
   const pic::PicConfig cfg = read_config_once(o.config, overrides);
-  pic::PicSimulation sim = pic::build_pic_simulation(cfg, o.restart.empty());
-  // Under mpirun every rank builds (or reads) the whole state and keeps its slab; rank 0 prints.
+  // Under mpirun rank 0 builds the whole plasma (the first diagnostics and outputs), every other
+  // rank only its block's cells (pic::rank_load_window); a restart reads the whole state on every
+  // rank. Each keeps its block; rank 0 prints.
+  const std::optional<pic::CellWindow> window = o.restart.empty() ? pic::rank_load_window(cfg) : std::nullopt;
+  pic::PicSimulation sim = pic::build_pic_simulation(cfg, o.restart.empty(), window ? &*window : nullptr);
   const int ranks = comm::world().size();
   const bool printer = comm::world().rank() == 0;
   if (!o.restart.empty()) {

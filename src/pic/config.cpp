@@ -478,7 +478,7 @@ void validate_pic_config(const PicConfig& c) {
   }
 }
 
-PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles) {
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, const CellWindow* window) {
   PicSettings s;
   s.geom.nx = c.nx;
   s.geom.ny = c.ny;
@@ -527,7 +527,7 @@ PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles) {
     for (int k = 0; k < 3; ++k) load.u_thermal[k] = uth, load.u_drift[k] = sc.immobile ? 0.0 : sc.drift[k];
     load.seed = sc.seed ^ (c.seed * 0x9e3779b97f4a7c15ULL);
     const int index = sim.add_species(std::move(sp));
-    if (load_particles) sim.load(index, load);
+    if (load_particles) sim.load(index, load, window);
   }
   return sim;
 }

@@ -77,7 +77,8 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
 void validate_pic_config(const PicConfig& c);
 // The settings and loaded simulation in normalised units.
 // load_particles = false: species without particles (to be restored from a checkpoint).
-PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles = true);
+// `window`: load only the particles of these cells (with their ids; PicSimulation::load).
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles = true, const CellWindow* window = nullptr);
 // The number of steps the configuration asks for.
 std::int64_t pic_steps(const PicConfig& c);
 // The time step in 1/omega0.

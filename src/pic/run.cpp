@@ -77,6 +77,15 @@ bool use_slab_decomposition(const PicConfig& c) {
 
 bool use_gpu_slabs(const PicConfig& c) { return c.use_gpu && (comm::world().size() > 1 || c.deterministic); }
 
+std::optional<CellWindow> rank_load_window(const PicConfig& c) {
+  const comm::Communicator& comm = comm::world();
+  if (comm.size() < 2 || comm.rank() == 0 || !(use_slab_decomposition(c) || use_gpu_slabs(c))) return std::nullopt;
+  const SlabLayout l = block_layout(c.nx, c.ny, c.field_bc.x == FieldBoundary::periodic,
+                                    c.field_bc.y == FieldBoundary::periodic, comm.size(), c.use_gpu ? 1 : c.ranks_y,
+                                    comm.rank());
+  return CellWindow{std::max(0, l.i0 - 1), std::min(c.nx, l.i1 + 1), std::max(0, l.j0 - 1), std::min(c.ny, l.j1 + 1)};
+}
+
 PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress) {
   namespace fs = std::filesystem;
   PicRunResult r;

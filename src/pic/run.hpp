@@ -2,6 +2,7 @@
 // A PIC run from a configuration: steps, scalar diagnostics (CSV), a summary.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,13 @@ bool use_slab_decomposition(const PicConfig& c);
 // Whether a GPU run goes through the GPU slabs (pic/gpu_slabs.hpp): over several MPI ranks, or
 // with solver.deposit = "deterministic" (then one rank has the bits of P ranks).
 bool use_gpu_slabs(const PicConfig& c);
+
+// The cells whose particles this rank loads at the start of a run over several ranks (slabs or
+// blocks, CPU or GPU): its block at the even split and one cell around it (a particle's position
+// can round into the next cell; DomainPic keeps the ones it owns). None on rank 0, which loads
+// the whole plasma for the first diagnostics and outputs, and on one process: every other rank
+// holds its part of the plasma only, from the start.
+std::optional<CellWindow> rank_load_window(const PicConfig& c);
 
 // The columns of diagnostics.csv for these species.
 std::string diagnostics_header(const PicSimulation& sim);

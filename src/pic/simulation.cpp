@@ -26,16 +26,27 @@ int PicSimulation::add_species(Species sp) {
   return int(species_.size()) - 1;
 }
 
-void PicSimulation::load(int index, const LoadSpec& spec) {
+void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* window) {
   Species& sp = species_.at(std::size_t(index));
   const GridGeometry& g = s_.geom;
   const int ppc = spec.ppc_x * spec.ppc_y;
   if (ppc < 1) throw_input_error("species " + sp.name + ": particles per cell must be >= 1");
   const CounterRng rng(spec.seed, std::uint64_t(index) + 1);
+  std::vector<std::uint64_t>* ids = nullptr;
+  if (window) {
+    if (ids_.size() < species_.size()) ids_.resize(species_.size());
+    ids = &ids_[std::size_t(index)];
+  }
+  std::uint64_t loaded = 0;  // particles of the whole load before this cell (row by row)
   for (int j = 0; j < g.ny; ++j)
     for (int i = 0; i < g.nx; ++i) {
       const double xc = g.x0 + (i + 0.5) * g.dx, yc = g.y0 + (j + 0.5) * g.dy;
       if (!(spec.profile(xc, yc) > 0)) continue;
+      const std::uint64_t first = loaded;
+      loaded += std::uint64_t(ppc);
+      if (window && (i < window->i0 || i >= window->i1 || j < window->j0 || j >= window->j1)) continue;
+      if (ids)
+        for (int q = 0; q < ppc; ++q) ids->push_back(first + std::uint64_t(q));
       const std::uint64_t cell = std::uint64_t(j) * std::uint64_t(g.nx) + std::uint64_t(i);
       for (int b = 0; b < spec.ppc_y; ++b)
         for (int a = 0; a < spec.ppc_x; ++a) {

@@ -42,6 +42,11 @@ struct LoadSpec {
   std::uint64_t seed = 1;
 };
 
+// A rectangle of cells [i0, i1) x [j0, j1) (clamped to the grid by the loader).
+struct CellWindow {
+  int i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+};
+
 struct EnergyReport {
   double field = 0, e_field = 0, b_field = 0;
   std::vector<double> kinetic;  // per species
@@ -59,7 +64,10 @@ class PicSimulation {
   explicit PicSimulation(const PicSettings& s);
 
   int add_species(Species s);
-  void load(int species, const LoadSpec& spec);
+  // Loads the species' particles (keyed by cell: the same particles whichever cells are loaded);
+  // with `window` only those of its cells, their ids (the index each has in the whole load)
+  // appended to particle_ids() — a rank's part of the plasma (pic/run.hpp, rank_load_window).
+  void load(int species, const LoadSpec& spec, const CellWindow* window = nullptr);
 
   void step();
   void run(int steps) {

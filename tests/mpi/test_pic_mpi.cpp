@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
 #include "pic/domain.hpp"
+#include "pic/run.hpp"
 #include "pic_configs.hpp"
 
 namespace nbody::pic {
@@ -454,6 +457,56 @@ INSTANTIATE_TEST_SUITE_P(
                                                                 "species.1.boundary_ymin=\"absorb\"", "species.1.boundary_ymax=\"thermal\""}},
                     Case{"hole_boring_cic_yee_pml", kHoleBoring, {"solver.shape=\"cic\"", "solver.field=\"yee\"", "grid.boundary_x=\"pml\"", "grid.pml_cells=6"}}),
     [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// A windowed load is the whole load's part: a partition of the grid into windows gives every
+// particle of the whole load once, with its id and the same bits.
+TEST(PicBlocks, WindowedLoadIsThePartOfTheWholeLoad) {
+  const PicConfig c = config(kHoleBoring, {"grid.ny=13"});
+  const PicSimulation whole = build_pic_simulation(c);
+  for (const std::array<int, 2>& cut : {std::array<int, 2>{0, 0}, std::array<int, 2>{17, 5}, std::array<int, 2>{40, 9}}) {
+    std::vector<std::vector<int>> seen(whole.species().size());
+    for (std::size_t k = 0; k < seen.size(); ++k) seen[k].assign(whole.species()[k].size(), 0);
+    for (int q = 0; q < 4; ++q) {
+      const CellWindow w{q % 2 ? cut[0] : 0, q % 2 ? c.nx : cut[0], q / 2 ? cut[1] : 0, q / 2 ? c.ny : cut[1]};
+      const PicSimulation part = build_pic_simulation(c, true, &w);
+      ASSERT_EQ(part.particle_ids().size(), whole.species().size());
+      for (std::size_t k = 0; k < seen.size(); ++k) {
+        const Species& a = part.species()[k];
+        const Species& b = whole.species()[k];
+        const auto& id = part.particle_ids()[k];
+        ASSERT_EQ(id.size(), a.size());
+        EXPECT_TRUE(std::is_sorted(id.begin(), id.end()));
+        for (std::size_t p = 0; p < a.size(); ++p) {
+          ASSERT_LT(id[p], b.size());
+          ++seen[k][std::size_t(id[p])];
+          EXPECT_TRUE(a.x[p] == b.x[id[p]] && a.y[p] == b.y[id[p]] && a.ux[p] == b.ux[id[p]] && a.w[p] == b.w[id[p]])
+              << a.name << " particle " << id[p];
+        }
+      }
+    }
+    for (std::size_t k = 0; k < seen.size(); ++k)
+      EXPECT_TRUE(std::all_of(seen[k].begin(), seen[k].end(), [](int n) { return n == 1; })) << "every particle once";
+  }
+}
+
+// The program's start under mpirun: rank 0 loads the whole plasma, every other rank its block's
+// cells and one around them (rank_load_window); the run keeps one process's bits, in slabs and
+// in blocks.
+TEST(PicBlocks, RankLocalLoadKeepsTheBits) {
+  const int P = world().size();
+  for (int ranks_y = 1; ranks_y <= P; ++ranks_y) {
+    if (P % ranks_y != 0) continue;
+    const PicConfig c = config(kLangmuir, {"grid.ny=" + std::to_string(8 * ranks_y + 1), "parallel.ranks_y=" + std::to_string(ranks_y)});
+    const std::optional<CellWindow> w = rank_load_window(c);
+    EXPECT_EQ(w.has_value(), world().rank() > 0);
+    PicSimulation sim = build_pic_simulation(c, true, w ? &*w : nullptr);
+    DomainPic d(sim, world(), ranks_y);
+    for (int k = 0; k < 20; ++k) d.step();
+    d.gather(sim);
+    const PicSimulation alone = run_alone(c, 20);
+    expect_same_bits(sim, alone);
+  }
+}
 
 // The load balance over blocks moves the block columns' starts (the same in every block row,
 // the costs summed over the rows) and keeps one process's bits.
