@@ -400,20 +400,10 @@ void validate_pic_config(const PicConfig& c) {
     if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
       bad("solver.deposit", "'" + c.deposit +
                                 "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
-    if (ranks % c.ranks_y != 0)
-      bad("parallel.ranks_y", std::to_string(c.ranks_y) + " does not divide the " + std::to_string(ranks) +
-                                  " processes (the blocks are ranks_x x ranks_y, ranks_x = processes / ranks_y)");
+    if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, c.ranks_y); !key.empty()) bad(key, why);
     if (c.ranks_y > 1 && c.use_gpu)
       bad("parallel.ranks_y", std::to_string(c.ranks_y) +
                                   ": 2D blocks run on CPUs (solver.device = \"cpu\"); on GPUs the grid is cut into slabs along x (ranks_y = 1)");
-    const int rx = ranks / c.ranks_y;
-    if (c.nx < kMinSlabColumns * rx)
-      bad("grid.nx", std::to_string(c.nx) + " is too small for " + std::to_string(rx) + " processes along x: each slab needs at least " +
-                         std::to_string(kMinSlabColumns) + " cell columns (nx >= " + std::to_string(kMinSlabColumns * rx) + ")");
-    if (c.ranks_y > 1 && c.ny < kMinSlabColumns * c.ranks_y)
-      bad("grid.ny", std::to_string(c.ny) + " is too small for parallel.ranks_y = " + std::to_string(c.ranks_y) +
-                         ": each block needs at least " + std::to_string(kMinSlabColumns) + " cell rows (ny >= " +
-                         std::to_string(kMinSlabColumns * c.ranks_y) + ")");
   }
   if (c.use_gpu) {
     std::string why;

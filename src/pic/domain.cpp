@@ -113,6 +113,22 @@ SlabLayout block_layout(const std::vector<int>& starts, const std::vector<int>& 
   return l;
 }
 
+std::pair<std::string, std::string> block_shape_problem(int nx, int ny, int processes, int ranks_y) {
+  const std::string least = std::to_string(kMinSlabColumns);
+  if (ranks_y < 1 || processes % ranks_y != 0)
+    return {"parallel.ranks_y", std::to_string(ranks_y) + " does not divide the " + std::to_string(processes) +
+                                    " processes (the blocks are ranks_x x ranks_y, ranks_x = processes / ranks_y)"};
+  const int rx = processes / ranks_y;
+  if (rx > 1 && nx < kMinSlabColumns * rx)
+    return {"grid.nx", std::to_string(nx) + " is too small for " + std::to_string(rx) + " processes along x: each slab needs at least " +
+                           least + " cell columns (nx >= " + std::to_string(kMinSlabColumns * rx) + ")"};
+  if (ranks_y > 1 && ny < kMinSlabColumns * ranks_y)
+    return {"grid.ny", std::to_string(ny) + " is too small for parallel.ranks_y = " + std::to_string(ranks_y) +
+                           ": each block needs at least " + least + " cell rows (ny >= " +
+                           std::to_string(kMinSlabColumns * ranks_y) + ")"};
+  return {};
+}
+
 SlabLayout block_layout(int nx, int ny, bool periodic_x, bool periodic_y, int size, int ranks_y, int rank) {
   if (ranks_y < 1 || size % ranks_y != 0) throw_runtime_error("pic: block rows that do not divide the ranks");
   auto even = [](int n, int parts) {
@@ -129,18 +145,8 @@ DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm, int 
   const GridGeometry& g = s_.geom;
   const bool px = s_.field_bc.x == FieldBoundary::periodic, py = s_.field_bc.y == FieldBoundary::periodic;
   const int P = comm.size();
-  if (ranks_y < 1 || P % ranks_y != 0)
-    throw_input_error("pic: parallel.ranks_y = " + std::to_string(ranks_y) + " does not divide the " + std::to_string(P) +
-                      " processes (the blocks are ranks_x x ranks_y, ranks_x = processes / ranks_y)");
-  const int Px = P / ranks_y;
-  if (Px > 1 && g.nx < kMinSlabColumns * Px)
-    throw_input_error("pic: grid.nx = " + std::to_string(g.nx) + " is too small for " + std::to_string(Px) +
-                      " processes along x: each slab needs at least " + std::to_string(kMinSlabColumns) +
-                      " cell columns (nx >= " + std::to_string(kMinSlabColumns * Px) + ")");
-  if (ranks_y > 1 && g.ny < kMinSlabColumns * ranks_y)
-    throw_input_error("pic: grid.ny = " + std::to_string(g.ny) + " is too small for parallel.ranks_y = " +
-                      std::to_string(ranks_y) + ": each block needs at least " + std::to_string(kMinSlabColumns) +
-                      " cell rows (ny >= " + std::to_string(kMinSlabColumns * ranks_y) + ")");
+  if (const auto [key, why] = block_shape_problem(g.nx, g.ny, P, ranks_y); !key.empty())
+    throw_input_error("pic: " + key + ": " + why);
   layout_ = block_layout(g.nx, g.ny, px, py, P, ranks_y, comm.rank());
   lg_ = g;
   lg_.nx = layout_.i1 - layout_.i0;

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "comm/communicator.hpp"
@@ -56,6 +57,9 @@ SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank
 // Blocks: columns cut at `starts` (ranks_x + 1 values), rows at `rows` (ranks_y + 1 values).
 SlabLayout block_layout(const std::vector<int>& starts, const std::vector<int>& rows, bool periodic_x, bool periodic_y,
                         int rank);
+// What is wrong with cutting an nx x ny grid into blocks over `processes` ranks in ranks_y block
+// rows: {the configuration key, the reason}, or two empty strings.
+std::pair<std::string, std::string> block_shape_problem(int nx, int ny, int processes, int ranks_y);
 // The even split of an nx x ny grid over `size` ranks in ranks_y block rows.
 SlabLayout block_layout(int nx, int ny, bool periodic_x, bool periodic_y, int size, int ranks_y, int rank);
 
