@@ -18,6 +18,7 @@
 #include "nbody/error.hpp"
 #include "pic/checkpoint.hpp"
 #include "pic/config.hpp"
+#include "pic/domain.hpp"
 #include "pic/gpu.hpp"
 #include "pic/openpmd.hpp"
 #include "pic/reduced_output.hpp"
@@ -127,6 +128,9 @@ TEST(PicConfig, ErrorsNameTheProblem) {
   EXPECT_NE(input_error(kBase, {"balance.threshold=-0.1"}).find("balance.threshold"), std::string::npos);
   EXPECT_NE(input_error(kBase, {"balance.cell_cost=\"x\""}).find("balance.cell_cost"), std::string::npos);
   EXPECT_NE(input_error(kBase, {"balance.often=3"}).find("balance.often: unknown key"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"parallel.ranks_y=0"}).find("parallel.ranks_y"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"parallel.ranks_y=\"two\""}).find("parallel.ranks_y"), std::string::npos);
+  EXPECT_NE(input_error(kBase, {"parallel.ranks_x=2"}).find("parallel.ranks_x: unknown key"), std::string::npos);
 }
 
 TEST(PicConfig, ReadsTheLoadBalance) {
@@ -138,6 +142,18 @@ TEST(PicConfig, ReadsTheLoadBalance) {
   EXPECT_DOUBLE_EQ(c.balance.threshold, 0.2);
   EXPECT_DOUBLE_EQ(c.balance.cell_cost, 0.5);
   EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"balance.every=7"}).balance.every, 7);
+}
+
+TEST(PicConfig, ReadsTheBlockRows) {
+  const fs::path d = temp_dir("parallel");
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {}).ranks_y, 1) << "slabs unless asked for";
+  EXPECT_EQ(read_pic_config(write(d, std::string(kBase) + "[parallel]\nranks_y = 4\n").string(), {}).ranks_y, 4);
+  // (one process: nothing to cut, the key is kept for the run under mpirun)
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.ranks_y=3"}).ranks_y, 3);
+  EXPECT_EQ(block_shape_problem(64, 16, 4, 2).first, "");
+  EXPECT_EQ(block_shape_problem(64, 16, 4, 3).first, "parallel.ranks_y");
+  EXPECT_EQ(block_shape_problem(15, 16, 4, 2).first, "grid.nx");
+  EXPECT_EQ(block_shape_problem(64, 15, 4, 2).first, "grid.ny");
 }
 
 TEST(PicConfig, ReadsTheDepositionKernelsAndTheSortingPolicy) {
