@@ -66,10 +66,13 @@ int run_pic_command(const PicRunOptions& o) {
   for (const auto& s : sim.species()) particles += s.size();
   const auto& g = sim.settings().geom;
   if (printer && pic::use_slab_decomposition(cfg)) {
-    if (ranks > 1 && cfg.ranks_y > 1)
-      std::printf("pic: the grid in %d x %d blocks over %d processes (deterministic deposition)\n", ranks / cfg.ranks_y,
-                  cfg.ranks_y, ranks);
-    else if (ranks > 1) std::printf("pic: the grid in %d slabs along x over %d processes (deterministic deposition)\n", ranks, ranks);
+    const int rows = pic::block_rows(cfg, ranks);
+    if (ranks > 1 && rows > 1)
+      std::printf("pic: the grid in %d x %d blocks over %d processes%s (deterministic deposition)\n", ranks / rows, rows,
+                  ranks, cfg.ranks_y == 0 ? " (parallel.ranks_y = \"auto\")" : "");
+    else if (ranks > 1)
+      std::printf("pic: the grid in %d slabs along x over %d processes%s (deterministic deposition)\n", ranks, ranks,
+                  cfg.ranks_y == 0 ? " (parallel.ranks_y = \"auto\")" : "");
     else std::printf("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)\n");
   }
   if (printer && cfg.ranks_y > 1 && ranks < 2)

@@ -227,9 +227,14 @@ void read_table(const toml::table& root, PicConfig& c) {
   });
   each("parallel", [&](const std::string& key, const std::string& k, const toml::node* v) {
     if (k == "ranks_y") {
-      const std::int64_t n = integer(v, key);
-      if (n < 1 || n > 65536) bad(key, "must be >= 1 (the block rows; 1: slabs along x)");
-      c.ranks_y = int(n);
+      if (v->is_string()) {
+        if (text(v, key) != "auto") bad(key, "must be a number of block rows or \"auto\"");
+        c.ranks_y = 0;
+      } else {
+        const std::int64_t n = integer(v, key);
+        if (n < 1 || n > 65536) bad(key, "must be >= 1 (the block rows; 1: slabs along x) or \"auto\"");
+        c.ranks_y = int(n);
+      }
     } else {
       bad(key, "unknown key (expected ranks_y)");
     }
@@ -400,7 +405,9 @@ void validate_pic_config(const PicConfig& c) {
     if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
       bad("solver.deposit", "'" + c.deposit +
                                 "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
-    if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, c.ranks_y); !key.empty()) bad(key, why);
+    // ("auto" picks among the shapes that pass: the slabs' problem when none does)
+    const int rows = c.ranks_y > 0 ? c.ranks_y : block_rows(c, ranks);
+    if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
     if (c.ranks_y > 1 && c.use_gpu)
       bad("parallel.ranks_y", std::to_string(c.ranks_y) +
                                   ": 2D blocks run on CPUs (solver.device = \"cpu\"); on GPUs the grid is cut into slabs along x (ranks_y = 1)");
@@ -466,6 +473,46 @@ void validate_pic_config(const PicConfig& c) {
             periodic[side / 2] ? "must be periodic on a periodic field axis"
                                : "cannot be periodic on an open field axis (use absorb, reflect or thermal)");
   }
+}
+
+int block_rows(const PicConfig& c, int processes) {
+  if (c.ranks_y > 0) return c.ranks_y;
+  if (processes < 2 || c.use_gpu) return 1;
+  // The work of every cell, and its prefix sums by rows and columns.
+  const std::size_t nx = std::size_t(c.nx), ny = std::size_t(c.ny);
+  std::vector<double> sum((nx + 1) * (ny + 1), 0.0);  // sum[j][i]: cells [0, i) x [0, j)
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t i = 0; i < nx; ++i) {
+      double w = c.balance.cell_cost;
+      const double xc = c.x0 + (double(i) + 0.5) * c.dx, yc = c.y0 + (double(j) + 0.5) * c.dy;
+      for (const SpeciesConfig& s : c.species)
+        if (!s.immobile && s.profile(xc, yc) > 0) w += double(s.ppc_x) * double(s.ppc_y);
+      sum[(j + 1) * (nx + 1) + i + 1] = w + sum[j * (nx + 1) + i + 1] + sum[(j + 1) * (nx + 1) + i] - sum[j * (nx + 1) + i];
+    }
+  auto block = [&](std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) {
+    return sum[j1 * (nx + 1) + i1] - sum[j0 * (nx + 1) + i1] - sum[j1 * (nx + 1) + i0] + sum[j0 * (nx + 1) + i0];
+  };
+  int best = 0;
+  double best_cost = 0, best_cuts = 0;
+  for (int rows = 1; rows <= processes; ++rows) {
+    if (!block_shape_problem(c.nx, c.ny, processes, rows).first.empty()) continue;
+    const int columns = processes / rows;
+    double cost = 0;
+    for (int by = 0; by < rows; ++by) {
+      const comm::Block r = comm::block_of(c.ny, rows, by);
+      for (int bx = 0; bx < columns; ++bx) {
+        const comm::Block q = comm::block_of(c.nx, columns, bx);
+        cost = std::max(cost, block(std::size_t(q.first), std::size_t(q.first + q.count), std::size_t(r.first),
+                                    std::size_t(r.first + r.count)));
+      }
+    }
+    const double cuts = double(columns - 1) * double(c.ny) + double(rows - 1) * double(c.nx);
+    // (a cost within 1e-9 of the best is a tie)
+    if (best == 0 || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && cuts < best_cuts)) {
+      best = rows, best_cost = cost, best_cuts = cuts;
+    }
+  }
+  return best;
 }
 
 PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, const CellWindow* window) {

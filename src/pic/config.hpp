@@ -53,7 +53,7 @@ struct PicConfig {
   int sort_every = 0;              // solver.sort_every (tiled, warp): sort every K steps (0: by ratio only)
   double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
   BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
-  int ranks_y = 1;                 // parallel.ranks_y: block rows under mpirun (1: slabs along x; CPU)
+  int ranks_y = 0;                 // parallel.ranks_y: block rows under mpirun (0: "auto", the default; 1: slabs along x; CPU)
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0
@@ -77,6 +77,13 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
 void validate_pic_config(const PicConfig& c);
 // The settings and loaded simulation in normalised units.
 // load_particles = false: species without particles (to be restored from a checkpoint).
+// The block rows of a run over `processes` ranks (pic/domain.hpp): parallel.ranks_y; for "auto"
+// the divisor of the processes whose blocks at the even split carry the least work in the
+// costliest block — the particles the loader puts in its cells (the mobile species' particles per
+// cell where the density is non-zero) plus balance.cell_cost a cell — then the shortest cuts, then
+// the fewest rows; 1 on GPUs (slabs along x) and on one process; 0 when no shape fits the grid.
+int block_rows(const PicConfig& c, int processes);
+
 // `window`: load only the particles of these cells (with their ids; PicSimulation::load).
 PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles = true, const CellWindow* window = nullptr);
 // The number of steps the configuration asks for.

@@ -81,7 +81,7 @@ std::optional<CellWindow> rank_load_window(const PicConfig& c) {
   const comm::Communicator& comm = comm::world();
   if (comm.size() < 2 || comm.rank() == 0 || !(use_slab_decomposition(c) || use_gpu_slabs(c))) return std::nullopt;
   const SlabLayout l = block_layout(c.nx, c.ny, c.field_bc.x == FieldBoundary::periodic,
-                                    c.field_bc.y == FieldBoundary::periodic, comm.size(), c.use_gpu ? 1 : c.ranks_y,
+                                    c.field_bc.y == FieldBoundary::periodic, comm.size(), block_rows(c, comm.size()),
                                     comm.rank());
   return CellWindow{std::max(0, l.i0 - 1), std::min(c.nx, l.i1 + 1), std::max(0, l.j0 - 1), std::min(c.ny, l.j1 + 1)};
 }
@@ -192,7 +192,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   std::unique_ptr<DomainPic> dom;
   std::int64_t gathered_at = -1;
   if (slabs) {
-    dom = std::make_unique<DomainPic>(sim, comm, comm.size() > 1 ? c.ranks_y : 1);
+    dom = std::make_unique<DomainPic>(sim, comm, block_rows(c, comm.size()));
     // Each rank keeps its slab's particles only; rank 0 gathers the whole state when needed.
     if (!writer)
       for (Species& s : sim.species()) {

@@ -108,6 +108,10 @@ same_bits)
       --set balance.threshold=0 --out "$work/np4yb" > "$work/np4yb.stdout"
     grep -q "load balance moved the slab boundaries" "$work/np4yb.stdout" || { echo "FAIL: no rebalance"; cat "$work/np4yb.stdout"; exit 1; }
     compare_dirs "$work/tall" "$work/np4yb" '^timings.json$'
+    mpi 4 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set 'parallel.ranks_y="auto"' --out "$work/np4auto" \
+      > "$work/np4auto.stdout"
+    grep -q 'parallel.ranks_y = "auto"' "$work/np4auto.stdout" || { echo "FAIL: no auto shape"; cat "$work/np4auto.stdout"; exit 1; }
+    compare_dirs "$work/tall" "$work/np4auto" '^timings.json$'
   fi
   ;;
 restart)

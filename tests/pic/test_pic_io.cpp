@@ -146,7 +146,8 @@ TEST(PicConfig, ReadsTheLoadBalance) {
 
 TEST(PicConfig, ReadsTheBlockRows) {
   const fs::path d = temp_dir("parallel");
-  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {}).ranks_y, 1) << "slabs unless asked for";
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {}).ranks_y, 0) << "\"auto\" unless asked for";
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.ranks_y=1"}).ranks_y, 1);
   EXPECT_EQ(read_pic_config(write(d, std::string(kBase) + "[parallel]\nranks_y = 4\n").string(), {}).ranks_y, 4);
   // (one process: nothing to cut, the key is kept for the run under mpirun)
   EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.ranks_y=3"}).ranks_y, 3);
@@ -154,6 +155,29 @@ TEST(PicConfig, ReadsTheBlockRows) {
   EXPECT_EQ(block_shape_problem(64, 16, 4, 3).first, "parallel.ranks_y");
   EXPECT_EQ(block_shape_problem(15, 16, 4, 2).first, "grid.nx");
   EXPECT_EQ(block_shape_problem(64, 15, 4, 2).first, "grid.ny");
+}
+
+// "auto": the shape whose costliest block carries the least work (particles and cells), then the
+// shortest cuts.
+TEST(PicConfig, AutoBlockRowsFollowTheLoad) {
+  const fs::path d = temp_dir("auto");
+  const PicConfig uniform = read_pic_config(write(d, kBase).string(), {"parallel.ranks_y=\"auto\""});  // (the default)
+  EXPECT_EQ(uniform.ranks_y, 0);
+  EXPECT_EQ(block_rows(uniform, 1), 1) << "one process: no blocks";
+  EXPECT_EQ(block_rows(read_pic_config(write(d, kBase).string(), {"parallel.ranks_y=3"}), 4), 3) << "as asked";
+  // A plasma filling the grid: every shape carries the same work, the slabs' cuts are the shortest
+  // (the base grid is wider than it is tall).
+  PicConfig c = uniform;
+  c.ny = 32;
+  for (SpeciesConfig& s : c.species) s.profile.x_start = c.x0 - 1.0;
+  EXPECT_EQ(block_rows(c, 2), 1);
+  // A plasma in the left quarter of the window: cuts along y share it (1 x 4 blocks).
+  for (SpeciesConfig& s : c.species) s.profile.x_end = c.x0 + 0.25 * c.nx * c.dx;
+  EXPECT_EQ(block_rows(c, 4), 4);
+  // No shape fits: 0.
+  c.ny = 7, c.nx = 7;
+  EXPECT_EQ(block_rows(c, 2), 0);
+  EXPECT_NE(input_error(kBase, {"parallel.ranks_y=\"many\""}).find("parallel.ranks_y"), std::string::npos);
 }
 
 TEST(PicConfig, ReadsTheDepositionKernelsAndTheSortingPolicy) {
