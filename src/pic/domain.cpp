@@ -58,6 +58,49 @@ void append_record(std::vector<std::uint64_t>& out, std::size_t k, std::uint64_t
     out.push_back(w);
 }
 
+// A rectangle of a block's points, [i0, i1) x [j0, j1) in local indices (guards negative or past
+// the block), and the values of some of its arrays there: array by array, row by row, column by
+// column (the layout of guard_index in pic/slab_index.hpp).
+struct Region {
+  int i0, i1, j0, j1;
+  [[nodiscard]] std::size_t size() const { return std::size_t(i1 - i0) * std::size_t(j1 - j0); }
+};
+// A block's guard rows [first, first + kGuard) over every column (the x guards included), and its
+// guard columns [first, first + kGuard) over every row.
+Region guard_rows(const GridGeometry& g, int first) { return Region{-kGuard, g.nx + kGuard, first, first + kGuard}; }
+Region guard_columns(const GridGeometry& g, int first) { return Region{first, first + kGuard, -kGuard, g.ny + kGuard}; }
+std::vector<double> pack_region(const std::vector<double*>& arrays, int stride, const Region& r) {
+  std::vector<double> out;
+  out.reserve(arrays.size() * r.size());
+  for (double* a : arrays) {
+    const FieldView v{a, stride};
+    for (int j = r.j0; j < r.j1; ++j)
+      for (int i = r.i0; i < r.i1; ++i) out.push_back(v(i, j));
+  }
+  return out;
+}
+// What pack_region packed (a neighbour's), copied into the region or added to it; nothing when
+// `in` is empty (no neighbour there).
+void unpack_region(const std::vector<double>& in, const std::vector<double*>& arrays, int stride, const Region& r,
+                   bool add) {
+  if (in.empty()) return;
+  if (in.size() != arrays.size() * r.size()) throw_runtime_error("pic: a guard message has the wrong size");
+  std::size_t k = 0;
+  for (double* a : arrays) {
+    const FieldView v{a, stride};
+    for (int j = r.j0; j < r.j1; ++j)
+      for (int i = r.i0; i < r.i1; ++i) {
+        if (add) v(i, j) += in[k++];
+        else v(i, j) = in[k++];
+      }
+  }
+}
+std::vector<double*> e_and_b(Fields& f) {
+  std::vector<double*> a;
+  for (int c = kEx; c <= kBz; ++c) a.push_back(f.data[c].data());
+  return a;
+}
+
 }  // namespace
 
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) {
@@ -262,31 +305,15 @@ template std::vector<std::uint64_t> chain_shift(comm::Communicator&, int, int, i
 // E and B: the slab's first kGuard columns to the left neighbour's right guards, its last
 // kGuard columns to the right neighbour's left guards, every row.
 void DomainPic::exchange_field_guards(Fields& f) {
-  const int nxl = lg_.nx, rows = lg_.rows();
-  auto pack = [&](int first_column) {
-    std::vector<double> out;
-    out.reserve(std::size_t(6 * kGuard * rows));
-    for (int c = kEx; c <= kBz; ++c) {
-      const FieldView v = f.view(c);
-      for (int j = -kGuard; j < lg_.ny + kGuard; ++j)
-        for (int i = first_column; i < first_column + kGuard; ++i) out.push_back(v(i, j));
-    }
-    return out;
-  };
-  auto unpack = [&](const std::vector<double>& in, int first_column) {
-    if (in.empty()) return;
-    if (in.size() != std::size_t(6 * kGuard * rows)) throw_runtime_error("pic: a field guard message has the wrong size");
-    std::size_t k = 0;
-    for (int c = kEx; c <= kBz; ++c) {
-      const FieldView v = f.view(c);
-      for (int j = -kGuard; j < lg_.ny + kGuard; ++j)
-        for (int i = first_column; i < first_column + kGuard; ++i) v(i, j) = in[k++];
-    }
-  };
-  const std::vector<double> from_left = shift(layout_.right >= 0 ? pack(nxl - kGuard) : std::vector<double>{}, true, kTagHalo);
-  unpack(from_left, -kGuard);
-  const std::vector<double> from_right = shift(layout_.left >= 0 ? pack(0) : std::vector<double>{}, false, kTagHalo + 2);
-  unpack(from_right, nxl);
+  const int nxl = lg_.nx, stride = lg_.stride();
+  const std::vector<double*> eb = e_and_b(f);
+  auto columns = [&](int first) { return guard_columns(lg_, first); };
+  const std::vector<double> from_left =
+      shift(layout_.right >= 0 ? pack_region(eb, stride, columns(nxl - kGuard)) : std::vector<double>{}, true, kTagHalo);
+  unpack_region(from_left, eb, stride, columns(-kGuard), false);
+  const std::vector<double> from_right =
+      shift(layout_.left >= 0 ? pack_region(eb, stride, columns(0)) : std::vector<double>{}, false, kTagHalo + 2);
+  unpack_region(from_right, eb, stride, columns(nxl), false);
 }
 
 // E and B along y (after the x guards are in): the block's first kGuard rows to the neighbour
@@ -294,31 +321,14 @@ void DomainPic::exchange_field_guards(Fields& f) {
 // with the x guards, so the corners come from the diagonal neighbour.
 void DomainPic::exchange_field_guards_y(Fields& f) {
   const int nyl = lg_.ny, stride = lg_.stride();
-  auto pack = [&](int first_row) {
-    std::vector<double> out;
-    out.reserve(std::size_t(6 * kGuard * stride));
-    for (int c = kEx; c <= kBz; ++c) {
-      const FieldView v = f.view(c);
-      for (int j = first_row; j < first_row + kGuard; ++j)
-        for (int i = -kGuard; i < lg_.nx + kGuard; ++i) out.push_back(v(i, j));
-    }
-    return out;
-  };
-  auto unpack = [&](const std::vector<double>& in, int first_row) {
-    if (in.empty()) return;
-    if (in.size() != std::size_t(6 * kGuard * stride)) throw_runtime_error("pic: a field guard message has the wrong size");
-    std::size_t k = 0;
-    for (int c = kEx; c <= kBz; ++c) {
-      const FieldView v = f.view(c);
-      for (int j = first_row; j < first_row + kGuard; ++j)
-        for (int i = -kGuard; i < lg_.nx + kGuard; ++i) v(i, j) = in[k++];
-    }
-  };
+  const std::vector<double*> eb = e_and_b(f);
+  auto rows = [&](int first) { return guard_rows(lg_, first); };
   const std::vector<double> from_below =
-      shift(layout_.up >= 0 ? pack(nyl - kGuard) : std::vector<double>{}, true, kTagHalo + 4, true);
-  unpack(from_below, -kGuard);
-  const std::vector<double> from_above = shift(layout_.down >= 0 ? pack(0) : std::vector<double>{}, false, kTagHalo + 6, true);
-  unpack(from_above, nyl);
+      shift(layout_.up >= 0 ? pack_region(eb, stride, rows(nyl - kGuard)) : std::vector<double>{}, true, kTagHalo + 4, true);
+  unpack_region(from_below, eb, stride, rows(-kGuard), false);
+  const std::vector<double> from_above =
+      shift(layout_.down >= 0 ? pack_region(eb, stride, rows(0)) : std::vector<double>{}, false, kTagHalo + 6, true);
+  unpack_region(from_above, eb, stride, rows(nyl), false);
 }
 
 template <class Shape>
@@ -357,49 +367,11 @@ void DomainPic::fold_and_sum_currents() {
   const int nxl = lg_.nx, nyl = lg_.ny;
   const bool px = s_.field_bc.x == FieldBoundary::periodic, py = s_.field_bc.y == FieldBoundary::periodic;
   const bool single_x = layout_.ranks_x == 1, single_y = layout_.ranks_y == 1;
-  // The arrays' values in guard rows [first_row, +kGuard) (every column) or guard columns
-  // [first_column, +kGuard) (every row), packed; or added in.
-  const int stride = lg_.stride(), rows = lg_.rows();
-  auto pack_rows = [&](int first_row) {
-    std::vector<double> out;
-    out.reserve(acc_.size() * std::size_t(kGuard * stride));
-    for (auto& a : acc_) {
-      const FieldView v{a.data(), stride};
-      for (int j = first_row; j < first_row + kGuard; ++j)
-        for (int i = -kGuard; i < nxl + kGuard; ++i) out.push_back(v(i, j));
-    }
-    return out;
-  };
-  auto add_rows = [&](const std::vector<double>& in, int first_row) {
-    if (in.empty()) return;
-    if (in.size() != acc_.size() * std::size_t(kGuard * stride)) throw_runtime_error("pic: a current guard message has the wrong size");
-    std::size_t k = 0;
-    for (auto& a : acc_) {
-      const FieldView v{a.data(), stride};
-      for (int j = first_row; j < first_row + kGuard; ++j)
-        for (int i = -kGuard; i < nxl + kGuard; ++i) v(i, j) += in[k++];
-    }
-  };
-  auto pack_columns = [&](int first_column) {
-    std::vector<double> out;
-    out.reserve(acc_.size() * std::size_t(kGuard * rows));
-    for (auto& a : acc_) {
-      const FieldView v{a.data(), stride};
-      for (int j = -kGuard; j < nyl + kGuard; ++j)
-        for (int i = first_column; i < first_column + kGuard; ++i) out.push_back(v(i, j));
-    }
-    return out;
-  };
-  auto add_columns = [&](const std::vector<double>& in, int first_column) {
-    if (in.empty()) return;
-    if (in.size() != acc_.size() * std::size_t(kGuard * rows)) throw_runtime_error("pic: a current guard message has the wrong size");
-    std::size_t k = 0;
-    for (auto& a : acc_) {
-      const FieldView v{a.data(), stride};
-      for (int j = -kGuard; j < nyl + kGuard; ++j)
-        for (int i = first_column; i < first_column + kGuard; ++i) v(i, j) += in[k++];
-    }
-  };
+  const int stride = lg_.stride();
+  std::vector<double*> arrays;
+  for (auto& a : acc_) arrays.push_back(a.data());
+  auto rows = [&](int first) { return guard_rows(lg_, first); };
+  auto columns = [&](int first) { return guard_columns(lg_, first); };
   // y first, over the full x range (guards included), as one process (MaxwellSolver::fold_sources):
   // the periodic images of one block row, or dropped beyond a global open edge ...
   for (auto& a : acc_) {
@@ -422,11 +394,11 @@ void DomainPic::fold_and_sum_currents() {
   // ... or the guard rows of every array to the neighbour that owns them, added there.
   if (!single_y) {
     const std::vector<double> from_below =
-        shift(layout_.up >= 0 ? pack_rows(nyl) : std::vector<double>{}, true, kTagFold + 4, true);
+        shift(layout_.up >= 0 ? pack_region(arrays, stride, rows(nyl)) : std::vector<double>{}, true, kTagFold + 4, true);
     const std::vector<double> from_above =
-        shift(layout_.down >= 0 ? pack_rows(-kGuard) : std::vector<double>{}, false, kTagFold + 6, true);
-    add_rows(from_below, 0);
-    add_rows(from_above, nyl - kGuard);
+        shift(layout_.down >= 0 ? pack_region(arrays, stride, rows(-kGuard)) : std::vector<double>{}, false, kTagFold + 6, true);
+    unpack_region(from_below, arrays, stride, rows(0), true);
+    unpack_region(from_above, arrays, stride, rows(nyl - kGuard), true);
   }
   // Then x over every row: the periodic images of one block column, or dropped beyond a global
   // open edge, ...
@@ -450,18 +422,18 @@ void DomainPic::fold_and_sum_currents() {
   // ... or the guard columns to the neighbour that owns them, added there.
   if (!single_x) {
     const std::vector<double> from_left =
-        shift(layout_.right >= 0 ? pack_columns(nxl) : std::vector<double>{}, true, kTagFold);
+        shift(layout_.right >= 0 ? pack_region(arrays, stride, columns(nxl)) : std::vector<double>{}, true, kTagFold);
     const std::vector<double> from_right =
-        shift(layout_.left >= 0 ? pack_columns(-kGuard) : std::vector<double>{}, false, kTagFold + 2);
-    add_columns(from_left, 0);
-    add_columns(from_right, nxl - kGuard);
+        shift(layout_.left >= 0 ? pack_region(arrays, stride, columns(-kGuard)) : std::vector<double>{}, false, kTagFold + 2);
+    unpack_region(from_left, arrays, stride, columns(0), true);
+    unpack_region(from_right, arrays, stride, columns(nxl - kGuard), true);
   }
   // J = A_0 + A_1 + ... in this order at every point.
-  const int arrays = int(acc_.size()) / 3;
+  const int classes = int(acc_.size()) / 3;
   for (int c = 0; c < 3; ++c) {
     std::vector<double>& j = fields_.data[kJx + c];
     j = acc_[std::size_t(c)];
-    for (int r = 1; r < arrays; ++r) {
+    for (int r = 1; r < classes; ++r) {
       const std::vector<double>& a = acc_[std::size_t(r * 3 + c)];
       for (std::size_t k = 0; k < j.size(); ++k) j[k] += a[k];
     }
