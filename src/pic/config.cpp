@@ -3,6 +3,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -478,39 +479,49 @@ void validate_pic_config(const PicConfig& c) {
 int block_rows(const PicConfig& c, int processes) {
   if (c.ranks_y > 0) return c.ranks_y;
   if (processes < 2 || c.use_gpu) return 1;
-  // The work of every cell, and its prefix sums by rows and columns.
-  const std::size_t nx = std::size_t(c.nx), ny = std::size_t(c.ny);
-  std::vector<double> sum((nx + 1) * (ny + 1), 0.0);  // sum[j][i]: cells [0, i) x [0, j)
-  for (std::size_t j = 0; j < ny; ++j)
-    for (std::size_t i = 0; i < nx; ++i) {
-      double w = c.balance.cell_cost;
-      const double xc = c.x0 + (double(i) + 0.5) * c.dx, yc = c.y0 + (double(j) + 0.5) * c.dy;
-      for (const SpeciesConfig& s : c.species)
-        if (!s.immobile && s.profile(xc, yc) > 0) w += double(s.ppc_x) * double(s.ppc_y);
-      sum[(j + 1) * (nx + 1) + i + 1] = w + sum[j * (nx + 1) + i + 1] + sum[(j + 1) * (nx + 1) + i] - sum[j * (nx + 1) + i];
-    }
-  auto block = [&](std::size_t i0, std::size_t i1, std::size_t j0, std::size_t j1) {
-    return sum[j1 * (nx + 1) + i1] - sum[j0 * (nx + 1) + i1] - sum[j1 * (nx + 1) + i0] + sum[j0 * (nx + 1) + i0];
+  // The shapes that fit, each block's work summed in one pass over the cells (memory: a number a
+  // block and a block index a row and a column, whatever the grid).
+  struct Shape {
+    int rows = 1, columns = 1;
+    std::vector<int> bx, by;    // the block column of each cell column, the block row of each cell row
+    std::vector<double> work;   // per block
   };
-  int best = 0;
-  double best_cost = 0, best_cuts = 0;
+  std::vector<Shape> shapes;
   for (int rows = 1; rows <= processes; ++rows) {
     if (!block_shape_problem(c.nx, c.ny, processes, rows).first.empty()) continue;
-    const int columns = processes / rows;
-    double cost = 0;
-    for (int by = 0; by < rows; ++by) {
-      const comm::Block r = comm::block_of(c.ny, rows, by);
-      for (int bx = 0; bx < columns; ++bx) {
-        const comm::Block q = comm::block_of(c.nx, columns, bx);
-        cost = std::max(cost, block(std::size_t(q.first), std::size_t(q.first + q.count), std::size_t(r.first),
-                                    std::size_t(r.first + r.count)));
+    Shape sh;
+    sh.rows = rows, sh.columns = processes / rows;
+    auto owners = [](int n, int parts) {
+      std::vector<int> o(static_cast<std::size_t>(n));
+      for (int p = 0; p < parts; ++p) {
+        const comm::Block b = comm::block_of(n, parts, p);
+        for (std::int64_t k = b.first; k < b.first + b.count; ++k) o[std::size_t(k)] = p;
       }
+      return o;
+    };
+    sh.bx = owners(c.nx, sh.columns);
+    sh.by = owners(c.ny, rows);
+    sh.work.assign(std::size_t(processes), 0.0);
+    shapes.push_back(std::move(sh));
+  }
+  if (shapes.empty()) return 0;
+  for (int j = 0; j < c.ny; ++j)
+    for (int i = 0; i < c.nx; ++i) {
+      double w = c.balance.cell_cost;
+      const double xc = c.x0 + (i + 0.5) * c.dx, yc = c.y0 + (j + 0.5) * c.dy;
+      for (const SpeciesConfig& s : c.species)
+        if (!s.immobile && s.profile(xc, yc) > 0) w += double(s.ppc_x) * double(s.ppc_y);
+      for (Shape& sh : shapes)
+        sh.work[std::size_t(sh.by[std::size_t(j)] * sh.columns + sh.bx[std::size_t(i)])] += w;
     }
-    const double cuts = double(columns - 1) * double(c.ny) + double(rows - 1) * double(c.nx);
+  int best = 0;
+  double best_cost = 0, best_cuts = 0;
+  for (const Shape& sh : shapes) {
+    const double cost = *std::max_element(sh.work.begin(), sh.work.end());
+    const double cuts = double(sh.columns - 1) * double(c.ny) + double(sh.rows - 1) * double(c.nx);
     // (a cost within 1e-9 of the best is a tie)
-    if (best == 0 || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && cuts < best_cuts)) {
-      best = rows, best_cost = cost, best_cuts = cuts;
-    }
+    if (best == 0 || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && cuts < best_cuts))
+      best = sh.rows, best_cost = cost, best_cuts = cuts;
   }
   return best;
 }
