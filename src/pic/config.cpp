@@ -479,12 +479,16 @@ void validate_pic_config(const PicConfig& c) {
 int block_rows(const PicConfig& c, int processes) {
   if (c.ranks_y > 0) return c.ranks_y;
   if (processes < 2 || c.use_gpu) return 1;
-  // The shapes that fit, each block's work summed in one pass over the cells (memory: a number a
-  // block and a block index a row and a column, whatever the grid).
+  // With the load balance on, the block columns' starts follow the work along x ([balance]), down
+  // to slabs of kMinSlabColumns columns: a shape's block row then costs its share of a block
+  // column, or its heaviest run of kMinSlabColumns columns, whichever is more.
+  const bool balanced = c.balance.every > 0;
+  // The shapes that fit, the work summed in one pass over the cells: per block, or with the load
+  // balance per block row and cell column (memory: rows x nx numbers a shape, whatever ny).
   struct Shape {
     int rows = 1, columns = 1;
-    std::vector<int> bx, by;    // the block column of each cell column, the block row of each cell row
-    std::vector<double> work;   // per block
+    std::vector<int> bx, by;  // the block column of each cell column, the block row of each cell row
+    std::vector<double> work;  // per block, or per block row and cell column
   };
   std::vector<Shape> shapes;
   for (int rows = 1; rows <= processes; ++rows) {
@@ -501,7 +505,7 @@ int block_rows(const PicConfig& c, int processes) {
     };
     sh.bx = owners(c.nx, sh.columns);
     sh.by = owners(c.ny, rows);
-    sh.work.assign(std::size_t(processes), 0.0);
+    sh.work.assign(balanced ? std::size_t(rows) * std::size_t(c.nx) : std::size_t(processes), 0.0);
     shapes.push_back(std::move(sh));
   }
   if (shapes.empty()) return 0;
@@ -511,13 +515,31 @@ int block_rows(const PicConfig& c, int processes) {
       const double xc = c.x0 + (i + 0.5) * c.dx, yc = c.y0 + (j + 0.5) * c.dy;
       for (const SpeciesConfig& s : c.species)
         if (!s.immobile && s.profile(xc, yc) > 0) w += double(s.ppc_x) * double(s.ppc_y);
-      for (Shape& sh : shapes)
-        sh.work[std::size_t(sh.by[std::size_t(j)] * sh.columns + sh.bx[std::size_t(i)])] += w;
+      for (Shape& sh : shapes) {
+        const int by = sh.by[std::size_t(j)];
+        sh.work[balanced ? std::size_t(by) * std::size_t(c.nx) + std::size_t(i)
+                         : std::size_t(by * sh.columns + sh.bx[std::size_t(i)])] += w;
+      }
     }
   int best = 0;
   double best_cost = 0, best_cuts = 0;
   for (const Shape& sh : shapes) {
-    const double cost = *std::max_element(sh.work.begin(), sh.work.end());
+    double cost = 0;
+    if (!balanced) {
+      cost = *std::max_element(sh.work.begin(), sh.work.end());
+    } else {
+      for (int by = 0; by < sh.rows; ++by) {
+        const double* col = sh.work.data() + std::size_t(by) * std::size_t(c.nx);
+        double band = 0, run = 0, heaviest = 0;
+        const int width = sh.columns > 1 ? std::min(kMinSlabColumns, c.nx) : c.nx;
+        for (int i = 0; i < c.nx; ++i) {
+          band += col[i];
+          run += col[i] - (i >= width ? col[i - width] : 0.0);
+          heaviest = std::max(heaviest, run);
+        }
+        cost = std::max(cost, std::max(band / sh.columns, heaviest));
+      }
+    }
     const double cuts = double(sh.columns - 1) * double(c.ny) + double(sh.rows - 1) * double(c.nx);
     // (a cost within 1e-9 of the best is a tie)
     if (best == 0 || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && cuts < best_cuts))

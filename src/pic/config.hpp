@@ -78,10 +78,11 @@ void validate_pic_config(const PicConfig& c);
 // The settings and loaded simulation in normalised units.
 // load_particles = false: species without particles (to be restored from a checkpoint).
 // The block rows of a run over `processes` ranks (pic/domain.hpp): parallel.ranks_y; for "auto"
-// the divisor of the processes whose blocks at the even split carry the least work in the
-// costliest block — the particles the loader puts in its cells (the mobile species' particles per
-// cell where the density is non-zero) plus balance.cell_cost a cell — then the shortest cuts, then
-// the fewest rows; 1 on GPUs (slabs along x) and on one process; 0 when no shape fits the grid.
+// the divisor of the processes whose costliest block carries the least work — the particles the
+// loader puts in its cells (the mobile species' particles per cell where the density is non-zero)
+// plus balance.cell_cost a cell; at the even split, or with [balance] on (its block columns follow
+// the work along x) the heaviest block row's share of a block column — then the shortest cuts,
+// then the fewest rows; 1 on GPUs (slabs along x) and on one process; 0 when no shape fits.
 int block_rows(const PicConfig& c, int processes);
 
 // `window`: load only the particles of these cells (with their ids; PicSimulation::load).

@@ -169,10 +169,22 @@ TEST(PicConfig, AutoBlockRowsFollowTheLoad) {
   // (the base grid is wider than it is tall).
   PicConfig c = uniform;
   c.ny = 32;
-  for (SpeciesConfig& s : c.species) s.profile.x_start = c.x0 - 1.0;
+  for (SpeciesConfig& s : c.species) s.profile.x_start = c.x0 - 1.0, s.ppc_x = 8, s.ppc_y = 8;
   EXPECT_EQ(block_rows(c, 2), 1);
   // A plasma in the left quarter of the window: cuts along y share it (1 x 4 blocks).
   for (SpeciesConfig& s : c.species) s.profile.x_end = c.x0 + 0.25 * c.nx * c.dx;
+  EXPECT_EQ(block_rows(c, 4), 4);
+  // With the load balance on, the slabs' boundaries follow the plasma along x: in the left half of
+  // the window (32 columns, four slabs of 8 can share it) the slabs carry as little as any shape,
+  // with the shortest cuts.
+  c.balance.every = 10;
+  for (SpeciesConfig& s : c.species) s.profile.x_end = c.x0 + 0.5 * c.nx * c.dx;
+  EXPECT_EQ(block_rows(c, 4), 1);
+  // A foil 8 columns thick across every row: the load balance cannot cut a slab thinner than 8
+  // columns, y cuts share the foil (1 x 4 blocks).
+  for (SpeciesConfig& s : c.species) s.profile.x_start = c.x0 + 10 * c.dx, s.profile.x_end = c.x0 + 18 * c.dx;
+  EXPECT_EQ(block_rows(c, 4), 4);
+  c.balance.every = 0;
   EXPECT_EQ(block_rows(c, 4), 4);
   // No shape fits: 0.
   c.ny = 7, c.nx = 7;
