@@ -49,7 +49,11 @@ int run_pic_command(const PicRunOptions& o) {
   std::vector<std::string> overrides = o.set;
   if (o.steps > 0) overrides.push_back("time.steps=" + std::to_string(o.steps));
   if (!o.out.empty()) overrides.push_back("output.dir=\"" + o.out + "\"");
-  const pic::PicConfig cfg = read_config_once(o.config, overrides);
+  pic::PicConfig cfg = read_config_once(o.config, overrides);
+  // parallel.ranks_y = "auto" scored once here (a pass over the cells), the shape kept for the run.
+  const int asked_rows = cfg.ranks_y;  // (0: "auto")
+  const bool auto_rows = asked_rows == 0;
+  cfg.ranks_y = pic::block_rows(cfg, comm::world().size());
   // Under mpirun rank 0 builds the whole plasma (the first diagnostics and outputs), every other
   // rank only its block's cells (pic::rank_load_window); a restart reads the whole state on every
   // rank. Each keeps its block; rank 0 prints.
@@ -66,18 +70,18 @@ int run_pic_command(const PicRunOptions& o) {
   for (const auto& s : sim.species()) particles += s.size();
   const auto& g = sim.settings().geom;
   if (printer && pic::use_slab_decomposition(cfg)) {
-    const int rows = pic::block_rows(cfg, ranks);
+    const int rows = cfg.ranks_y;
     if (ranks > 1 && rows > 1)
       std::printf("pic: the grid in %d x %d blocks over %d processes%s (deterministic deposition)\n", ranks / rows, rows,
-                  ranks, cfg.ranks_y == 0 ? " (parallel.ranks_y = \"auto\")" : "");
+                  ranks, auto_rows ? " (parallel.ranks_y = \"auto\")" : "");
     else if (ranks > 1)
       std::printf("pic: the grid in %d slabs along x over %d processes%s (deterministic deposition)\n", ranks, ranks,
-                  cfg.ranks_y == 0 ? " (parallel.ranks_y = \"auto\")" : "");
+                  auto_rows ? " (parallel.ranks_y = \"auto\")" : "");
     else std::printf("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)\n");
   }
-  if (printer && cfg.ranks_y > 1 && ranks < 2)
+  if (printer && asked_rows > 1 && ranks < 2)
     std::printf("pic: parallel.ranks_y = %d has no blocks to make on one process (it cuts the grid along y under mpirun)\n",
-                cfg.ranks_y);
+                asked_rows);
   if (printer && cfg.balance.every > 0 && ranks < 2)
     std::printf("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries under mpirun)\n",
                 cfg.balance.every);

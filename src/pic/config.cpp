@@ -406,8 +406,11 @@ void validate_pic_config(const PicConfig& c) {
     if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
       bad("solver.deposit", "'" + c.deposit +
                                 "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
-    // ("auto" picks among the shapes that pass: the slabs' problem when none does)
-    const int rows = c.ranks_y > 0 ? c.ranks_y : block_rows(c, ranks);
+    // ("auto" picks among the shapes that pass, scored at the start of the run: the slabs' problem
+    // when none passes)
+    int rows = c.ranks_y;
+    for (int r = 1; rows == 0 && r <= ranks; ++r)
+      if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
     if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
     if (c.ranks_y > 1 && c.use_gpu)
       bad("parallel.ranks_y", std::to_string(c.ranks_y) +
@@ -477,8 +480,9 @@ void validate_pic_config(const PicConfig& c) {
 }
 
 int block_rows(const PicConfig& c, int processes) {
+  if (processes < 2) return 1;
   if (c.ranks_y > 0) return c.ranks_y;
-  if (processes < 2 || c.use_gpu) return 1;
+  if (c.use_gpu) return 1;
   // With the load balance on, the block columns' starts follow the work along x ([balance]), down
   // to slabs of kMinSlabColumns columns: a shape's block row then costs its share of a block
   // column, or its heaviest run of kMinSlabColumns columns, whichever is more.

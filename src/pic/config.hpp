@@ -82,7 +82,8 @@ void validate_pic_config(const PicConfig& c);
 // loader puts in its cells (the mobile species' particles per cell where the density is non-zero)
 // plus balance.cell_cost a cell; at the even split, or with [balance] on (its block columns follow
 // the work along x) the heaviest block row's share of a block column — then the shortest cuts,
-// then the fewest rows; 1 on GPUs (slabs along x) and on one process; 0 when no shape fits.
+// then the fewest rows; 1 on one process and (for "auto") on GPUs, whose slabs cut along x; 0 when
+// no shape fits.
 int block_rows(const PicConfig& c, int processes);
 
 // `window`: load only the particles of these cells (with their ids; PicSimulation::load).

@@ -100,6 +100,10 @@ same_bits)
   # 2D blocks (CPU): 1 x 2 and 2 x 2 blocks (with the load balance along x) of a taller grid.
   if [ ${#device[@]} -eq 0 ]; then
     "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --out "$work/tall" > /dev/null
+    # (one process with block rows asked for: a note, and the same run)
+    "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --out "$work/tall1" > "$work/tall1.stdout"
+    grep -q "has no blocks to make on one process" "$work/tall1.stdout" || { echo "FAIL: no note"; cat "$work/tall1.stdout"; exit 1; }
+    compare_dirs "$work/tall" "$work/tall1" '^timings.json$'
     mpi 2 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --out "$work/np2y" \
       > "$work/np2y.stdout"
     grep -q "1 x 2 blocks" "$work/np2y.stdout" || { echo "FAIL: no blocks"; cat "$work/np2y.stdout"; exit 1; }
