@@ -13,7 +13,7 @@
 namespace nbody::pic {
 namespace {
 
-constexpr int kTagHalo = 7100, kTagFold = 7200, kTagMigrate = 7300, kTagBalance = 7700;
+constexpr int kTagHalo = 7100, kTagFold = 7200, kTagMigrate = 7300, kTagBalance = 7700, kTagFlux = 7800;
 constexpr int kRecord = 8;  // migrating particle: species, id, x, y, ux, uy, uz, w (8-byte words)
 
 std::uint64_t bits(double v) {
@@ -101,16 +101,14 @@ std::vector<double*> e_and_b(Fields& f) {
   return a;
 }
 
-}  // namespace
-
-SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) {
-  std::vector<int> starts(std::size_t(size) + 1);
-  for (int r = 0; r < size; ++r) starts[std::size_t(r)] = int(comm::block_of(nx, size, r).first);
-  starts[std::size_t(size)] = nx;
-  return slab_layout(starts, periodic_x, rank);
+// The even split of n into `parts` (comm::block_of): every part's first index, and n last.
+std::vector<int> even_cuts(int n, int parts) {
+  std::vector<int> cuts(std::size_t(parts) + 1);
+  for (int r = 0; r < parts; ++r) cuts[std::size_t(r)] = int(comm::block_of(n, parts, r).first);
+  cuts[std::size_t(parts)] = n;
+  return cuts;
 }
 
-namespace {
 // Ascending cuts with 0 first: the number of pieces.
 int pieces(const std::vector<int>& cuts, const char* what) {
   const int n = int(cuts.size()) - 1;
@@ -119,7 +117,10 @@ int pieces(const std::vector<int>& cuts, const char* what) {
     if (cuts[std::size_t(r + 1)] <= cuts[std::size_t(r)]) throw_runtime_error("pic: a block layout with an empty block");
   return n;
 }
+
 }  // namespace
+
+SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) { return slab_layout(even_cuts(nx, size), periodic_x, rank); }
 
 SlabLayout slab_layout(const std::vector<int>& starts, bool periodic_x, int rank) {
   const int size = pieces(starts, "rank");
@@ -174,13 +175,7 @@ std::pair<std::string, std::string> block_shape_problem(int nx, int ny, int proc
 
 SlabLayout block_layout(int nx, int ny, bool periodic_x, bool periodic_y, int size, int ranks_y, int rank) {
   if (ranks_y < 1 || size % ranks_y != 0) throw_runtime_error("pic: block rows that do not divide the ranks");
-  auto even = [](int n, int parts) {
-    std::vector<int> cuts(std::size_t(parts) + 1);
-    for (int r = 0; r < parts; ++r) cuts[std::size_t(r)] = int(comm::block_of(n, parts, r).first);
-    cuts[std::size_t(parts)] = n;
-    return cuts;
-  };
-  return block_layout(even(nx, size / ranks_y), even(ny, ranks_y), periodic_x, periodic_y, rank);
+  return block_layout(even_cuts(nx, size / ranks_y), even_cuts(ny, ranks_y), periodic_x, periodic_y, rank);
 }
 
 DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm, int ranks_y)
@@ -259,7 +254,6 @@ SlabOwner DomainPic::owner(const std::vector<int>& starts) const {
 
 SlabOwner DomainPic::row_owner() const {
   const GridGeometry& g = s_.geom;
-  if (layout_.rows.empty()) return SlabOwner{g.y0, g.dy, g.ny, 1, nullptr};
   return SlabOwner{g.y0, g.dy, g.ny, layout_.ranks_y, layout_.rows.data()};
 }
 
@@ -446,12 +440,19 @@ void DomainPic::migrate() {
   // Along x the particles whose block column changed, then along y those whose block row did
   // (with the x arrivals: a particle that crossed a corner takes two hops).
   std::vector<std::uint64_t> to_left, to_right, to_down, to_up;
-  auto send_y = [&](int by, std::vector<std::uint64_t>*& dest, const std::string& name) {
-    const int owner = by * layout_.ranks_x + layout_.bx;
-    dest = owner == layout_.up ? &to_up : owner == layout_.down ? &to_down : nullptr;
-    if (!dest)
-      throw_runtime_error("pic: a particle of " + name + " moved from rank " + std::to_string(layout_.rank) + " to rank " +
-                          std::to_string(owner) + ", beyond its neighbours");
+  // The message towards the block (bx, by), a neighbour along one axis (the right or upper one
+  // first where both are one rank).
+  auto towards = [&](int bx, int by, std::size_t k) -> std::vector<std::uint64_t>& {
+    const int owner = by * layout_.ranks_x + bx;
+    if (by == layout_.by) {
+      if (owner == layout_.right) return to_right;
+      if (owner == layout_.left) return to_left;
+    } else if (bx == layout_.bx) {
+      if (owner == layout_.up) return to_up;
+      if (owner == layout_.down) return to_down;
+    }
+    throw_runtime_error("pic: a particle of " + species_[k].name + " moved from rank " + std::to_string(layout_.rank) +
+                        " to rank " + std::to_string(owner) + ", beyond its neighbours");
   };
   for (std::size_t k = 0; k < species_.size(); ++k) {
     Species& sp = species_[k];
@@ -460,18 +461,9 @@ void DomainPic::migrate() {
     for (std::size_t i = 0; i < sp.size(); ++i) {
       const int bx = cols(sp.x[i]);
       const int by = blocks_y ? rows(sp.y[i]) : layout_.by;
-      std::vector<std::uint64_t>* dest = nullptr;
-      if (bx != layout_.bx) {
-        const int owner = layout_.by * layout_.ranks_x + bx;
-        dest = owner == layout_.right ? &to_right : owner == layout_.left ? &to_left : nullptr;
-        if (!dest)
-          throw_runtime_error("pic: a particle of " + sp.name + " moved from rank " + std::to_string(layout_.rank) +
-                              " to rank " + std::to_string(owner) + ", beyond its neighbours");
-      } else if (by != layout_.by) {
-        send_y(by, dest, sp.name);
-      }
-      if (dest) {
-        append_record(*dest, k, id[i], sp, i);
+      if (bx != layout_.bx || by != layout_.by) {
+        // (along x first: a corner crossing goes on along y from the block it arrives in)
+        append_record(towards(bx, bx != layout_.bx ? layout_.by : by, k), k, id[i], sp, i);
         continue;
       }
       sp.x[out] = sp.x[i], sp.y[out] = sp.y[i], sp.ux[out] = sp.ux[i], sp.uy[out] = sp.uy[i], sp.uz[out] = sp.uz[i],
@@ -497,9 +489,8 @@ void DomainPic::migrate() {
         stay.insert(stay.end(), rec, rec + kRecord);
         continue;
       }
-      std::vector<std::uint64_t>* dest = nullptr;
-      send_y(by, dest, species_[std::size_t(rec[0])].name);
-      dest->insert(dest->end(), rec, rec + kRecord);
+      std::vector<std::uint64_t>& dest = towards(layout_.bx, by, std::size_t(rec[0]));
+      dest.insert(dest.end(), rec, rec + kRecord);
     }
     in = std::move(stay);
     const std::vector<std::uint64_t> in_below = shift(to_up, true, kTagMigrate + 4, true);
@@ -600,24 +591,25 @@ void DomainPic::step() {
 
 double DomainPic::poynting_flux_x(int i) {
   const GridGeometry& g = s_.geom;
-  // The blocks of the column's block column give their rows' terms, gathered in rank order (the
-  // rows in order) and summed as one process sums them.
-  std::vector<double> terms;
-  if (owner(layout_.starts)(g.x0 + (i + 0.5) * g.dx) == layout_.bx) {
-    const int il = i - layout_.i0;
+  // The blocks of the plane's block column sum their rows in order, each going on from the sum of
+  // the block below (one process's sequential sum); the top one has the flux and broadcasts it.
+  const SlabLayout& l = layout_;
+  const int bx = owner(l.starts)(g.x0 + (i + 0.5) * g.dx);
+  double sum = 0;
+  if (bx == l.bx) {
+    if (l.by > 0) comm_->recv(&sum, 1, comm::DataType::f64, l.rank - l.ranks_x, kTagFlux);
+    const int il = i - l.i0;
     const Fields& f = fields_;
     for (int j = 0; j < lg_.ny; ++j) {
       const double ey = 0.5 * (f.at(kEy, il, j) + f.at(kEy, il + 1, j));
       const double bz = f.at(kBz, il, j);
       const double ez = 0.25 * (f.at(kEz, il, j) + f.at(kEz, il + 1, j) + f.at(kEz, il, j + 1) + f.at(kEz, il + 1, j + 1));
       const double by = 0.5 * (f.at(kBy, il, j) + f.at(kBy, il, j + 1));
-      terms.push_back((ey * bz - ez * by) * g.dy);
+      sum += (ey * bz - ez * by) * g.dy;
     }
+    if (l.by < l.ranks_y - 1) comm_->send(&sum, 1, comm::DataType::f64, l.rank + l.ranks_x, kTagFlux);
   }
-  const std::vector<double> all = layout_.size > 1 ? comm_->allgatherv(std::span<const double>(terms)) : terms;
-  if (all.size() != std::size_t(g.ny)) throw_runtime_error("pic: the Poynting flux's rows do not cover the grid");
-  double sum = 0;
-  for (double t : all) sum += t;
+  if (l.size > 1) sum = comm_->broadcast_value(sum, (l.ranks_y - 1) * l.ranks_x + bx);
   return sum;
 }
 

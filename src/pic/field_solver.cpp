@@ -65,11 +65,9 @@ namespace {
 struct Range {
   int lo, hi;
 };
-// On a block: a cut high side ends like a periodic axis (the next point is the neighbour's).
-Range span(FieldBoundary b, bool open_hi, int n, bool half) {
-  if (b == FieldBoundary::periodic || !open_hi) return {0, n - 1};
-  return {0, half ? n - 1 : n};
-}
+// The n points of a periodic axis or of a block whose high side is a cut (the next point is the
+// neighbour's); before an open high edge also the boundary node n.
+Range span(bool open_hi, int n, bool half) { return {0, open_hi && !half ? n : n - 1}; }
 
 }  // namespace
 
@@ -106,7 +104,7 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   const StencilCoefficients sc{c_.alpha_x, c_.beta_xy, c_.alpha_y, c_.beta_yx};
   // Bx (i, j+1/2) -= dt d*_y Ez
   {
-    const Range ri = span(bc_.x, open_hi(), g_.nx, false), rj = span(bc_.y, open_y_hi(), g_.ny, true);
+    const Range ri = span(open_hi(), g_.nx, false), rj = span(open_y_hi(), g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) {
         const bool smooth = (free_lo || i > 0) && (free_hi || i < g_.nx);
@@ -120,7 +118,7 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   double* psi_bz = pml_.cells > 0 ? f.psi[kPsiBz].data() : nullptr;
   // By (i+1/2, j) += dt d*_x Ez
   {
-    const Range ri = span(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, open_y_hi(), g_.ny, false);
+    const Range ri = span(open_hi(), g_.nx, true), rj = span(open_y_hi(), g_.ny, false);
     for (int j = rj.lo; j <= rj.hi; ++j) {
       const bool smooth = (free_y_lo || j > 0) && (free_y_hi || j < g_.ny);
       for (int i = ri.lo; i <= ri.hi; ++i) {
@@ -132,7 +130,7 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   }
   // Bz (i+1/2, j+1/2) -= dt (d*_x Ey - d*_y Ex)
   {
-    const Range ri = span(bc_.x, open_hi(), g_.nx, true), rj = span(bc_.y, open_y_hi(), g_.ny, true);
+    const Range ri = span(open_hi(), g_.nx, true), rj = span(open_y_hi(), g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j) {
       const bool smooth_x = (free_y_lo || j > 0) && (free_y_hi || j < g_.ny - 1);
       for (int i = ri.lo; i <= ri.hi; ++i) {
@@ -179,7 +177,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
       }
   // Ex (i+1/2, j) += dt (d_y Bz - Jx)
   {
-    const Range ri = span(bc_.x, ox_hi, nx, true), rj = span(bc_.y, oy_hi, ny, false);
+    const Range ri = span(ox_hi, nx, true), rj = span(oy_hi, ny, false);
     for (int j = rj.lo + oy_lo; j <= rj.hi - oy_hi; ++j)
       for (int i = ri.lo; i <= ri.hi; ++i) ex(i, j) += cy * (bz(i, j) - bz(i, j - 1)) - dt * jx(i, j);
   }
@@ -190,7 +188,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   double* psi_ez = pml_.cells > 0 ? f.psi[kPsiEz].data() : nullptr;
   // Ey (i, j+1/2) += dt (-d_x Bz - Jy)
   {
-    const Range ri = span(bc_.x, ox_hi, nx, false), rj = span(bc_.y, oy_hi, ny, true);
+    const Range ri = span(ox_hi, nx, false), rj = span(oy_hi, ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
       for (int i = ri.lo + ox_lo; i <= ri.hi - ox_hi; ++i) {
         double d = bz(i, j) - bz(i - 1, j);
@@ -200,7 +198,7 @@ void MaxwellSolver::advance_e(Fields& f, double dt, double t, const IncidentFiel
   }
   // Ez (i, j) += dt (d_x By - d_y Bx - Jz)
   {
-    const Range ri = span(bc_.x, ox_hi, nx, false), rj = span(bc_.y, oy_hi, ny, false);
+    const Range ri = span(ox_hi, nx, false), rj = span(oy_hi, ny, false);
     for (int j = rj.lo + oy_lo; j <= rj.hi - oy_hi; ++j)
       for (int i = ri.lo + ox_lo; i <= ri.hi - ox_hi; ++i) {
         double d = by(i, j) - by(i - 1, j);
