@@ -85,10 +85,16 @@ int run_pic_command(const PicRunOptions& o) {
   if (printer && cfg.balance.every > 0 && ranks < 2)
     std::printf("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries under mpirun)\n",
                 cfg.balance.every);
-  if (printer && pic::use_gpu_slabs(cfg))
-    std::printf("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s\n", ranks,
-                ranks > 1 ? "s" : "", cfg.deposit.c_str(),
-                cfg.deterministic ? " (the bits of any number of ranks)" : "");
+  if (printer && pic::use_gpu_slabs(cfg)) {
+    if (ranks > 1 && cfg.ranks_y > 1)
+      std::printf("pic: the grid in %d x %d blocks on GPUs (rank r on GPU r %% devices), %s deposition%s\n",
+                  ranks / cfg.ranks_y, cfg.ranks_y, cfg.deposit.c_str(),
+                  cfg.deterministic ? " (the bits of any number and shape of blocks)" : "");
+    else
+      std::printf("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s\n", ranks,
+                  ranks > 1 ? "s" : "", cfg.deposit.c_str(),
+                  cfg.deterministic ? " (the bits of any number of ranks)" : "");
+  }
   if (printer)
   std::printf("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
               "dt = %.4g lambda/c, %lld steps%s\n",

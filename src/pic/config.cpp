@@ -412,9 +412,6 @@ void validate_pic_config(const PicConfig& c) {
     for (int r = 1; rows == 0 && r <= ranks; ++r)
       if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
     if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
-    if (c.ranks_y > 1 && c.use_gpu)
-      bad("parallel.ranks_y", std::to_string(c.ranks_y) +
-                                  ": 2D blocks run on CPUs (solver.device = \"cpu\"); on GPUs the grid is cut into slabs along x (ranks_y = 1)");
   }
   if (c.use_gpu) {
     std::string why;

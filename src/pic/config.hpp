@@ -53,7 +53,7 @@ struct PicConfig {
   int sort_every = 0;              // solver.sort_every (tiled, warp): sort every K steps (0: by ratio only)
   double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
   BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
-  int ranks_y = 0;                 // parallel.ranks_y: block rows under mpirun (0: "auto", the default; 1: slabs along x; CPU)
+  int ranks_y = 0;                 // parallel.ranks_y: block rows under mpirun (0: "auto", the default; 1: slabs along x)
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0
@@ -82,8 +82,8 @@ void validate_pic_config(const PicConfig& c);
 // loader puts in its cells (the mobile species' particles per cell where the density is non-zero)
 // plus balance.cell_cost a cell; at the even split, or with [balance] on (its block columns follow
 // the work along x) the heaviest block row's share of a block column — then the shortest cuts,
-// then the fewest rows; 1 on one process and (for "auto") on GPUs, whose slabs cut along x; 0 when
-// no shape fits.
+// then the fewest rows; 1 on one process and (for "auto") on GPUs, where "auto" keeps slabs along
+// x (an explicit ranks_y cuts GPU blocks too); 0 when no shape fits.
 int block_rows(const PicConfig& c, int processes);
 
 // `window`: load only the particles of these cells (with their ids; PicSimulation::load).

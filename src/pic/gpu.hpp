@@ -57,36 +57,46 @@ DepositKernel deposit_kernel(const std::string& name);
 
 inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id, x, y, ux, uy, uz, w (bits)
 
-// One rank's slab of a run split over several GPUs (pic/gpu_slabs.hpp): the exchanges with the
-// neighbour slabs, staged through the host. The buffers' layouts are those of pic/gpu_slabs.hpp
-// (pack_guard_columns, migration records).
+// One rank's block of a run split over several GPUs (pic/gpu_slabs.hpp): the exchanges with the
+// neighbour blocks, staged through the host. The buffers' layouts are those of pic/gpu_slabs.hpp
+// (pack_region's, migration records).
 class SlabExchange {
  public:
   virtual ~SlabExchange() = default;
-  // Sends to_left / to_right to the left / right neighbour (empty: nothing to send there) and
-  // returns what the neighbours sent this rank (empty where there is none); `what` tells the
-  // kind of message apart (0 current guards, 1 field guards).
+  // Along x: sends to_left / to_right to the left / right neighbour (empty: nothing to send
+  // there) and returns what the neighbours sent this rank (empty where there is none); `what`
+  // tells the kind of message apart (0 current guards, 1 field guards).
   virtual void swap(int what, const std::vector<double>& to_left, const std::vector<double>& to_right,
                     std::vector<double>& from_left, std::vector<double>& from_right) = 0;
-  // The particles that left the slab (records of kMigrationWords words), to their new owner.
+  // Along y: the same with the neighbours below (down) and above (up).
+  virtual void swap_y(int what, const std::vector<double>& to_down, const std::vector<double>& to_up,
+                      std::vector<double>& from_down, std::vector<double>& from_up) = 0;
+  // The particles that left the block (records of kMigrationWords words), to the neighbour along
+  // x (migrate) or along y (migrate_y); `arrived` gets what the neighbours sent.
   virtual void migrate(const std::vector<std::uint64_t>& to_left, const std::vector<std::uint64_t>& to_right,
                        std::vector<std::uint64_t>& arrived) = 0;
+  virtual void migrate_y(const std::vector<std::uint64_t>& to_down, const std::vector<std::uint64_t>& to_up,
+                         std::vector<std::uint64_t>& arrived) = 0;
 };
 
-// A PicGpu working on one slab: the simulation it is built from has the slab's geometry (nx the
-// slab's columns, x0 its left edge), `global` the whole grid (the particle step, the PML and the
-// boundaries use it).
+// A PicGpu working on one block of cells (a slab when ranks_y = 1): the simulation it is built
+// from has the block's geometry (nx, ny its columns and rows, x0 its left edge, y0 the whole
+// grid's), `global` the whole grid (the particle step, the PML and the boundaries use it).
 struct GpuSlabOptions {
   bool enabled = false;
   GridGeometry global;
-  int i_offset = 0;                   // the global index of the slab's column 0
-  int rank = 0, ranks = 1;            // this rank and their number (the owners of the particles)
-  int left = -1, right = -1;          // the neighbours (-1: a global open edge)
-  bool cut_lo = false, cut_hi = false;  // a side shared with a neighbour
-  bool single = true;                 // one rank: the periodic images folded locally
+  int i_offset = 0, j_offset = 0;     // the global index of the block's column 0 and row 0
+  int rank = 0, ranks = 1;            // this rank and their number (ranks_x x ranks_y)
+  int ranks_x = 1, ranks_y = 1;       // block columns and rows (rank = by x ranks_x + bx)
+  int bx = 0, by = 0;                 // this block's column and row
+  int left = -1, right = -1;          // the neighbours' ranks along x (-1: a global open edge)
+  int down = -1, up = -1;             // along y
+  bool cut_lo = false, cut_hi = false;      // an x side shared with a neighbour
+  bool cut_y_lo = false, cut_y_hi = false;  // a y side shared with a neighbour
   SlabExchange* exchange = nullptr;   // required when a side is a cut
   std::vector<std::vector<std::uint64_t>> ids;  // per species, the particles' stable ids (sorted)
-  std::vector<int> starts;            // every slab's first column, and nx (ranks + 1 values)
+  std::vector<int> starts;            // every block column's first column, and nx (ranks_x + 1 values)
+  std::vector<int> rows;              // every block row's first row, and ny (ranks_y + 1 values)
 };
 
 struct PicGpuOptions {
@@ -158,8 +168,9 @@ class PicGpu {
   void track_poynting(int i_left, int i_right);
   // The tracked fluxes and their integrals (zeros without track_poynting); one small copy.
   [[nodiscard]] PoyntingTrack poynting() const;
-  // Carries on tracking from `t` (a slab rebuilt by the load balance: the integrals so far).
-  void resume_poynting(const PoyntingTrack& t);
+  // With blocks: the Poynting flux density S_x dy through the plane x0 + (i + 1/2) dx (i a local
+  // column) at each of the block's rows, row 0 first (the caller sums them in row order).
+  [[nodiscard]] std::vector<double> flux_rows(int i) const;
   // With slabs: the live particles of the mobile species in each of the slab's cell columns
   // (column 0 first), counted on the device (the load balance's costs).
   [[nodiscard]] std::vector<std::uint64_t> column_counts() const;

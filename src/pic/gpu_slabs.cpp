@@ -37,14 +37,6 @@ void unpack_guard_columns(const std::vector<double>& in, const std::vector<doubl
   }
 }
 
-int migration_side(int owner, const SlabLayout& l) {
-  if (owner == l.rank) return 0;
-  if (owner == l.right) return 1;
-  if (owner == l.left) return -1;
-  throw_runtime_error("pic: a particle moved from rank " + std::to_string(l.rank) + " to rank " + std::to_string(owner) +
-                      ", beyond its neighbours (a particle crossed a whole slab in one step)");
-}
-
 std::vector<std::uint64_t> arrivals_of(const std::vector<std::uint64_t>& records, std::size_t k) {
   if (records.size() % kMigrationRecord != 0) throw_runtime_error("pic: a migration message of a broken length");
   std::vector<std::size_t> mine;
@@ -60,39 +52,54 @@ std::vector<std::uint64_t> arrivals_of(const std::vector<std::uint64_t>& records
   return out;
 }
 
-// The messages between neighbour slabs: blocking sends and receives along the chain (or ring),
-// its first rank sending first (DomainPic's order), every call checked by the communicator.
+// The messages between neighbour blocks: blocking sends and receives along the block row or
+// column (a chain, or a ring), its first rank sending first (DomainPic's order), every call
+// checked by the communicator.
 class DomainPicGpu::Exchange : public SlabExchange {
  public:
   Exchange(comm::Communicator& c, const SlabLayout& l) : comm_(&c), l_(l) {}
   void swap(int what, const std::vector<double>& to_left, const std::vector<double>& to_right, std::vector<double>& from_left,
             std::vector<double>& from_right) override {
     const int tag = 7500 + 10 * what;
-    from_left = shift(l_.right >= 0 ? to_right : std::vector<double>{}, true, tag);
-    from_right = shift(l_.left >= 0 ? to_left : std::vector<double>{}, false, tag + 2);
+    from_left = shift(l_.right >= 0 ? to_right : std::vector<double>{}, true, tag, false);
+    from_right = shift(l_.left >= 0 ? to_left : std::vector<double>{}, false, tag + 2, false);
+  }
+  void swap_y(int what, const std::vector<double>& to_down, const std::vector<double>& to_up, std::vector<double>& from_down,
+              std::vector<double>& from_up) override {
+    const int tag = 7520 + 10 * what;
+    from_down = shift(l_.up >= 0 ? to_up : std::vector<double>{}, true, tag, true);
+    from_up = shift(l_.down >= 0 ? to_down : std::vector<double>{}, false, tag + 2, true);
   }
   void migrate(const std::vector<std::uint64_t>& to_left, const std::vector<std::uint64_t>& to_right,
                std::vector<std::uint64_t>& arrived) override {
-    arrived = shift(to_right, true, 7600);
-    const std::vector<std::uint64_t> more = shift(to_left, false, 7602);
+    arrived = shift(to_right, true, 7600, false);
+    const std::vector<std::uint64_t> more = shift(to_left, false, 7602, false);
+    arrived.insert(arrived.end(), more.begin(), more.end());
+  }
+  void migrate_y(const std::vector<std::uint64_t>& to_down, const std::vector<std::uint64_t>& to_up,
+                 std::vector<std::uint64_t>& arrived) override {
+    arrived = shift(to_up, true, 7604, true);
+    const std::vector<std::uint64_t> more = shift(to_down, false, 7606, true);
     arrived.insert(arrived.end(), more.begin(), more.end());
   }
 
  private:
   template <class T>
-  std::vector<T> shift(const std::vector<T>& out, bool to_right, int tag) {
-    return slab_shift(*comm_, l_, out, to_right, tag);
+  std::vector<T> shift(const std::vector<T>& out, bool forward, int tag, bool along_y) {
+    return along_y ? chain_shift(*comm_, l_.by, l_.ranks_y, l_.down, l_.up, out, forward, tag)
+                   : slab_shift(*comm_, l_, out, forward, tag);
   }
   comm::Communicator* comm_;
   SlabLayout l_;
 };
 
-DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options)
+DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options,
+                           int ranks_y)
     : comm_(&comm), global_settings_(global.settings()), options_(options) {
   if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
       options.deposit != DepositKernel::deterministic)
     throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
-  host_ = std::make_unique<DomainPic>(global, comm);  // the slab (and the check of its width)
+  host_ = std::make_unique<DomainPic>(global, comm, ranks_y);  // the block (and the check of its shape)
   for (const Species& s : host_->species()) mobile_.push_back(!s.immobile);
   const int devices = pic_gpu_device_count();
   if (devices < 1) throw_input_error("pic: no usable CUDA device for the GPU slabs");
@@ -105,7 +112,8 @@ void DomainPicGpu::build_device() {
   const GridGeometry& gg = global_settings_.geom;
   PicSettings ls = global_settings_;
   ls.geom.nx = l.i1 - l.i0;
-  ls.geom.x0 = gg.x0 + l.i0 * gg.dx;
+  ls.geom.ny = l.j1 - l.j0;
+  ls.geom.x0 = gg.x0 + l.i0 * gg.dx;  // (y0 stays the whole grid's: the rows are offset by j_offset)
   local_ = std::make_unique<PicSimulation>(ls);
   for (const Species& s : host_->species()) local_->add_species(s);
   for (int c = 0; c < kComponents; ++c) local_->fields().data[c] = host_->fields().data[c];
@@ -116,13 +124,15 @@ void DomainPicGpu::build_device() {
   GpuSlabOptions& so = o.slab;
   so.enabled = true;
   so.global = gg;
-  so.i_offset = l.i0;
-  so.rank = l.rank, so.ranks = l.size, so.left = l.left, so.right = l.right;
+  so.i_offset = l.i0, so.j_offset = l.j0;
+  so.rank = l.rank, so.ranks = l.size, so.left = l.left, so.right = l.right, so.down = l.down, so.up = l.up;
+  so.ranks_x = l.ranks_x, so.ranks_y = l.ranks_y, so.bx = l.bx, so.by = l.by;
   so.cut_lo = l.left >= 0, so.cut_hi = l.right >= 0;
-  so.single = l.size == 1;
+  so.cut_y_lo = l.down >= 0, so.cut_y_hi = l.up >= 0;
   so.exchange = exchange_.get();
   so.ids = host_->ids();
   so.starts = l.starts;
+  so.rows = l.ranks_y > 1 ? l.rows : std::vector<int>{0, gg.ny};
   o.device = device_;
   gpu_ = std::make_unique<PicGpu>(*local_, o);
   // The particles live on the device now: the host copies are dropped (gather brings them back).
@@ -143,11 +153,11 @@ bool DomainPicGpu::balance(const BalanceSettings& b) {
   if (host_->layout().size < 2) return false;
   const std::vector<std::uint64_t> counts = gpu_->column_counts();
   std::vector<double> cost(counts.size());
-  for (std::size_t i = 0; i < counts.size(); ++i)
-    cost[i] = double(counts[i]) + b.cell_cost * double(global_settings_.geom.ny);
+  const SlabLayout& l = host_->layout();
+  for (std::size_t i = 0; i < counts.size(); ++i) cost[i] = double(counts[i]) + b.cell_cost * double(l.j1 - l.j0);
   const std::vector<int> starts = host_->plan_balance(cost, b);
   if (starts.empty()) return false;
-  const PoyntingTrack track = tracking_ ? poynting() : PoyntingTrack{};  // (collective: every rank's)
+  if (tracking_) track_ = poynting();  // (collective: every rank holds the integrals so far)
   gpu_->copy_to(*local_);
   host_->set_state(local_->fields(), local_->species(), gpu_->ids(), gpu_->step_count(), local_->time());
   const PicGpu::StepTimes t = gpu_->total_times();
@@ -158,10 +168,7 @@ bool DomainPicGpu::balance(const BalanceSettings& b) {
   local_.reset();
   host_->redistribute(starts);
   build_device();
-  if (tracking_) {
-    track_poynting(i_left_, i_right_);
-    gpu_->resume_poynting(track);
-  }
+  if (tracking_) track_poynting(i_left_, i_right_, false);
   return true;
 }
 
@@ -174,7 +181,30 @@ PicGpu::StepTimes DomainPicGpu::total_times() const {
 
 DomainPicGpu::~DomainPicGpu() = default;
 
-void DomainPicGpu::step() { gpu_->step(); }
+void DomainPicGpu::step() {
+  gpu_->step();
+  if (!tracking_) return;
+  // The Poynting fluxes: the blocks of a plane's block column sum their rows in order, each going
+  // on from the sum of the block below (one process's sequential sum, the CPU blocks' too); the
+  // top one integrates it.
+  const SlabLayout& l = host_->layout();
+  constexpr int kTagFlux = 7810;
+  double* flux[2] = {&track_.flux_left, &track_.flux_right};
+  double* integral[2] = {&track_.energy_in_left, &track_.energy_out_right};
+  const int planes[2] = {i_left_, i_right_}, owners[2] = {owner_left_, owner_right_};
+  for (int p = 0; p < 2; ++p) {
+    if (owners[p] != l.bx) continue;
+    double sum = 0;
+    if (l.by > 0) comm_->recv(&sum, 1, comm::DataType::f64, l.rank - l.ranks_x, kTagFlux + p);
+    for (double v : gpu_->flux_rows(planes[p] - l.i0)) sum += v;
+    if (l.by < l.ranks_y - 1) {
+      comm_->send(&sum, 1, comm::DataType::f64, l.rank + l.ranks_x, kTagFlux + p);
+    } else {
+      *flux[p] = sum;
+      *integral[p] += sum * global_settings_.dt;
+    }
+  }
+}
 
 std::size_t DomainPicGpu::local_particles(bool mobile_only) const {
   const std::vector<std::size_t> n = gpu_->slot_counts();
@@ -190,25 +220,29 @@ void DomainPicGpu::gather(PicSimulation& global, int root) {
   host_->gather(global, root);
 }
 
-void DomainPicGpu::track_poynting(int i_left, int i_right) {
+void DomainPicGpu::track_poynting(int i_left, int i_right, bool restart) {
+  const GridGeometry& g = global_settings_.geom;
+  if (i_left < 0 || i_right < 0 || i_left > g.nx - 2 || i_right > g.nx - 2)
+    throw_input_error("pic: the Poynting planes must lie inside the grid");
   const SlabLayout& l = host_->layout();
   tracking_ = true;
+  if (restart) track_ = PoyntingTrack{};
   const SlabOwner own = host_->owner(l.starts);
   owner_left_ = own(own.x0 + (i_left + 0.5) * own.dx);
   owner_right_ = own(own.x0 + (i_right + 0.5) * own.dx);
   i_left_ = i_left, i_right_ = i_right;
-  // (a plane of another rank: column 0 is tracked and its values are not used)
-  gpu_->track_poynting(owner_left_ == l.rank ? i_left - l.i0 : 0, owner_right_ == l.rank ? i_right - l.i0 : 0);
 }
 
 PoyntingTrack DomainPicGpu::poynting() {
-  PoyntingTrack t = gpu_->poynting();
-  if (host_->layout().size == 1) return t;
+  const SlabLayout& l = host_->layout();
+  if (l.size == 1) return track_;
+  // (the top block of each plane's block column has its values)
+  const int top = (l.ranks_y - 1) * l.ranks_x;
   PoyntingTrack out;
-  out.flux_left = comm_->broadcast_value(t.flux_left, owner_left_);
-  out.energy_in_left = comm_->broadcast_value(t.energy_in_left, owner_left_);
-  out.flux_right = comm_->broadcast_value(t.flux_right, owner_right_);
-  out.energy_out_right = comm_->broadcast_value(t.energy_out_right, owner_right_);
+  out.flux_left = comm_->broadcast_value(track_.flux_left, top + owner_left_);
+  out.energy_in_left = comm_->broadcast_value(track_.energy_in_left, top + owner_left_);
+  out.flux_right = comm_->broadcast_value(track_.flux_right, top + owner_right_);
+  out.energy_out_right = comm_->broadcast_value(track_.energy_out_right, top + owner_right_);
   return out;
 }
 

@@ -1,27 +1,33 @@
 #pragma once
-// The PIC run over several GPUs (docs/pic.md, "Several GPUs"): every MPI rank owns one slab of
-// cell columns along x (the SlabLayout of the CPU path, pic/domain.hpp) and one PicGpu on GPU
-// rank % device_count (several ranks may share a GPU). One step on every rank:
+// The PIC run over several GPUs (docs/pic.md, "Several GPUs"): every MPI rank owns one block of
+// cells (ranks_x x ranks_y blocks, slabs of cell columns along x when ranks_y = 1: the SlabLayout
+// of the CPU path, pic/domain.hpp) and one PicGpu on GPU rank % device_count (several ranks may
+// share a GPU). One step on every rank:
 //   1. push and deposit its particles on its device: atomic (float64 atomics into J); warp (the
 //      particles sorted by cell under the empty_ratio policy, the ids moving with them, and the
 //      warp-reduced deposit of pic/gpu.hpp); or deterministic: every particle's contributions
-//      sorted by its cell (stable, the slots in id order), one thread a grid point sums them into
-//      M = deposit_classes(shape) arrays by the cell column modulo M, so that each value of an
-//      array comes from one column (one rank);
-//   2. the y guards folded, the x guards on the global edges folded (one rank) or dropped (open);
-//      the guard columns of every source array copied to the host (pack_guard_columns' layout),
-//      sent to the neighbour and added there (a sum, not a copy), copied back; in the
-//      deterministic mode J = A_0 + ... + A_{M-1} node by node in that order;
-//   3. the field solve on the slab's points; after each of its three parts the E and B guard
-//      columns go to the neighbours the same way (copied, not added);
-//   4. the particles whose cell left the slab are compacted out on the device (a stable
-//      selection: the residents keep their order), sent as records (kMigrationRecord words)
-//      to the neighbour that owns them, appended there, and the species is sorted by id again
-//      (warp: not; the arrivals wait at the end for the next sort by cell).
-// The deterministic mode gives the same bits on any number of ranks: a value of an array is a sum
-// over the particles of one cell column, cell by cell in a fixed order and particle by particle
-// in id order; the images and the arrays are added in the order of one rank. The diagnostics and
-// outputs come from the state gathered on rank 0 (DomainPic::gather), as the CPU slab path's.
+//      sorted by its cell (stable, the slots in id order), one thread a grid point sums each
+//      cell's into the array of the cell's class, M x M = deposit_classes(shape)^2 arrays by the
+//      cell column and row modulo M, so that each value of an array comes from one cell (one
+//      rank), as the CPU blocks' arrays;
+//   2. the y guards first: folded (one block row), dropped beyond an open edge, or the guard rows
+//      of every source array (every column) copied to the host, sent to the neighbour below or
+//      above and added there (a sum, not a copy); then the x guards the same way with the guard
+//      columns (every row); in the deterministic mode J = A_0 + ... + A_{M^2-1} node by node in
+//      that order;
+//   3. the field solve on the block's points; after each of its three parts the E and B guard
+//      columns go to the neighbours along x, then the guard rows (every column: the corners)
+//      along y (copied, not added);
+//   4. the particles whose cell left the block are compacted out on the device (a stable
+//      selection: the residents keep their order), sent as records (kMigrationRecord words):
+//      along x those whose block column changed, then along y those whose block row changed
+//      with the x arrivals of another block row; appended where they arrive, and the species is
+//      sorted by id again (warp: not; the arrivals wait at the end for the next sort by cell).
+// The deterministic mode gives the same bits on any number and shape of blocks: a value of an
+// array is a sum over the particles of one cell in id order; the images and the arrays are added
+// in the order of one rank; the Poynting flux through a plane is summed row by row on the host
+// up the plane's block column. The diagnostics and outputs come from the state gathered on rank 0
+// (DomainPic::gather), as the CPU blocks'.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -42,23 +48,22 @@ std::vector<double> pack_guard_columns(const std::vector<const double*>& arrays,
 void unpack_guard_columns(const std::vector<double>& in, const std::vector<double*>& arrays, const GridGeometry& slab,
                           int first_column, bool add);
 
-// Migration on the host side: where a particle of `owner` goes from this rank (-1 left, +1
-// right, 0 it stays; right first when both neighbours are the same rank); a throw for a rank
-// beyond the neighbours.
-int migration_side(int owner, const SlabLayout& l);
 // (arrivals_of: the arrived records of a species sorted by id, in pic/slab_index.hpp)
 
 // The slab run on GPUs (collective where DomainPic is).
 class DomainPicGpu {
  public:
-  DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options);
+  // ranks_y block rows (comm.size() a multiple of it; 1: slabs along x).
+  DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options, int ranks_y = 1);
   ~DomainPicGpu();
   void step();
   // The whole state into `global` on rank `root` (or every rank), as DomainPic::gather.
   void gather(PicSimulation& global, int root = -1);
-  // Tracks the Poynting flux through the planes of global columns i_left, i_right (see
-  // PicGpu::track_poynting); poynting() returns the owners' values on every rank (collective).
-  void track_poynting(int i_left, int i_right);
+  // Tracks the Poynting flux through the planes x0 + (i + 1/2) dx of global columns i_left,
+  // i_right after every step (the rows' terms from PicGpu::flux_rows summed in row order up the
+  // plane's block column, integrated in time); poynting() returns them on every rank
+  // (collective). restart = false keeps the integrals so far (a rebuilt block).
+  void track_poynting(int i_left, int i_right, bool restart = true);
   PoyntingTrack poynting();
   [[nodiscard]] const SlabLayout& layout() const { return host_->layout(); }
   [[nodiscard]] std::int64_t step_count() const { return gpu_->step_count(); }
@@ -90,7 +95,8 @@ class DomainPicGpu {
   std::unique_ptr<PicGpu> gpu_;
   std::vector<bool> mobile_;
   int device_ = 0;
-  int owner_left_ = 0, owner_right_ = 0, i_left_ = 0, i_right_ = 0;
+  int owner_left_ = 0, owner_right_ = 0, i_left_ = 0, i_right_ = 0;  // (owners: block columns)
+  PoyntingTrack track_;  // the top block's of each plane's block column (every rank's after poynting())
 };
 
 }  // namespace nbody::pic

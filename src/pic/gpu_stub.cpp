@@ -31,7 +31,7 @@ double PicGpu::particle_kernel_seconds() const { return 0; }
 DeviceDiagnostics PicGpu::diagnostics() { return {}; }
 void PicGpu::track_poynting(int, int) {}
 PoyntingTrack PicGpu::poynting() const { return {}; }
-void PicGpu::resume_poynting(const PoyntingTrack&) {}
+std::vector<double> PicGpu::flux_rows(int) const { return {}; }
 std::vector<std::uint64_t> PicGpu::column_counts() const { return {}; }
 void PicGpu::set_gauss_reference(const std::vector<double>&) {}
 

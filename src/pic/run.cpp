@@ -161,13 +161,13 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
   std::unique_ptr<DomainPicGpu> gdom;
   bool device_diagnostics = false;
   if (use_gpu_slabs(c)) {
-    // The GPU slabs: one per rank, on GPU rank % devices; the state gathered on rank 0 for the
+    // The GPU blocks (slabs unless parallel.ranks_y > 1): one per rank, on GPU rank % devices; the state gathered on rank 0 for the
     // diagnostics (from the host copy: the same bits on any number of ranks) and the outputs.
     PicGpuOptions o;
     o.deposit = deposit_kernel(c.deposit);
     o.sort_every = c.sort_every;
     o.empty_ratio = c.empty_ratio;
-    gdom = std::make_unique<DomainPicGpu>(sim, comm, o);
+    gdom = std::make_unique<DomainPicGpu>(sim, comm, o, block_rows(c, comm.size()));
     gdom->track_poynting(i_left, i_right);
     r.gpu = true;
     r.slabs_gpu = true;

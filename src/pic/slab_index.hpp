@@ -34,6 +34,30 @@ struct SlabOwner {
   }
 };
 
+// Where a particle of the block (bx, by) goes when its cell lies in block column ox and block row
+// oy (DomainPic::migrate's rule, the device's too): along x first when its block column changed
+// (right first where both neighbours are one rank), else along y (up first); `beyond` when the
+// block is not a neighbour. Neighbours as block indices (-1: none); block_move_neighbours makes
+// them from a SlabLayout-like block's ranks.
+enum class BlockMove : unsigned char { stay, left, right, down, up, beyond };
+struct BlockNeighbours {
+  int bx = 0, by = 0;
+  int left = -1, right = -1, down = -1, up = -1;  // block column (left, right) and row (down, up) indices
+  PIC_HD BlockMove operator()(int ox, int oy) const {
+    if (ox != bx) return ox == right ? BlockMove::right : (ox == left ? BlockMove::left : BlockMove::beyond);
+    if (oy == by) return BlockMove::stay;
+    return oy == up ? BlockMove::up : (oy == down ? BlockMove::down : BlockMove::beyond);
+  }
+};
+// From the ranks of the neighbours (-1: none), rank = row x ranks_x + column.
+inline BlockNeighbours block_neighbours(int bx, int by, int ranks_x, int left, int right, int down, int up) {
+  BlockNeighbours n;
+  n.bx = bx, n.by = by;
+  n.left = left >= 0 ? left % ranks_x : -1, n.right = right >= 0 ? right % ranks_x : -1;
+  n.down = down >= 0 ? down / ranks_x : -1, n.up = up >= 0 ? up / ranks_x : -1;
+  return n;
+}
+
 // The layout of a guard message: `arrays` arrays of the slab (rows = ny + 2 kGuard), the kGuard
 // columns starting at first_column, every row: value (a, j, i) at ((a * rows + j + kGuard) *
 // kGuard + i - first_column). DomainPic's messages have this layout too.

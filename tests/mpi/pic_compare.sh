@@ -4,13 +4,14 @@
 #   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 (and 3
 #              with the load balance) write the same diagnostics.csv, checkpoint.bin, units.json,
 #              profile/spectrum/phase CSV files and PNG images (openPMD files hold HDF5 time
-#              stamps and are left out); on the CPU also 1 x 2 and 2 x 2 blocks (parallel.ranks_y)
+#              stamps and are left out); also 1 x 2 and 2 x 2 blocks (parallel.ranks_y), and on the
+#              CPU "auto" on 4 ranks
 #   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
 #              outputs and images of the uninterrupted single-process run
-#   refusals   a GPU run with a deposition that does not run over slabs (or without a device), a
+#   refusals   a GPU run with a deposition that does not run over blocks (or without a device), a
 #              too narrow grid, block rows that do not divide the ranks or a grid too short for
 #              them under mpirun: one line, exit status 2
-# NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU slabs (every run, the single process's too).
+# NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU blocks (every run, the single process's too).
 set -euo pipefail
 check=$1 nbody=$2 mpirun=$3 work=$4
 device=()
@@ -97,21 +98,24 @@ same_bits)
     --set balance.threshold=0 --out "$work/np3b" > "$work/np3b.stdout"
   grep -q "load balance moved the slab boundaries" "$work/np3b.stdout" || { echo "FAIL: no rebalance"; cat "$work/np3b.stdout"; exit 1; }
   compare_dirs "$work/single" "$work/np3b" '^timings.json$'
-  # 2D blocks (CPU): 1 x 2 and 2 x 2 blocks (with the load balance along x) of a taller grid.
+  # 2D blocks: 1 x 2 and 2 x 2 blocks (with the load balance along x) of a taller grid (CPU and GPU).
+  "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --set grid.ny=18 --out "$work/tall" > /dev/null
+  # (one process with block rows asked for: a note, and the same run)
+  "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --set grid.ny=18 --set parallel.ranks_y=2 \
+    --out "$work/tall1" > "$work/tall1.stdout"
+  grep -q "has no blocks to make on one process" "$work/tall1.stdout" || { echo "FAIL: no note"; cat "$work/tall1.stdout"; exit 1; }
+  compare_dirs "$work/tall" "$work/tall1" '^timings.json$'
+  mpi 2 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --set grid.ny=18 --set parallel.ranks_y=2 \
+    --out "$work/np2y" > "$work/np2y.stdout"
+  grep -q "1 x 2 blocks" "$work/np2y.stdout" || { echo "FAIL: no blocks"; cat "$work/np2y.stdout"; exit 1; }
+  compare_dirs "$work/tall" "$work/np2y" '^timings.json$'
+  mpi 4 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --set grid.ny=18 --set parallel.ranks_y=2 \
+    --set balance.every=10 --set balance.threshold=0 --out "$work/np4yb" > "$work/np4yb.stdout"
+  grep -q "load balance moved the slab boundaries" "$work/np4yb.stdout" || { echo "FAIL: no rebalance"; cat "$work/np4yb.stdout"; exit 1; }
+  grep -q "2 x 2 blocks" "$work/np4yb.stdout" || { echo "FAIL: no blocks"; cat "$work/np4yb.stdout"; exit 1; }
+  compare_dirs "$work/tall" "$work/np4yb" '^timings.json$'
   if [ ${#device[@]} -eq 0 ]; then
-    "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --out "$work/tall" > /dev/null
-    # (one process with block rows asked for: a note, and the same run)
-    "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --out "$work/tall1" > "$work/tall1.stdout"
-    grep -q "has no blocks to make on one process" "$work/tall1.stdout" || { echo "FAIL: no note"; cat "$work/tall1.stdout"; exit 1; }
-    compare_dirs "$work/tall" "$work/tall1" '^timings.json$'
-    mpi 2 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --out "$work/np2y" \
-      > "$work/np2y.stdout"
-    grep -q "1 x 2 blocks" "$work/np2y.stdout" || { echo "FAIL: no blocks"; cat "$work/np2y.stdout"; exit 1; }
-    compare_dirs "$work/tall" "$work/np2y" '^timings.json$'
-    mpi 4 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set parallel.ranks_y=2 --set balance.every=10 \
-      --set balance.threshold=0 --out "$work/np4yb" > "$work/np4yb.stdout"
-    grep -q "load balance moved the slab boundaries" "$work/np4yb.stdout" || { echo "FAIL: no rebalance"; cat "$work/np4yb.stdout"; exit 1; }
-    compare_dirs "$work/tall" "$work/np4yb" '^timings.json$'
+    # ("auto": on GPUs it keeps slabs along x)
     mpi 4 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set 'parallel.ranks_y="auto"' --out "$work/np4auto" \
       > "$work/np4auto.stdout"
     grep -q 'parallel.ranks_y = "auto"' "$work/np4auto.stdout" || { echo "FAIL: no auto shape"; cat "$work/np4auto.stdout"; exit 1; }

@@ -1,6 +1,7 @@
-// The PIC run over several GPUs (pic/gpu_slabs.hpp) under mpirun -np 1, 2 (ranks may share a
+// The PIC run over several GPUs (pic/gpu_slabs.hpp) under mpirun -np 1, 2, 4 (ranks may share a
 // GPU: rank r runs on GPU r % devices): the deterministic deposition gives the same bits on N
-// ranks as on one (fields with their guards, particles sorted by id, ids), particles are
+// ranks, in slabs or 2D blocks, as on one (fields with their guards, particles sorted by id, ids,
+// the Poynting integrals), particles are
 // conserved across the migration and Gauss's law holds across the cuts; both modes agree with
 // the CPU slab path (pic/domain.hpp) to the GPU-vs-CPU rounding bound of tests/pic/
 // test_pic_gpu.cpp (1e-8 relative: another summation order of the currents and the device's
@@ -123,13 +124,16 @@ PicGpuOptions options(const PicConfig& c) {
   return o;
 }
 
-// The GPU slabs on `comm` for `steps` steps, gathered on every rank.
+// The GPU slabs (or ranks_y block rows) on `comm` for `steps` steps, gathered on every rank;
+// the Poynting fluxes through columns 10 and nx - 12 into *track.
 PicSimulation run_gpu(const PicConfig& c, comm::Communicator& comm, int steps, std::size_t* crossed = nullptr,
-                      std::int64_t* sorts = nullptr) {
+                      std::int64_t* sorts = nullptr, int ranks_y = 1, PoyntingTrack* track = nullptr) {
   PicSimulation sim = build_pic_simulation(c);
-  DomainPicGpu d(sim, comm, options(c));
+  DomainPicGpu d(sim, comm, options(c), ranks_y);
+  if (track) d.track_poynting(10, c.nx - 12);
   for (int k = 0; k < steps; ++k) d.step();
   if (sorts) *sorts = d.sorts();
+  if (track) *track = d.poynting();
   d.gather(sim);
   if (crossed) {
     // Ids in this slab now that were not at the start: particles that came from a neighbour.
@@ -263,6 +267,54 @@ TEST_P(PicGpuSlabsMpi, DeterministicSameBitsOnAnyRankCount) {
                 tc.name, world().size(), total, gauss, moved);
 }
 
+// 2D blocks on GPUs (ranks_y block rows, every shape of the ranks with more than one): the
+// deterministic mode gives one GPU's bits (fields, particles, ids, the Poynting integrals), with
+// particles crossing the y cuts; the atomic and warp kernels agree with it to rounding.
+TEST_P(PicGpuSlabsMpi, BlocksKeepOneGpusBits) {
+  REQUIRE_GPU();
+  const int P = world().size();
+  if (P < 2) GTEST_SKIP() << "needs several ranks";
+  const Case& tc = GetParam();
+  std::vector<std::string> o = tc.overrides;
+  o.push_back("grid.ny=" + std::to_string(2 * kGuard * P));  // (room for P block rows)
+  const PicConfig c = config(tc.toml, o, "deterministic");
+  const int steps = int(pic_steps(c));
+  PicSimulation start = build_pic_simulation(c);
+  double scale = 0;
+  const std::vector<double> initial = gauss_reference(start, scale);
+  comm::NullCommunicator one;
+  PoyntingTrack t_one;
+  const PicSimulation alone = run_gpu(c, one, steps, nullptr, nullptr, 1, &t_one);
+  for (int rows = 2; rows <= P; ++rows) {
+    if (P % rows != 0) continue;
+    PoyntingTrack t_blocks;
+    PicSimulation blocks = run_gpu(c, world(), steps, nullptr, nullptr, rows, &t_blocks);
+    expect_same_bits(blocks, alone);
+    EXPECT_EQ(std::memcmp(&t_blocks, &t_one, sizeof t_one), 0) << "the Poynting fluxes and integrals on " << P / rows
+                                                                << " x " << rows << " blocks";
+    if (!c.pml_x) EXPECT_LT(gauss_change(blocks, initial, scale), 1e-12) << "Gauss's law across the block boundaries";
+    // Particles crossed the y cuts: some particle's block row changed since the start.
+    const SlabLayout l = block_layout(c.nx, c.ny, c.field_bc.x == FieldBoundary::periodic,
+                                      c.field_bc.y == FieldBoundary::periodic, P, rows, 0);
+    const SlabOwner rown{c.y0, c.dy, c.ny, rows, l.rows.data()};
+    std::size_t moved = 0;
+    for (std::size_t k = 0; k < blocks.species().size(); ++k) {
+      if (start.species()[k].immobile) continue;
+      for (std::size_t p = 0; p < blocks.species()[k].size(); ++p) {
+        const std::uint64_t id = blocks.particle_ids()[k][p];
+        moved += rown(blocks.species()[k].y[p]) != rown(start.species()[k].y[std::size_t(id)]);
+      }
+    }
+    EXPECT_GT(moved, 0u) << "particles must cross the y cuts for the test to mean anything";
+    for (const char* dep : {"atomic", "warp"})
+      expect_close(alone, run_gpu(config(tc.toml, o, dep), world(), steps, nullptr, nullptr, rows), 1e-8,
+                   std::string(tc.name) + " " + dep + " on blocks");
+    if (world().rank() == 0)
+      std::printf("[ %s on %d x %d GPU blocks: one GPU's bits, %zu particles changed block row ]\n", tc.name, P / rows, rows,
+                  moved);
+  }
+}
+
 // Deterministic and atomic GPU slabs against the CPU slab path (deterministic, one process's
 // bits) on the same number of ranks: the GPU-vs-CPU rounding bound.
 TEST_P(PicGpuSlabsMpi, AgreesWithTheCpuSlabsToRounding) {
@@ -345,9 +397,9 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
   REQUIRE_GPU();
   BalanceSettings b;
   b.every = 5, b.threshold = 0.05, b.cell_cost = 1.0;
-  auto run = [&](const PicConfig& c, comm::Communicator& comm, int& rebalances, PoyntingTrack& track) {
+  auto run = [&](const PicConfig& c, comm::Communicator& comm, int& rebalances, PoyntingTrack& track, int ranks_y = 1) {
     PicSimulation sim = build_pic_simulation(c);
-    DomainPicGpu d(sim, comm, options(c));
+    DomainPicGpu d(sim, comm, options(c), ranks_y);
     d.track_poynting(10, 50);
     for (int k = 1; k <= int(pic_steps(c)); ++k) {
       d.step();
@@ -373,6 +425,19 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
   PoyntingTrack t_warp;
   const PicSimulation warp = run(config(testcfg::kMovingTarget, {"time.steps=40"}, "warp"), world(), moved_warp, t_warp);
   expect_close(alone, warp, 1e-8, "warp with the load balance");
+  // 2 block rows (4 ranks and more): the block columns move, the bits stay one GPU's.
+  if (world().size() >= 4 && world().size() % 2 == 0) {
+    const PicConfig tall = config(testcfg::kMovingTarget, {"time.steps=40", "grid.ny=16"}, "deterministic");
+    int moved_blocks = 0, none_tall = 0;
+    PoyntingTrack t_blocks, t_tall;
+    const PicSimulation blocks = run(tall, world(), moved_blocks, t_blocks, 2);
+    const PicSimulation tall_one = run(tall, one, none_tall, t_tall);
+    expect_same_bits(blocks, tall_one);
+    EXPECT_EQ(std::memcmp(&t_blocks, &t_tall, sizeof t_tall), 0) << "the Poynting integrals on blocks";
+    EXPECT_GT(moved_blocks, 1) << "the block columns follow the target";
+    if (world().rank() == 0)
+      std::printf("[ moving target on %d x 2 GPU blocks: %d rebalances, one GPU's bits ]\n", world().size() / 2, moved_blocks);
+  }
   if (world().rank() == 0)
     std::printf("[ moving target on %d ranks (GPU slabs): %d rebalances deterministic, %d warp ]\n", world().size(), moved,
                 moved_warp);

@@ -141,19 +141,42 @@ TEST(PicBalance, StartsEvenTheCostAndKeepTheWidth) {
   EXPECT_EQ(balanced_starts(last, 4, 3), (std::vector<int>{0, 11, 14, 17, 20}));
 }
 
+BlockNeighbours neighbours_of(const SlabLayout& l) {
+  return block_neighbours(l.bx, l.by, l.ranks_x, l.left, l.right, l.down, l.up);
+}
+
 TEST(PicGpuSlabs, MigrationGoesToTheNeighbourThatOwnsTheCell) {
-  const SlabLayout mid = slab_layout(48, false, 3, 1);
-  EXPECT_EQ(migration_side(1, mid), 0);
-  EXPECT_EQ(migration_side(0, mid), -1);
-  EXPECT_EQ(migration_side(2, mid), 1);
+  const BlockNeighbours mid = neighbours_of(slab_layout(48, false, 3, 1));
+  EXPECT_EQ(mid(1, 0), BlockMove::stay);
+  EXPECT_EQ(mid(0, 0), BlockMove::left);
+  EXPECT_EQ(mid(2, 0), BlockMove::right);
   const SlabLayout edge = slab_layout(48, false, 3, 0);
   EXPECT_EQ(edge.left, -1);
-  EXPECT_THROW((void)migration_side(2, edge), Error) << "two slabs away";
+  EXPECT_EQ(neighbours_of(edge)(2, 0), BlockMove::beyond) << "two slabs away";
   // Two ranks on a periodic axis: both neighbours are the other rank; right first (DomainPic).
   const SlabLayout ring = slab_layout(48, true, 2, 0);
   EXPECT_EQ(ring.left, 1);
   EXPECT_EQ(ring.right, 1);
-  EXPECT_EQ(migration_side(1, ring), 1);
+  EXPECT_EQ(neighbours_of(ring)(1, 0), BlockMove::right);
+}
+
+TEST(PicGpuSlabs, BlockMigrationGoesAlongXThenY) {
+  // 3 x 3 blocks of a 48 x 48 grid open in x, periodic in y; the middle block (1, 1) is rank 4.
+  const BlockNeighbours mid = neighbours_of(block_layout(48, 48, false, true, 9, 3, 4));
+  EXPECT_EQ(mid(1, 1), BlockMove::stay);
+  EXPECT_EQ(mid(1, 2), BlockMove::up);
+  EXPECT_EQ(mid(1, 0), BlockMove::down);
+  EXPECT_EQ(mid(2, 2), BlockMove::right) << "a corner crossing goes along x first";
+  EXPECT_EQ(mid(0, 0), BlockMove::left);
+  // The bottom block row wraps to the top one (periodic y); the left edge has no neighbour.
+  const BlockNeighbours corner = neighbours_of(block_layout(48, 48, false, true, 9, 3, 0));
+  EXPECT_EQ(corner(0, 2), BlockMove::down);
+  EXPECT_EQ(corner(0, 1), BlockMove::up);
+  EXPECT_EQ(corner(2, 0), BlockMove::beyond) << "two block columns away on an open axis";
+  // Two block rows on a periodic axis: both are the other row; up first (DomainPic).
+  const BlockNeighbours two = neighbours_of(block_layout(48, 48, true, true, 4, 2, 1));
+  EXPECT_EQ(two(1, 1), BlockMove::up);
+  EXPECT_EQ(two(0, 0), BlockMove::right) << "2 block columns on a ring: right first";
 }
 
 std::vector<std::uint64_t> record(std::uint64_t species, std::uint64_t id, double x) {

@@ -644,14 +644,14 @@ __global__ void reduce_ordered(double* jx, double* jy, double* jz, int sx, std::
   }
 }
 
-// ---- Slabs (pic/gpu_slabs.hpp) --------------------------------------------------------------
-// The deterministic deposition of a slab: the key is the particle's cell (its column as the
-// owner's arithmetic computes it, local padded indices), offs its stencil's first point relative
-// to that cell, so that the reduction can keep the contributions of every cell column apart.
+// ---- Blocks (pic/gpu_slabs.hpp) -------------------------------------------------------------
+// The deterministic deposition of a block: the key is the particle's cell (its column and row as
+// the owners' arithmetic computes them, local padded indices), offs its stencil's first point
+// relative to that cell, so that the reduction can keep the contributions of every cell apart.
 template <class Shape>
 __global__ void particles_classed(DevParticles d, FieldViews v, PushParams pp, LocalAccumulate<Shape::support + 2> acc,
-                                  SlabOwner own, int ioff, int rows, unsigned* keys, unsigned* order, signed char* offs,
-                                  unsigned sentinel) {
+                                  SlabOwner own, SlabOwner row_own, int ioff, int joff, int rows, unsigned* keys,
+                                  unsigned* order, signed char* offs, unsigned sentinel) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     order[i] = unsigned(i);
@@ -663,10 +663,10 @@ __global__ void particles_classed(DevParticles d, FieldViews v, PushParams pp, L
     const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
     LocalAccumulate<Shape::support + 2> a = acc;
     a.bxg = Shape::first(xi0) - 1 + kGuard - ioff;
-    a.byg = Shape::first(yi0) - 1 + kGuard;
+    a.byg = Shape::first(yi0) - 1 + kGuard - joff;
     a.p = i;
     int cx = own.column(d.x[i]) - ioff + kGuard;
-    int cy = int(std::floor(yi0)) + kGuard;
+    int cy = row_own.column(d.y[i]) - joff + kGuard;
     cx = cx < 0 ? 0 : (cx > acc.sx - 1 ? acc.sx - 1 : cx);
     cy = cy < 0 ? 0 : (cy > rows - 1 ? rows - 1 : cy);
     keys[i] = unsigned(cy) * unsigned(acc.sx) + unsigned(cx);
@@ -681,38 +681,43 @@ __global__ void particles_classed(DevParticles d, FieldViews v, PushParams pp, L
   }
 }
 
-constexpr int kMaxClasses = 6;
-
 // One thread per grid point: the contributions of the cells around it, column by column
-// (ascending), row by row (ascending), particles in sorted order (the slots' id order), added
-// into the array of the column's class (global column modulo `classes`): acc[(r * 3 + c) * size].
+// (ascending), row by row (ascending), each cell's particles in sorted order (the slots' id
+// order) summed and added into the array of the cell's class: (global column mod M) x M + global
+// row mod M, acc[(r * 3 + c) * size] (pic/domain.hpp's classes). A value of an array so comes
+// from one cell, which one rank owns: the same bits on any decomposition.
 template <int K>
-__global__ void reduce_classes(double* acc, int classes, int ioff, int sx, int rows, std::size_t size,
+__global__ void reduce_classes(double* acc, int M, int ioff, int joff, int sx, int rows, std::size_t size,
                                const unsigned* start, const unsigned* end, const unsigned* order, const signed char* offs,
                                const double* contrib, std::size_t stride) {
   const std::size_t gs = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t g = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; g < size; g += gs) {
     const int ip = int(g % std::size_t(sx)), jp = int(g / std::size_t(sx));
-    double sum[kMaxClasses][3] = {};
-    // The cells whose stencils reach the point: offs is 1 or 2 in y (the same floor as the
-    // stencil's), 0 to 3 in x (the owner's column may round the other way than the stencil's).
+    // The cells whose stencils reach the point: offs is 0 to 3 along each axis (the owner's
+    // column or row may round the other way than the stencil's).
     for (int cc = ip - K; cc <= ip + 3; ++cc) {
       if (cc < 0 || cc >= sx) continue;
       const int col = cc - kGuard + ioff;
-      const int r = ((col % classes) + classes) % classes;
-      for (int row = jp - K + 1; row <= jp + 2; ++row) {
+      const int rc = ((col % M) + M) % M;
+      for (int row = jp - K; row <= jp + 3; ++row) {
         if (row < 0 || row >= rows) continue;
         const std::size_t cell = std::size_t(row) * std::size_t(sx) + std::size_t(cc);
+        if (start[cell] == end[cell]) continue;
+        double sum[3] = {0, 0, 0};
+        bool any = false;
         for (unsigned s = start[cell]; s < end[cell]; ++s) {
           const std::size_t p = order[s];
           const int m = ip - (cc - int(offs[2 * p])), n = jp - (row - int(offs[2 * p + 1]));
           if (m < 0 || m >= K || n < 0 || n >= K) continue;
-          for (int c = 0; c < 3; ++c) sum[r][c] += contrib[std::size_t((c * K + n) * K + m) * stride + p];
+          any = true;
+          for (int c = 0; c < 3; ++c) sum[c] += contrib[std::size_t((c * K + n) * K + m) * stride + p];
         }
+        if (!any) continue;
+        const int grow = row - kGuard + joff;
+        const int r = rc * M + ((grow % M) + M) % M;
+        for (int c = 0; c < 3; ++c) acc[std::size_t(r * 3 + c) * size + g] += sum[c];
       }
     }
-    for (int r = 0; r < classes; ++r)
-      for (int c = 0; c < 3; ++c) acc[std::size_t(r * 3 + c) * size + g] += sum[r][c];
   }
 }
 
@@ -729,24 +734,40 @@ __global__ void sum_classes(double* jx, double* jy, double* jz, const double* ac
   }
 }
 
-// A guard message (slab_index.hpp's guard_index layout): the kGuard columns from `first` of
-// ncomp arrays, every row.
-__global__ void pack_columns(const FieldView* views, int ncomp, int ny, int first, double* out) {
-  const int rows = ny + 2 * kGuard;
-  const std::size_t n = std::size_t(ncomp) * std::size_t(rows) * kGuard;
+// A guard message: the values of ncomp arrays in the rectangle [i0, i1) x [j0, j1) of a block's
+// points, array by array, row by row, column by column (pic/domain.cpp's pack_region; for guard
+// columns slab_index.hpp's guard_index layout).
+struct GuardRegion {
+  int i0, i1, j0, j1;
+  [[nodiscard]] __host__ __device__ std::size_t size() const { return std::size_t(i1 - i0) * std::size_t(j1 - j0); }
+};
+__global__ void pack_region(const FieldView* views, int ncomp, GuardRegion r, double* out) {
+  const std::size_t per = r.size(), n = std::size_t(ncomp) * per;
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const int di = int(t % kGuard), jj = int((t / kGuard) % std::size_t(rows)), a = int(t / (std::size_t(kGuard) * rows));
-  out[t] = views[a](first + di, jj - kGuard);
+  const int a = int(t / per), k = int(t % per), w = r.i1 - r.i0;
+  out[t] = views[a](r.i0 + k % w, r.j0 + k / w);
 }
-__global__ void unpack_columns(const FieldView* views, int ncomp, int ny, int first, const double* in, bool add) {
-  const int rows = ny + 2 * kGuard;
-  const std::size_t n = std::size_t(ncomp) * std::size_t(rows) * kGuard;
+__global__ void unpack_region(const FieldView* views, int ncomp, GuardRegion r, const double* in, bool add) {
+  const std::size_t per = r.size(), n = std::size_t(ncomp) * per;
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const int di = int(t % kGuard), jj = int((t / kGuard) % std::size_t(rows)), a = int(t / (std::size_t(kGuard) * rows));
-  double& v = views[a](first + di, jj - kGuard);
+  const int a = int(t / per), k = int(t % per), w = r.i1 - r.i0;
+  double& v = views[a](r.i0 + k % w, r.j0 + k / w);
   v = add ? v + in[t] : in[t];
+}
+// Sources beyond a global open y edge dropped (the lower guards, the upper ones past the boundary
+// node), every column.
+__global__ void drop_y_guards(const FieldView* views, int ncomp, int nx, int ny, bool lo, bool hi) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int cols = nx + 2 * kGuard;
+  if (t >= ncomp * cols) return;
+  const FieldView v = views[t / cols];
+  const int i = t % cols - kGuard;
+  if (lo)
+    for (int g = 1; g <= kGuard; ++g) v(i, -g) = 0;
+  if (hi)
+    for (int j = ny + 1; j < ny + kGuard; ++j) v(i, j) = 0;
 }
 // Sources beyond a global open x edge dropped (DomainPic: the left guards, the right ones past
 // the boundary node).
@@ -761,19 +782,26 @@ __global__ void drop_x_guards(const FieldView* views, int ncomp, int nx, int ny,
   if (hi)
     for (int i = nx + 1; i < nx + kGuard; ++i) v(i, j) = 0;
 }
-// Migration: which slots stay (1), go left (2) or right (3) (right first where the neighbours
-// are one rank, as DomainPic), or went beyond the neighbours (counted in *bad); 0 for empty slots.
-__global__ void mark_owners(DevParticles d, SlabOwner own, int rank, int left, int right, unsigned char* keep,
-                            unsigned char* to_left, unsigned char* to_right, unsigned long long* bad) {
+// Migration (DomainPic::migrate): where each slot goes (slab_index.hpp's BlockNeighbours: along
+// x when its block column changed, else along y); one beyond the neighbours is counted in *bad;
+// empty slots nowhere.
+struct BlockMarks {
+  unsigned char *keep, *left, *right, *down, *up;
+};
+__global__ void mark_blocks(DevParticles d, SlabOwner own, SlabOwner row_own, BlockNeighbours nb, BlockMarks f,
+                            unsigned long long* bad) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
-    keep[i] = 0, to_left[i] = 0, to_right[i] = 0;
+    f.keep[i] = 0, f.left[i] = 0, f.right[i] = 0, f.down[i] = 0, f.up[i] = 0;
     if (!d.alive[i]) continue;
-    const int o = own(d.x[i]);
-    if (o == rank) keep[i] = 1;
-    else if (o == right) to_right[i] = 1;
-    else if (o == left) to_left[i] = 1;
-    else atomicAdd(bad, 1ull);
+    switch (nb(own(d.x[i]), row_own(d.y[i]))) {
+      case BlockMove::stay: f.keep[i] = 1; break;
+      case BlockMove::left: f.left[i] = 1; break;
+      case BlockMove::right: f.right[i] = 1; break;
+      case BlockMove::down: f.down[i] = 1; break;
+      case BlockMove::up: f.up[i] = 1; break;
+      case BlockMove::beyond: atomicAdd(bad, 1ull); break;
+    }
   }
 }
 // The live particles per slab column (the load balance's costs): integer atomics, exact.
@@ -874,6 +902,7 @@ struct SolverArgs {
   // x sides with neighbour values beyond them (periodic, or a slab's cut), and the global index
   // of column 0 (a slab's; the PML's depth)
   bool free_lo = false, free_hi = false;
+  bool free_ylo = false, free_yhi = false;  // the same along y (periodic, or a block's cut)
   int ioff = 0;
 };
 
@@ -886,7 +915,7 @@ __global__ void update_bx(SolverArgs a, Range2 r) {
 __global__ void update_by(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  const bool smooth = a.py || (j > 0 && j < a.ny);
+  const bool smooth = (a.free_ylo || j > 0) && (a.free_yhi || j < a.ny);
   double d = curl_dx(a.ez, i, j, smooth, a.sc);
   if (a.psi_by) d = pml_derivative(d, a.psi_by[a.by.index(i, j)], a.pml.sigma(i + a.ioff + 0.5), 2 * a.dt, a.pml_update);
   a.by(i, j) += a.cx * d;
@@ -894,7 +923,7 @@ __global__ void update_by(SolverArgs a, Range2 r) {
 __global__ void update_bz(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  const bool smooth_x = a.py || (j > 0 && j < a.ny - 1);
+  const bool smooth_x = (a.free_ylo || j > 0) && (a.free_yhi || j < a.ny - 1);
   const bool smooth_y = (a.free_lo || i > 0) && (a.free_hi || i < a.nx - 1);
   double d = curl_dx(a.ey, i, j, smooth_x, a.sc);
   if (a.psi_bz) d = pml_derivative(d, a.psi_bz[a.bz.index(i, j)], a.pml.sigma(i + a.ioff + 0.5), 2 * a.dt, a.pml_update);
@@ -944,7 +973,7 @@ __global__ void save_y_lines(SolverArgs a, double* save) {
       save[((1 * 2 + c) * 2 + p) * len + i] = comp[c](i, a.ny - p);
     }
 }
-__global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, double x0, double y0, double dx,
+__global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, double x0, double y0, int joff, double dx,
                       double dy, double t, double dt, bool lo, bool hi) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int len = a.ny + 1;
@@ -954,7 +983,7 @@ __global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, d
     if (c == 0 && j > a.ny - 1) continue;  // Ey lives on half points in y
     double inc0_old = 0, inc1_old = 0, inc0_new = 0, inc1_new = 0;
     if (laser.enabled) {
-      const double y = y0 + (j + (c == 0 ? 0.5 : 0.0)) * dy;
+      const double y = y0 + (j + joff + (c == 0 ? 0.5 : 0.0)) * dy;
       double e_y, e_z;
       laser.field(x0, y, t, e_y, e_z);
       inc0_old = c == 0 ? e_y : e_z;
@@ -974,7 +1003,7 @@ __global__ void mur_x(SolverArgs a, const double* save, double k, Laser laser, d
                            k, 0, 0, 0, 0);
   }
 }
-__global__ void mur_y(SolverArgs a, const double* save, double k) {
+__global__ void mur_y(SolverArgs a, const double* save, double k, bool lo, bool hi) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int len = a.nx + 1;
   if (i > a.nx) return;
@@ -982,8 +1011,10 @@ __global__ void mur_y(SolverArgs a, const double* save, double k) {
   for (int c = 0; c < 2; ++c) {
     if (c == 0 && i > a.nx - 1) continue;
     const FieldView e = comp[c];
-    e(i, 0) = mur_value(e(i, 1), save[((0 * 2 + c) * 2 + 0) * len + i], save[((0 * 2 + c) * 2 + 1) * len + i], k, 0, 0, 0, 0);
-    e(i, a.ny) = mur_value(e(i, a.ny - 1), save[((1 * 2 + c) * 2 + 0) * len + i], save[((1 * 2 + c) * 2 + 1) * len + i],
+    if (lo)
+      e(i, 0) = mur_value(e(i, 1), save[((0 * 2 + c) * 2 + 0) * len + i], save[((0 * 2 + c) * 2 + 1) * len + i], k, 0, 0, 0, 0);
+    if (hi)
+      e(i, a.ny) = mur_value(e(i, a.ny - 1), save[((1 * 2 + c) * 2 + 0) * len + i], save[((1 * 2 + c) * 2 + 1) * len + i],
                            k, 0, 0, 0, 0);
   }
 }
@@ -1079,6 +1110,19 @@ __global__ void __launch_bounds__(kReduceBlock) poynting_step(FieldView ey, Fiel
   }
 }
 
+// The Poynting flux density through the plane i + 1/2 at each row, times dy (one term of the
+// host's poynting_flux_x each): out[j], j = 0 .. ny - 1.
+__global__ void poynting_rows(FieldView ey, FieldView ez, FieldView by, FieldView bz, int i, int ny, double dy,
+                              double* out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= ny) return;
+  const double e_y = 0.5 * (ey(i, j) + ey(i + 1, j));
+  const double b_z = bz(i, j);
+  const double e_z = 0.25 * (ez(i, j) + ez(i + 1, j) + ez(i, j + 1) + ez(i + 1, j + 1));
+  const double b_y = 0.5 * (by(i, j) + by(i, j + 1));
+  out[j] = (e_y * b_z - e_z * b_y) * dy;
+}
+
 int blocks_for(std::size_t n) { return ElementwisePolicy::blocks(n); }
 int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1) / ElementwisePolicy::kBlock); }
 
@@ -1088,22 +1132,26 @@ struct PicGpu::Impl {
   PicSettings s;
   GridGeometry g;
   PicGpuOptions opt;
-  // slabs (pic/gpu_slabs.hpp): g is the slab's grid, so.global the whole grid
+  // blocks (pic/gpu_slabs.hpp): g is the block's grid, so.global the whole grid
   bool slab = false;
   GpuSlabOptions so;
-  int classes = 0;                     // deterministic: the current arrays by column class
+  int classes = 0;                     // deterministic: the current arrays by cell class (M x M)
+  int class_m = 0;                     // M (pic/domain.hpp's deposit_classes)
   double* cls = nullptr;               // classes x 3 arrays of g.size()
   FieldView* cls_table = nullptr;
   double* stage = nullptr;             // a guard message on the device
   std::size_t stage_len = 0;
   std::size_t work_cap = 0;            // the per-slot work buffers' length
   signed char* offs = nullptr;
-  unsigned char *fkeep = nullptr, *fleft = nullptr, *fright = nullptr;
+  unsigned char *fkeep = nullptr, *fleft = nullptr, *fright = nullptr, *fdown = nullptr, *fup = nullptr;
   double* sel = nullptr;
   std::uint64_t *sel_id = nullptr, *id_sorted = nullptr;
   int* nsel = nullptr;
-  int* starts = nullptr;  // the slabs' first columns (so.starts on the device)
-  [[nodiscard]] SlabOwner owner() const { return SlabOwner{so.global.x0, so.global.dx, so.global.nx, so.ranks, starts}; }
+  int* starts = nullptr;  // the block columns' first columns (so.starts on the device)
+  int* rows = nullptr;    // the block rows' first rows (so.rows on the device)
+  double* flux = nullptr;  // poynting_rows' values (g.ny)
+  [[nodiscard]] SlabOwner owner() const { return SlabOwner{so.global.x0, so.global.dx, so.global.nx, so.ranks_x, starts}; }
+  [[nodiscard]] SlabOwner row_owner() const { return SlabOwner{so.global.y0, so.global.dy, so.global.ny, so.ranks_y, rows}; }
   double comm_now = 0;                 // this step's exchange seconds so far
   PicGpu::StepTimes total{};
   std::size_t bytes = 0;  // device memory held
@@ -1256,12 +1304,14 @@ struct PicGpu::Impl {
   double particle_seconds = 0;
 
   FieldView view(int c) const { return {f[c], g.stride()}; }
-  // The particle kernels' views: global x indices on a slab.
+  // The particle kernels' views: global indices on a block (its offset folded into ioff, grid.hpp).
   FieldViews views() const {
     FieldViews v;
     for (int c = 0; c < 3; ++c) v.e[c] = view(kEx + c), v.b[c] = view(kBx + c), v.j[c] = view(kJx + c);
-    if (slab)
-      for (int c = 0; c < 3; ++c) v.e[c].ioff = v.b[c].ioff = v.j[c].ioff = so.i_offset;
+    if (slab) {
+      const int off = so.i_offset + so.j_offset * g.stride();
+      for (int c = 0; c < 3; ++c) v.e[c].ioff = v.b[c].ioff = v.j[c].ioff = off;
+    }
     return v;
   }
   // The settings of the particle step (the whole grid's geometry on a slab).
@@ -1273,6 +1323,9 @@ struct PicGpu::Impl {
   [[nodiscard]] bool open_lo() const { return s.field_bc.x == FieldBoundary::open && !(slab && so.cut_lo); }
   [[nodiscard]] bool open_hi() const { return s.field_bc.x == FieldBoundary::open && !(slab && so.cut_hi); }
   [[nodiscard]] bool cut() const { return slab && (so.cut_lo || so.cut_hi); }
+  [[nodiscard]] bool open_y_lo() const { return s.field_bc.y == FieldBoundary::open && !(slab && so.cut_y_lo); }
+  [[nodiscard]] bool open_y_hi() const { return s.field_bc.y == FieldBoundary::open && !(slab && so.cut_y_hi); }
+  [[nodiscard]] bool cut_y() const { return slab && (so.cut_y_lo || so.cut_y_hi); }
   SolverArgs args(double dt, bool pml_update = false) const {
     const CurlCoefficients c = curl_coefficients(s.solver, g.dx, g.dy);
     SolverArgs a{view(kEx), view(kEy), view(kEz), view(kBx), view(kBy), view(kBz), view(kJx), view(kJy), view(kJz),
@@ -1285,6 +1338,8 @@ struct PicGpu::Impl {
     }
     a.free_lo = !open_lo() && (s.field_bc.x == FieldBoundary::periodic || cut());
     a.free_hi = !open_hi() && (s.field_bc.x == FieldBoundary::periodic || cut());
+    a.free_ylo = !open_y_lo();
+    a.free_yhi = !open_y_hi();
     a.ioff = slab ? so.i_offset : 0;
     return a;
   }
@@ -1297,17 +1352,20 @@ struct PicGpu::Impl {
     r(s.field_bc.x, g.nx, half_x, out.ilo, out.ihi);
     if (s.field_bc.x == FieldBoundary::open && !open_hi()) out.ihi = g.nx - 1;  // a cut high side: as periodic
     r(s.field_bc.y, g.ny, half_y, out.jlo, out.jhi);
+    if (s.field_bc.y == FieldBoundary::open && !open_y_hi()) out.jhi = g.ny - 1;
     return out;
   }
 
   void fill_guards() {
-    // A slab's cut sides: the neighbours' columns (before the y copies: the corners).
-    if (cut()) swap_columns(1, view_table, 6, 0, g.nx - kGuard, -kGuard, g.nx, false);
+    // A block's cut x sides: the neighbours' columns; then its cut y sides: the neighbours' rows
+    // over every column (the x guards included: the corners from the diagonal neighbour).
+    if (cut()) swap_guards(1, false, view_table, 6, 0, g.nx - kGuard, -kGuard, g.nx, false);
     if (s.field_bc.x == FieldBoundary::periodic && !cut()) {
       fill_rows<<<exact_blocks(6 * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(view_table, 6, g.nx, g.ny);
       NBODY_CUDA_CHECK_LAUNCH();
     }
-    if (s.field_bc.y == FieldBoundary::periodic) {
+    if (cut_y()) swap_guards(1, true, view_table, 6, 0, g.ny - kGuard, -kGuard, g.ny, false);
+    if (s.field_bc.y == FieldBoundary::periodic && !cut_y()) {
       fill_columns<<<exact_blocks(6 * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(view_table, 6, g.nx, g.ny);
       NBODY_CUDA_CHECK_LAUNCH();
     }
@@ -1377,7 +1435,8 @@ struct PicGpu::Impl {
   }
   void advance_e(double dt, double t) {
     const SolverArgs a = args(dt);
-    const bool ox_lo = open_lo(), ox_hi = open_hi(), oy = s.field_bc.y == FieldBoundary::open;
+    const bool ox_lo = open_lo(), ox_hi = open_hi(), oy_lo = open_y_lo(), oy_hi = open_y_hi();
+    const bool oy = oy_lo || oy_hi;
     if (ox_lo || ox_hi) {
       save_x_lines<<<exact_blocks(std::size_t(g.ny + 1)), ElementwisePolicy::kBlock>>>(a, save_x);
       NBODY_CUDA_CHECK_LAUNCH();
@@ -1387,83 +1446,101 @@ struct PicGpu::Impl {
       NBODY_CUDA_CHECK_LAUNCH();
     }
     Range2 rx = span(true, false), ry = span(false, true), rz = span(false, false);
-    rx.jlo += oy, rx.jhi -= oy;
+    rx.jlo += oy_lo, rx.jhi -= oy_hi;
     ry.ilo += ox_lo, ry.ihi -= ox_hi;
-    rz.ilo += ox_lo, rz.ihi -= ox_hi, rz.jlo += oy, rz.jhi -= oy;
+    rz.ilo += ox_lo, rz.ihi -= ox_hi, rz.jlo += oy_lo, rz.jhi -= oy_hi;
     launch(update_ex, a, rx);
     launch(update_ey, a, ry);
     launch(update_ez, a, rz);
     if (ox_lo || ox_hi) {
       mur_x<<<exact_blocks(std::size_t(g.ny + 1)), ElementwisePolicy::kBlock>>>(
-          a, save_x, (dt - g.dx) / (dt + g.dx), s.laser, g.x0, g.y0, g.dx, g.dy, t, dt, ox_lo, ox_hi);
+          a, save_x, (dt - g.dx) / (dt + g.dx), s.laser, g.x0, g.y0, slab ? so.j_offset : 0, g.dx, g.dy, t, dt, ox_lo,
+          ox_hi);
       NBODY_CUDA_CHECK_LAUNCH();
     }
     if (oy) {
-      mur_y<<<exact_blocks(std::size_t(g.nx + 1)), ElementwisePolicy::kBlock>>>(a, save_y, (dt - g.dy) / (dt + g.dy));
+      mur_y<<<exact_blocks(std::size_t(g.nx + 1)), ElementwisePolicy::kBlock>>>(a, save_y, (dt - g.dy) / (dt + g.dy),
+                                                                               oy_lo, oy_hi);
       NBODY_CUDA_CHECK_LAUNCH();
     }
     fill_guards();
   }
 
-  // ---- slabs ----
-  // A guard message each way through the host (slab_index.hpp's layout): the kGuard columns
-  // from send_lo to the left neighbour, from send_hi to the right one; what they send written
-  // (or added) at recv_lo / recv_hi.
-  void swap_columns(int what, const FieldView* table, int ncomp, int send_lo, int send_hi, int recv_lo, int recv_hi,
-                    bool add) {
-    const std::size_t len = std::size_t(ncomp) * std::size_t(g.rows()) * kGuard;
-    if (len > stage_len) throw_runtime_error("pic: the slab staging buffer is too small");
-    if (!so.exchange) throw_runtime_error("pic: a slab with a cut side and no exchange");
+  // ---- blocks ----
+  // A guard message each way through the host (pack_region's layout): along x the kGuard columns
+  // from send_lo to the left neighbour and from send_hi to the right one, every row; along y
+  // (along_y) the kGuard rows from send_lo down and from send_hi up, every column; what the
+  // neighbours send written (or added) at recv_lo / recv_hi.
+  void swap_guards(int what, bool along_y, const FieldView* table, int ncomp, int send_lo, int send_hi, int recv_lo,
+                   int recv_hi, bool add) {
+    auto region = [&](int first) {
+      return along_y ? GuardRegion{-kGuard, g.nx + kGuard, first, first + kGuard}
+                     : GuardRegion{first, first + kGuard, -kGuard, g.ny + kGuard};
+    };
+    const std::size_t len = std::size_t(ncomp) * region(0).size();
+    if (len > stage_len) throw_runtime_error("pic: the block staging buffer is too small");
+    if (!so.exchange) throw_runtime_error("pic: a block with a cut side and no exchange");
+    const bool lo = along_y ? so.cut_y_lo : so.cut_lo, hi = along_y ? so.cut_y_hi : so.cut_hi;
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<double> to_left, to_right, from_left, from_right;
+    std::vector<double> to_lo, to_hi, from_lo, from_hi;
     auto pack = [&](int first, std::vector<double>& out) {
-      pack_columns<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, g.ny, first, stage);
+      pack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage);
       NBODY_CUDA_CHECK_LAUNCH();
       out.resize(len);
       NBODY_CUDA_CHECK(cudaMemcpy(out.data(), stage, len * sizeof(double), cudaMemcpyDeviceToHost));
     };
     auto unpack = [&](int first, const std::vector<double>& in) {
       NBODY_CUDA_CHECK(cudaMemcpy(stage, in.data(), len * sizeof(double), cudaMemcpyHostToDevice));
-      unpack_columns<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, g.ny, first, stage, add);
+      unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage, add);
       NBODY_CUDA_CHECK_LAUNCH();
     };
-    if (so.cut_lo) pack(send_lo, to_left);
-    if (so.cut_hi) pack(send_hi, to_right);
-    so.exchange->swap(what, to_left, to_right, from_left, from_right);
-    if (from_left.size() != (so.cut_lo ? len : 0) || from_right.size() != (so.cut_hi ? len : 0))
-      throw_runtime_error("pic: a slab guard message of the wrong size");
-    if (so.cut_lo) unpack(recv_lo, from_left);
-    if (so.cut_hi) unpack(recv_hi, from_right);
+    if (lo) pack(send_lo, to_lo);
+    if (hi) pack(send_hi, to_hi);
+    if (along_y) so.exchange->swap_y(what, to_lo, to_hi, from_lo, from_hi);
+    else so.exchange->swap(what, to_lo, to_hi, from_lo, from_hi);
+    if (from_lo.size() != (lo ? len : 0) || from_hi.size() != (hi ? len : 0))
+      throw_runtime_error("pic: a block guard message of the wrong size");
+    if (lo) unpack(recv_lo, from_lo);
+    if (hi) unpack(recv_hi, from_hi);
     NBODY_CUDA_CHECK(cudaDeviceSynchronize());
     comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  // The sources of a slab (DomainPic::fold_and_sum_currents): y folded, the x guards on the
-  // global edges folded (one rank, periodic) or dropped (open), the cut sides' guards added into
-  // the neighbours' columns.
+  // The sources of a block (DomainPic::fold_and_sum_currents): y first over every column (the
+  // periodic images of one block row, or dropped beyond a global open edge, and the guard rows
+  // at a cut added into the neighbour's rows), then x over every row the same way.
   void fold_slab_sources(const FieldView* table, int ncomp) {
     const bool px = s.field_bc.x == FieldBoundary::periodic, py = s.field_bc.y == FieldBoundary::periodic;
-    fold_columns<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(
-        const_cast<FieldView*>(table), ncomp, g.nx, g.ny, py);
-    NBODY_CUDA_CHECK_LAUNCH();
-    if (so.single && px) {
-      fold_rows<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(
-          const_cast<FieldView*>(table), ncomp, g.nx, g.ny, true);
+    FieldView* t = const_cast<FieldView*>(table);
+    if (so.ranks_y == 1) {
+      fold_columns<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(t, ncomp, g.nx,
+                                                                                                            g.ny, py);
+      NBODY_CUDA_CHECK_LAUNCH();
+    } else if (!py) {
+      drop_y_guards<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(
+          table, ncomp, g.nx, g.ny, so.down < 0, so.up < 0);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (cut_y()) swap_guards(0, true, table, ncomp, -kGuard, g.ny, 0, g.ny - kGuard, true);
+    if (so.ranks_x == 1 && px) {
+      fold_rows<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(t, ncomp, g.nx, g.ny,
+                                                                                                       true);
       NBODY_CUDA_CHECK_LAUNCH();
     } else if (!px) {
       drop_x_guards<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.rows())), ElementwisePolicy::kBlock>>>(
           table, ncomp, g.nx, g.ny, so.left < 0, so.right < 0);
       NBODY_CUDA_CHECK_LAUNCH();
     }
-    if (cut()) swap_columns(0, table, ncomp, -kGuard, g.nx, 0, g.nx - kGuard, true);
+    if (cut()) swap_guards(0, false, table, ncomp, -kGuard, g.nx, 0, g.nx - kGuard, true);
   }
   void free_work() {
     for (void* p : {static_cast<void*>(contrib), static_cast<void*>(keys), static_cast<void*>(keys_sorted),
                     static_cast<void*>(order), static_cast<void*>(order_sorted), static_cast<void*>(offs),
                     static_cast<void*>(fkeep), static_cast<void*>(fleft), static_cast<void*>(fright),
-                    static_cast<void*>(sel), static_cast<void*>(sel_id), static_cast<void*>(id_sorted)})
+                    static_cast<void*>(fdown), static_cast<void*>(fup), static_cast<void*>(sel),
+                    static_cast<void*>(sel_id), static_cast<void*>(id_sorted)})
       if (p) NBODY_CUDA_CHECK(cudaFree(p));
     contrib = nullptr, keys = keys_sorted = order = order_sorted = nullptr, offs = nullptr;
-    fkeep = fleft = fright = nullptr, sel = nullptr, sel_id = id_sorted = nullptr;
+    fkeep = fleft = fright = fdown = fup = nullptr, sel = nullptr, sel_id = id_sorted = nullptr;
   }
   // The per-slot work buffers for `need` slots.
   void ensure_work(std::size_t need) {
@@ -1477,6 +1554,7 @@ struct PicGpu::Impl {
     order = alloc<unsigned>(need), order_sorted = alloc<unsigned>(need);
     offs = alloc<signed char>(2 * need);
     fkeep = alloc<unsigned char>(need), fleft = alloc<unsigned char>(need), fright = alloc<unsigned char>(need);
+    fdown = alloc<unsigned char>(need), fup = alloc<unsigned char>(need);
     sel = alloc<double>(need);
     sel_id = alloc<std::uint64_t>(need), id_sorted = alloc<std::uint64_t>(need);
     work_cap = need;
@@ -1558,50 +1636,13 @@ struct PicGpu::Impl {
     }
     NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
   }
-  // DomainPic::migrate on the device: the particles whose cell left the slab compacted out (the
-  // residents keep their order, empty slots dropped), sent, the arrivals appended in id order and
-  // the species sorted by id (warp: left in cell order, the arrivals at the end).
-  void migrate_slab() {
-    const SlabOwner own = owner();
-    std::vector<std::uint64_t> to_left, to_right;
-    for (std::size_t k = 0; k < sp.size(); ++k) {
-      DevParticles& d = sp[k];
-      if (meta[k].immobile || d.n == 0) continue;
-      NBODY_CUDA_CHECK(cudaMemset(counters, 0, sizeof(unsigned long long)));
-      mark_owners<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, own, so.rank, so.left, so.right, fkeep, fleft, fright,
-                                                                  counters);
-      NBODY_CUDA_CHECK_LAUNCH();
-      unsigned long long bad = 0;
-      NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters, sizeof bad, cudaMemcpyDeviceToHost));
-      if (bad > 0)
-        throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
-                            std::to_string(so.rank) + "'s slab beyond its neighbours in one step");
-      take_flagged(k, fleft, to_left);
-      take_flagged(k, fright, to_right);
-      const std::size_t kept = select(d.id, fkeep, sel_id, d.n);
-      NBODY_CUDA_CHECK(cudaMemcpy(d.id, sel_id, kept * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
-      for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
-        if (select(static_cast<const double*>(a), fkeep, sel, d.n) != kept)
-          throw_runtime_error("pic: the particle selection is inconsistent");
-        NBODY_CUDA_CHECK(cudaMemcpy(a, sel, kept * sizeof(double), cudaMemcpyDeviceToDevice));
-      }
-      d.n = kept;
-      if (d.n > 0) NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
-    }
-    std::vector<std::uint64_t> arrived;
-    if (so.left >= 0 || so.right >= 0) {
-      if (!so.exchange) throw_runtime_error("pic: a slab with neighbours and no exchange");
-      const auto t0 = std::chrono::steady_clock::now();
-      so.exchange->migrate(to_left, to_right, arrived);
-      comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    } else if (!to_left.empty() || !to_right.empty()) {
-      throw_runtime_error("pic: particles to send from a slab without neighbours");
-    }
-    if (arrived.empty()) return;
+  // The arrived records of species k appended (in id order), the species sorted by id again
+  // (warp: not; the arrivals wait at the end for the next sort by cell).
+  void append_arrivals(const std::vector<std::uint64_t>& arrived) {
     for (std::size_t k = 0; k < sp.size(); ++k) {
       const std::vector<std::uint64_t> rec = arrivals_of(arrived, k);
       if (rec.empty()) continue;
-      if (meta[k].immobile) throw_runtime_error("pic: an immobile particle arrived from another slab");
+      if (meta[k].immobile) throw_runtime_error("pic: an immobile particle arrived from another block");
       const std::size_t na = rec.size() / kMigrationWords;
       ensure_capacity(k, sp[k].n + na);
       DevParticles& d = sp[k];
@@ -1623,6 +1664,79 @@ struct PicGpu::Impl {
       if (opt.deposit != DepositKernel::warp) sort_by_id(k);
     }
   }
+  // DomainPic::migrate on the device: the particles whose cell left the block compacted out (the
+  // residents keep their order, empty slots dropped); those whose block column changed sent
+  // along x, then those whose block row changed, with the x arrivals of another block row, along
+  // y (a corner crossing takes two hops); the arrivals appended in id order.
+  void migrate_slab() {
+    const SlabOwner own = owner(), rown = row_owner();
+    const BlockNeighbours nb = block_neighbours(so.bx, so.by, so.ranks_x, so.left, so.right, so.down, so.up);
+    std::vector<std::uint64_t> to_left, to_right, to_down, to_up;
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      DevParticles& d = sp[k];
+      if (meta[k].immobile || d.n == 0) continue;
+      NBODY_CUDA_CHECK(cudaMemset(counters, 0, sizeof(unsigned long long)));
+      mark_blocks<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, own, rown, nb, BlockMarks{fkeep, fleft, fright, fdown, fup},
+                                                                  counters);
+      NBODY_CUDA_CHECK_LAUNCH();
+      unsigned long long bad = 0;
+      NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters, sizeof bad, cudaMemcpyDeviceToHost));
+      if (bad > 0)
+        throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
+                            std::to_string(so.rank) + "'s block beyond its neighbours in one step");
+      take_flagged(k, fleft, to_left);
+      take_flagged(k, fright, to_right);
+      if (so.ranks_y > 1) {
+        take_flagged(k, fdown, to_down);
+        take_flagged(k, fup, to_up);
+      }
+      const std::size_t kept = select(d.id, fkeep, sel_id, d.n);
+      NBODY_CUDA_CHECK(cudaMemcpy(d.id, sel_id, kept * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
+      for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
+        if (select(static_cast<const double*>(a), fkeep, sel, d.n) != kept)
+          throw_runtime_error("pic: the particle selection is inconsistent");
+        NBODY_CUDA_CHECK(cudaMemcpy(a, sel, kept * sizeof(double), cudaMemcpyDeviceToDevice));
+      }
+      d.n = kept;
+      if (d.n > 0) NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
+    }
+    std::vector<std::uint64_t> arrived;
+    auto exchange = [&](bool along_y, const std::vector<std::uint64_t>& lo, const std::vector<std::uint64_t>& hi,
+                        std::vector<std::uint64_t>& in) {
+      const bool any = along_y ? (so.down >= 0 || so.up >= 0) : (so.left >= 0 || so.right >= 0);
+      if (!any) {
+        if (!lo.empty() || !hi.empty()) throw_runtime_error("pic: particles to send from a block without neighbours");
+        return;
+      }
+      if (!so.exchange) throw_runtime_error("pic: a block with neighbours and no exchange");
+      const auto t0 = std::chrono::steady_clock::now();
+      if (along_y) so.exchange->migrate_y(lo, hi, in);
+      else so.exchange->migrate(lo, hi, in);
+      comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    exchange(false, to_left, to_right, arrived);
+    if (so.ranks_y > 1) {
+      // The x arrivals of another block row go on along y.
+      if (arrived.size() % kMigrationWords != 0) throw_runtime_error("pic: a migration message of a broken length");
+      const SlabOwner host_rows{so.global.y0, so.global.dy, so.global.ny, so.ranks_y, so.rows.data()};
+      std::vector<std::uint64_t> stay;
+      for (std::size_t r = 0; r < arrived.size() / kMigrationWords; ++r) {
+        const std::uint64_t* rec = &arrived[r * kMigrationWords];
+        double y;
+        std::memcpy(&y, &rec[3], sizeof y);
+        const BlockMove move = nb(so.bx, host_rows(y));
+        if (move == BlockMove::beyond)
+          throw_runtime_error("pic: a particle arrived at rank " + std::to_string(so.rank) + " beyond its neighbours");
+        std::vector<std::uint64_t>& dest = move == BlockMove::up ? to_up : (move == BlockMove::down ? to_down : stay);
+        dest.insert(dest.end(), rec, rec + kMigrationWords);
+      }
+      std::vector<std::uint64_t> more;
+      exchange(true, to_down, to_up, more);
+      arrived = std::move(stay);
+      arrived.insert(arrived.end(), more.begin(), more.end());
+    }
+    if (!arrived.empty()) append_arrivals(arrived);
+  }
   // The deterministic deposition of a slab (particles_classed, reduce_classes into cls).
   template <class Shape>
   void push_classed(std::size_t k, const PushParams& pp, const FieldViews& v) {
@@ -1633,8 +1747,9 @@ struct PicGpu::Impl {
     LocalAccumulate<K> acc{{f[kJx], f[kJy], f[kJz]}, g.size(), g.stride(), 0, 0, contrib, d.n, 0};
     const unsigned sentinel = unsigned(g.size());
     const SlabOwner own = owner();
-    particles_classed<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, acc, own, so.i_offset, g.rows(), keys,
-                                                                             order, offs, sentinel);
+    particles_classed<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, acc, own, row_owner(), so.i_offset,
+                                                                             so.j_offset, g.rows(), keys, order, offs,
+                                                                             sentinel);
     NBODY_CUDA_CHECK_LAUNCH();
     int bits = 1;
     while ((std::size_t(1) << bits) <= g.size()) ++bits;
@@ -1648,9 +1763,9 @@ struct PicGpu::Impl {
     NBODY_CUDA_CHECK(cudaMemset(cell_end, 0, g.size() * sizeof(unsigned)));
     cell_ranges<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(keys_sorted, d.n, sentinel, cell_start, cell_end);
     NBODY_CUDA_CHECK_LAUNCH();
-    reduce_classes<K><<<blocks_for(g.size()), ElementwisePolicy::kBlock>>>(cls, classes, so.i_offset, g.stride(), g.rows(),
-                                                                         g.size(), cell_start, cell_end, order_sorted, offs,
-                                                                         contrib, d.n);
+    reduce_classes<K><<<blocks_for(g.size()), ElementwisePolicy::kBlock>>>(cls, class_m, so.i_offset, so.j_offset, g.stride(),
+                                                                         g.rows(), g.size(), cell_start, cell_end,
+                                                                         order_sorted, offs, contrib, d.n);
     NBODY_CUDA_CHECK_LAUNCH();
   }
   // Document 004's policy, before a step of the tiled (warp = false) or warp kernel: sort when
@@ -1714,10 +1829,7 @@ struct PicGpu::Impl {
       advance_e(s.dt, t);
       advance_b(0.5 * s.dt, true);
     }
-    if (tracking) {
-      poynting_step<<<2, kReduceBlock>>>(view(kEy), view(kEz), view(kBy), view(kBz), i_left, i_right, g.ny, g.dy, s.dt, track);
-      NBODY_CUDA_CHECK_LAUNCH();
-    }
+    // (the Poynting fluxes of a block run: flux_rows, summed by the caller)
     NBODY_CUDA_CHECK(cudaDeviceSynchronize());
     const auto t2 = clock::now();
     const double comm_fields = comm_now;
@@ -1853,15 +1965,26 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
         options.deposit != DepositKernel::deterministic)
       throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
-    if ((m.so.cut_lo || m.so.cut_hi) && !m.so.exchange) throw_runtime_error("pic: a slab with a cut side needs an exchange");
+    if ((m.so.cut_lo || m.so.cut_hi || m.so.cut_y_lo || m.so.cut_y_hi) && !m.so.exchange)
+      throw_runtime_error("pic: a block with a cut side needs an exchange");
     if (m.so.ids.size() != from.species().size()) throw_runtime_error("pic: the slab's particle ids do not match its species");
     for (std::size_t k = 0; k < m.so.ids.size(); ++k)
       if (m.so.ids[k].size() != from.species()[k].size())
         throw_runtime_error("pic: the slab's particle ids do not match the particles of " + from.species()[k].name);
     if (m.g.nx < 2 * kGuard) throw_input_error("pic: a GPU slab needs at least " + std::to_string(2 * kGuard) + " cell columns");
-    if (int(m.so.starts.size()) != m.so.ranks + 1 || m.so.starts.front() != 0 || m.so.starts.back() != m.so.global.nx)
+    if (m.so.ranks_y > 1 && m.g.ny < 2 * kGuard)
+      throw_input_error("pic: a GPU block needs at least " + std::to_string(2 * kGuard) + " cell rows");
+    if (m.so.ranks_x * m.so.ranks_y != m.so.ranks || m.so.bx + m.so.by * m.so.ranks_x != m.so.rank)
+      throw_runtime_error("pic: the block shape does not match the ranks");
+    if (int(m.so.starts.size()) != m.so.ranks_x + 1 || m.so.starts.front() != 0 || m.so.starts.back() != m.so.global.nx)
       throw_runtime_error("pic: the slab starts do not match the ranks and the grid");
-    m.classes = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
+    if (m.so.rows.empty()) m.so.rows = {0, m.so.global.ny};
+    if (int(m.so.rows.size()) != m.so.ranks_y + 1 || m.so.rows.front() != 0 || m.so.rows.back() != m.so.global.ny)
+      throw_runtime_error("pic: the block rows do not match the ranks and the grid");
+    m.class_m = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
+    m.classes = m.class_m * m.class_m;
+    // (the sort by cell of the warp kernel: the block's cells)
+    m.tg.y0 = m.so.global.y0 + m.so.j_offset * m.so.global.dy;
   }
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
   {
@@ -1895,7 +2018,11 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       const std::size_t slots = particles + (room ? particles / 8 + 1024 * from.species().size() : 0);
       const std::size_t work = most + (room ? most / 8 + 1024 : 0);
       bytes += (slots - particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
-               work * (4 * sizeof(unsigned) + 5 + sizeof(double) + 2 * sizeof(std::uint64_t));
+               work * (4 * sizeof(unsigned) + 7 + sizeof(double) + 2 * sizeof(std::uint64_t));
+      // the deterministic mode's class arrays (3 M^2 of the block's size) and guard staging
+      const std::size_t M = m.s.shape == ShapeOrder::tsc ? 6 : 4;
+      if (mode == DepositMode::deterministic) bytes += 3 * M * M * m.g.size() * sizeof(double);
+      bytes += 3 * M * M * std::size_t(std::max(m.g.rows(), m.g.stride())) * kGuard * sizeof(double);
     }
     require_memory(Location::cuda(device), bytes,
                    "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
@@ -1993,9 +2120,12 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     m.so.ids.clear();
     m.starts = m.alloc<int>(m.so.starts.size());
     NBODY_CUDA_CHECK(cudaMemcpy(m.starts, m.so.starts.data(), m.so.starts.size() * sizeof(int), cudaMemcpyHostToDevice));
+    m.rows = m.alloc<int>(m.so.rows.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(m.rows, m.so.rows.data(), m.so.rows.size() * sizeof(int), cudaMemcpyHostToDevice));
+    m.flux = m.alloc<double>(std::size_t(m.g.ny));
     m.ensure_work(std::max<std::size_t>(most, 1));
     m.nsel = m.alloc<int>(1);
-    m.stage_len = std::size_t(std::max(3 * m.classes, 6)) * std::size_t(m.g.rows()) * kGuard;
+    m.stage_len = std::size_t(std::max(3 * m.classes, 6)) * std::size_t(std::max(m.g.rows(), m.g.stride())) * kGuard;
     m.stage = m.alloc<double>(m.stage_len);
     if (mode == DepositMode::deterministic) {
       m.cell_start = m.alloc<unsigned>(m.g.size());
@@ -2039,7 +2169,9 @@ PicGpu::~PicGpu() {
   for (void* p : {static_cast<void*>(m.cls), static_cast<void*>(m.cls_table), static_cast<void*>(m.stage),
                   static_cast<void*>(m.offs), static_cast<void*>(m.fkeep), static_cast<void*>(m.fleft),
                   static_cast<void*>(m.fright), static_cast<void*>(m.sel), static_cast<void*>(m.sel_id),
-                  static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts)})
+                  static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts),
+                  static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.fdown),
+                  static_cast<void*>(m.fup)})
     if (p) cudaFree(p);
   for (float* p : m.fj)
     if (p) cudaFree(p);
@@ -2136,8 +2268,8 @@ PicGpu::StepTimes PicGpu::last_step_times() const { return impl_->last; }
 
 void PicGpu::track_poynting(int i_left, int i_right) {
   Impl& m = *impl_;
-  // (on a slab the plane may lie between its last column and the neighbour's first: a guard)
-  const int hi = m.slab ? m.g.nx - 1 : m.g.nx - 2;
+  if (m.slab) throw_runtime_error("pic: a block run's Poynting fluxes come from flux_rows (DomainPicGpu)");
+  const int hi = m.g.nx - 2;
   if (i_left < 0 || i_right < 0 || i_left > hi || i_right > hi)
     throw_input_error("pic: the Poynting planes must lie inside the grid");
   m.i_left = i_left, m.i_right = i_right;
@@ -2198,11 +2330,16 @@ DeviceDiagnostics PicGpu::diagnostics() {
   return out;
 }
 
-void PicGpu::resume_poynting(const PoyntingTrack& t) {
-  Impl& m = *impl_;
-  if (!m.tracking) throw_runtime_error("pic: resume_poynting without track_poynting");
-  const double v[4] = {t.flux_left, t.flux_right, t.energy_in_left, t.energy_out_right};
-  NBODY_CUDA_CHECK(cudaMemcpy(m.track, v, sizeof v, cudaMemcpyHostToDevice));
+std::vector<double> PicGpu::flux_rows(int i) const {
+  const Impl& m = *impl_;
+  if (!m.slab) throw_runtime_error("pic: flux rows of a run without blocks (track_poynting)");
+  if (i < 0 || i > m.g.nx - 1) throw_runtime_error("pic: a Poynting plane outside the block");
+  std::vector<double> out(std::size_t(m.g.ny));
+  poynting_rows<<<exact_blocks(std::size_t(m.g.ny)), ElementwisePolicy::kBlock>>>(m.view(kEy), m.view(kEz), m.view(kBy),
+                                                                                  m.view(kBz), i, m.g.ny, m.g.dy, m.flux);
+  NBODY_CUDA_CHECK_LAUNCH();
+  NBODY_CUDA_CHECK(cudaMemcpy(out.data(), m.flux, out.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  return out;
 }
 
 std::vector<std::uint64_t> PicGpu::column_counts() const {
