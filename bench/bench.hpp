@@ -113,6 +113,10 @@ struct Record {
   int rebalances = 0;
   double speedup_vs_even_split = 0;
   double speedup_vs_slabs = 0;  // pic-scaling blocks: the slabs' median step over the blocks'
+  // pic-scaling transfer records: the message's bytes (median_s its one-way time, rate GB/s) and
+  // the host-staged median over this one's (the GPU-to-GPU records)
+  double transfer_bytes = 0;
+  double speedup_vs_host = 0;
   double pic_fields_s = 0;
   double pic_migration_s = 0;
 

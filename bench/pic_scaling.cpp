@@ -25,6 +25,11 @@
 // ranks_x x ranks_y block shape (ranks_y a divisor of P, each block at least 8 x 8 cells), the
 // blocks' runs checked against the slabs' (CPU: to the bit; GPU: the energy within the atomics'
 // bound) and timed against them (speedup_vs_slabs).
+// transfer (GPU, P > 1): document 004's Fig. 9 as the GPU blocks move messages: 1 KiB .. 64 MiB
+// (--quick: .. 1 MiB) between ranks 0 and 1, host-staged (parallel.exchange = "host") and GPU to
+// GPU (CUDA IPC, "ipc"), 20 round trips each (pic::pic_transfer_round_trips): the one-way median
+// (half a round trip), GB/s, and the host-staged median over the GPU-to-GPU one; the bytes are
+// checked on the host. Two ranks on one GPU measure a copy within its memory, not NVLink.
 // Then checked (the times are kept only if it passes): the Gauss's-law residual change over the
 // W + T steps within 1e-12 of the largest charge density (charge conserved to rounding), and the
 // total energy within 1e-12 (CPU: the slabs give the same bits on any number of ranks) or 1e-9
@@ -209,7 +214,9 @@ std::string fmt(const char* f, double a) {
 
 }  // namespace
 
-std::vector<std::string> pic_scaling_groups() { return {"strong", "strong-balanced", "weak", "moving-target", "blocks"}; }
+std::vector<std::string> pic_scaling_groups() {
+  return {"strong", "strong-balanced", "weak", "moving-target", "blocks", "transfer"};
+}
 
 void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   // --rungs strong,weak,moving-target: only those groups (none named: all)
@@ -378,6 +385,47 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       set_times(r, m, timed);
       if (ranks_y > 1 && !slabs.steps.empty()) r.speedup_vs_slabs = median(slabs.steps) / r.median_s;
       add(r);
+    }
+  }
+
+  // Messages of 1 KiB .. 64 MiB between ranks 0 and 1, host-staged and GPU to GPU (GPU, P > 1).
+  if (P > 1 && gpu && wanted("transfer")) {
+    auto pair = world.split(world.rank() < 2);
+    const int repeats = quick ? 3 : 20;
+    for (std::size_t bytes = 1024; bytes <= (quick ? std::size_t(1) << 20 : std::size_t(64) << 20); bytes *= 4) {
+      pic::TransferRoundTrips t;
+      std::string failed;
+      if (pair) {
+        try {
+          t = pic::pic_transfer_round_trips(*pair, bytes, repeats);
+        } catch (const Error& e) {
+          failed = e.what();
+        }
+      }
+      world.barrier();
+      if (!root) continue;
+      const double host = t.host_s.empty() ? 0.0 : 0.5 * median(t.host_s);
+      for (const bool direct : {false, true}) {
+        Record r = new_record(std::string("transfer-") + (direct ? "ipc-" : "host-") + std::to_string(bytes), 2, 0);
+        r.pic_deposit.clear();
+        r.energy_error = -1;
+        r.transfer_bytes = double(bytes);
+        const std::vector<double>& s = direct ? t.direct_s : t.host_s;
+        if (!failed.empty() || s.empty()) {
+          r.error = "transfer failed: " + (failed.empty() ? std::string("no times") : failed);
+          add(r);
+          continue;
+        }
+        r.verified = true;
+        r.verification = "the message's bytes compared on the host after the last round trip";
+        r.repeats = int(s.size());
+        r.median_s = 0.5 * median(s);
+        r.min_s = 0.5 * *std::min_element(s.begin(), s.end());
+        for (double v : s) r.mean_s += 0.5 * v / double(s.size());
+        r.rate = double(bytes) / r.median_s * 1e-9;
+        if (direct && host > 0) r.speedup_vs_host = host / r.median_s;
+        add(r);
+      }
     }
   }
 

@@ -86,7 +86,15 @@ std::string table_row(const Record& r) {
     std::snprintf(f, sizeof f, ", %.1f%% of issue ceiling", 100 * r.fraction_of_ceiling);
     line += f;
   }
-  if (r.suite == "pic-scaling" && r.timed()) {
+  if (r.suite == "pic-scaling" && r.timed() && r.transfer_bytes > 0) {
+    char f[160];
+    std::snprintf(f, sizeof f, ", %.0f bytes one way, %.3g GB/s", r.transfer_bytes, r.rate);
+    line += f;
+    if (r.speedup_vs_host > 0) {
+      std::snprintf(f, sizeof f, ", %.3gx host-staged", r.speedup_vs_host);
+      line += f;
+    }
+  } else if (r.suite == "pic-scaling" && r.timed()) {
     char f[240];
     const std::string where = r.pic_deposit.empty() ? r.shape : r.shape + ", " + r.pic_deposit;
     std::snprintf(f, sizeof f, ", %d rank%s (%s), %.4g ns/particle/step; per step: particles %.4g ms, fields %.4g ms, comm %.4g ms, migration %.4g ms",
@@ -305,6 +313,8 @@ void write_json(const Report& rep, const std::string& path) {
           j.field("rebalances", r.rebalances);
         if (r.speedup_vs_even_split > 0) j.field("speedup_vs_even_split", r.speedup_vs_even_split);
         if (r.speedup_vs_slabs > 0) j.field("speedup_vs_slabs", r.speedup_vs_slabs);
+        if (r.transfer_bytes > 0) j.field("bytes", r.transfer_bytes).field("gb_per_s", r.rate);
+        if (r.speedup_vs_host > 0) j.field("speedup_vs_host_staged", r.speedup_vs_host);
         j.field("particles", static_cast<long long>(r.n));
         if (r.timed()) {
           j.field("particles_median_s", r.force_s).field("fields_s", r.pic_fields_s);

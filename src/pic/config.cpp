@@ -236,8 +236,12 @@ void read_table(const toml::table& root, PicConfig& c) {
         if (n < 1 || n > 65536) bad(key, "must be >= 1 (the block rows; 1: slabs along x) or \"auto\"");
         c.ranks_y = int(n);
       }
+    } else if (k == "exchange") {
+      const std::string e = text(v, key);
+      if (e != "host" && e != "ipc") bad(key, "must be \"host\" (staged through the host) or \"ipc\" (GPU to GPU, CUDA IPC)");
+      c.exchange_ipc = e == "ipc";
     } else {
-      bad(key, "unknown key (expected ranks_y)");
+      bad(key, "unknown key (expected ranks_y, exchange)");
     }
   });
   each("output", [&](const std::string& key, const std::string& k, const toml::node* v) {
@@ -412,6 +416,13 @@ void validate_pic_config(const PicConfig& c) {
     for (int r = 1; rows == 0 && r <= ranks; ++r)
       if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
     if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
+  }
+  if (c.exchange_ipc) {
+    if (!c.use_gpu) bad("parallel.exchange", "\"ipc\" moves GPU buffers: it needs solver.device = \"cuda\"");
+    const comm::Communicator& w = comm::world();
+    if (w.size() > 1 && w.local_size() != w.size())
+      bad("parallel.exchange", "\"ipc\" needs every process on one node (" + std::to_string(w.local_size()) + " of " +
+                                   std::to_string(w.size()) + " share this one): use \"host\" across nodes");
   }
   if (c.use_gpu) {
     std::string why;

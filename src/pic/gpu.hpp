@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/communicator.hpp"
 #include "pic/simulation.hpp"
 
 namespace nbody::pic {
@@ -97,6 +98,11 @@ struct GpuSlabOptions {
   std::vector<std::vector<std::uint64_t>> ids;  // per species, the particles' stable ids (sorted)
   std::vector<int> starts;            // every block column's first column, and nx (ranks_x + 1 values)
   std::vector<int> rows;              // every block row's first row, and ny (ranks_y + 1 values)
+  // GPU to GPU guard messages (parallel.exchange = "ipc"): each side's message packed into a
+  // device buffer exported by CUDA IPC, the neighbour reads it in place (its kernel unpacks from
+  // the mapped buffer) after a ready signal through the exchange and acknowledges; no host copies.
+  // Every rank's neighbours on the node. false: staged through the host.
+  bool direct = false;
 };
 
 struct PicGpuOptions {
@@ -142,6 +148,20 @@ struct PoyntingTrack {
 bool pic_gpu_available(std::string* why = nullptr);
 // The number of CUDA devices (0 in a build without CUDA or without a device).
 int pic_gpu_device_count();
+
+// Document 004's transfer comparison (its Fig. 9) as the GPU blocks move messages: one message of
+// `bytes` from rank 0's GPU buffer into rank 1's and one back (a round trip; a one-way time is
+// half of it), staged through the host as parallel.exchange = "host" does (cudaMemcpy into a host
+// vector, Communicator send/recv, cudaMemcpy to the device) or GPU to GPU as "ipc" does (CUDA IPC:
+// a ready signal through the host, the receiver's copy from the sender's mapped buffer on its
+// device, the next signal after it). `repeats` round trips of each after one warm-up, the
+// seconds of each on rank 0 (ranks 0 and 1 take part; collective over those two, the others
+// return at once). The messages' bytes are checked after the last round trip of each way (a
+// wrong byte throws).
+struct TransferRoundTrips {
+  std::vector<double> host_s, direct_s;
+};
+TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_t bytes, int repeats);
 
 class PicGpu {
  public:
@@ -190,6 +210,9 @@ class PicGpu {
     double fields = 0, comm = 0, sort = 0;
   };
   [[nodiscard]] StepTimes last_step_times() const;
+  // With direct block exchanges: closes the neighbours' mapped buffers (before any rank frees its
+  // exported ones: DomainPicGpu calls it on every rank, then a barrier, before destroying).
+  void close_peers();
   // Sorts done so far (tiled), and the device memory this object holds, in bytes.
   // With slabs: the particles' stable ids per species, in slot order (copy_to's order).
   [[nodiscard]] std::vector<std::vector<std::uint64_t>> ids() const;

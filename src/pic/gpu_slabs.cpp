@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <string>
 
 #include "nbody/error.hpp"
@@ -66,7 +67,7 @@ class DomainPicGpu::Exchange : public SlabExchange {
   }
   void swap_y(int what, const std::vector<double>& to_down, const std::vector<double>& to_up, std::vector<double>& from_down,
               std::vector<double>& from_up) override {
-    const int tag = 7520 + 10 * what;
+    const int tag = 7550 + 10 * what;
     from_down = shift(l_.up >= 0 ? to_up : std::vector<double>{}, true, tag, true);
     from_up = shift(l_.down >= 0 ? to_down : std::vector<double>{}, false, tag + 2, true);
   }
@@ -164,7 +165,7 @@ bool DomainPicGpu::balance(const BalanceSettings& b) {
   times_before_.particles += t.particles, times_before_.fields += t.fields, times_before_.comm += t.comm;
   times_before_.sort += t.sort, times_before_.step += t.step;
   sorts_before_ += gpu_->sorts();
-  gpu_.reset();  // (its device memory freed before the new slab's is taken)
+  release_device();  // (its device memory freed before the new slab's is taken)
   local_.reset();
   host_->redistribute(starts);
   build_device();
@@ -179,7 +180,24 @@ PicGpu::StepTimes DomainPicGpu::total_times() const {
   return t;
 }
 
-DomainPicGpu::~DomainPicGpu() = default;
+void DomainPicGpu::release_device() {
+  // Direct exchanges: every rank unmaps its neighbours' buffers before any rank frees its own.
+  if (gpu_ && options_.slab.direct && host_->layout().size > 1) {
+    gpu_->close_peers();
+    comm_->barrier();
+  }
+  gpu_.reset();
+}
+
+DomainPicGpu::~DomainPicGpu() {
+  // (on an error's way out no collective call: the exported buffers are left to the process's end)
+  if (std::uncaught_exceptions() == 0) {
+    try {
+      release_device();
+    } catch (...) {
+    }
+  }
+}
 
 void DomainPicGpu::step() {
   gpu_->step();

@@ -18,6 +18,9 @@
 //   3. the field solve on the block's points; after each of its three parts the E and B guard
 //      columns go to the neighbours along x, then the guard rows (every column: the corners)
 //      along y (copied, not added);
+//      (with options.slab.direct, parallel.exchange = "ipc", the guard messages of 2 and 3 go
+//      GPU to GPU: packed into buffers exported by CUDA IPC, read in place by the neighbour's
+//      unpacking kernel between a ready signal and an acknowledgement through the host)
 //   4. the particles whose cell left the block are compacted out on the device (a stable
 //      selection: the residents keep their order), sent as records (kMigrationRecord words):
 //      along x those whose block column changed, then along y those whose block row changed
@@ -83,6 +86,7 @@ class DomainPicGpu {
 
  private:
   void build_device();  // local_, exchange_ and gpu_ for host_'s slab (its particles then dropped)
+  void release_device();  // gpu_ destroyed (collective with direct exchanges: the peers unmapped first)
   comm::Communicator* comm_;
   PicSettings global_settings_;
   PicGpuOptions options_;

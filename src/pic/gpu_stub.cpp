@@ -17,6 +17,9 @@ PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
 PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
 int pic_gpu_device_count() { return 0; }
+TransferRoundTrips pic_transfer_round_trips(comm::Communicator&, std::size_t, int) {
+  throw_input_error("pic: the GPU transfers need a build with CUDA (configure with -DNBODY_ENABLE_CUDA=ON)");
+}
 std::vector<std::vector<std::uint64_t>> PicGpu::ids() const { return {}; }
 std::vector<std::size_t> PicGpu::slot_counts() const { return {}; }
 PicGpu::StepTimes PicGpu::total_times() const { return {}; }
@@ -32,6 +35,7 @@ DeviceDiagnostics PicGpu::diagnostics() { return {}; }
 void PicGpu::track_poynting(int, int) {}
 PoyntingTrack PicGpu::poynting() const { return {}; }
 std::vector<double> PicGpu::flux_rows(int) const { return {}; }
+void PicGpu::close_peers() {}
 std::vector<std::uint64_t> PicGpu::column_counts() const { return {}; }
 void PicGpu::set_gauss_reference(const std::vector<double>&) {}
 

@@ -4,13 +4,14 @@
 #   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 (and 3
 #              with the load balance) write the same diagnostics.csv, checkpoint.bin, units.json,
 #              profile/spectrum/phase CSV files and PNG images (openPMD files hold HDF5 time
-#              stamps and are left out); also 1 x 2 and 2 x 2 blocks (parallel.ranks_y), and on the
-#              CPU "auto" on 4 ranks
+#              stamps and are left out); also 1 x 2 and 2 x 2 blocks (parallel.ranks_y), on GPUs
+#              2 x 2 blocks and 3 slabs with the load balance exchanging GPU to GPU
+#              (parallel.exchange = "ipc"), and on the CPU "auto" on 4 ranks
 #   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
 #              outputs and images of the uninterrupted single-process run
 #   refusals   a GPU run with a deposition that does not run over blocks (or without a device), a
 #              too narrow grid, block rows that do not divide the ranks or a grid too short for
-#              them under mpirun: one line, exit status 2
+#              them, GPU-to-GPU exchanges on the CPU under mpirun: one line, exit status 2
 # NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU blocks (every run, the single process's too).
 set -euo pipefail
 check=$1 nbody=$2 mpirun=$3 work=$4
@@ -114,7 +115,15 @@ same_bits)
   grep -q "load balance moved the slab boundaries" "$work/np4yb.stdout" || { echo "FAIL: no rebalance"; cat "$work/np4yb.stdout"; exit 1; }
   grep -q "2 x 2 blocks" "$work/np4yb.stdout" || { echo "FAIL: no blocks"; cat "$work/np4yb.stdout"; exit 1; }
   compare_dirs "$work/tall" "$work/np4yb" '^timings.json$'
-  if [ ${#device[@]} -eq 0 ]; then
+  if [ ${#device[@]} -gt 0 ]; then
+    # GPU to GPU guard messages (CUDA IPC between the ranks' processes): the same bytes.
+    mpi 4 "$nbody" pic run --config "$work/hb.toml" "${device[@]}" --set grid.ny=18 --set parallel.ranks_y=2 \
+      --set 'parallel.exchange="ipc"' --out "$work/np4yipc" > "$work/np4yipc.stdout"
+    compare_dirs "$work/tall" "$work/np4yipc" '^timings.json$'
+    mpi 3 "$nbody" pic run --config "$work/hb.toml" "${device[@]}" --set 'parallel.exchange="ipc"' --set balance.every=10 \
+      --set balance.threshold=0 --out "$work/np3ipc" > "$work/np3ipc.stdout"
+    compare_dirs "$work/single" "$work/np3ipc" '^timings.json$'
+  else
     # ("auto": on GPUs it keeps slabs along x)
     mpi 4 "$nbody" pic run --config "$work/hb.toml" --set grid.ny=18 --set 'parallel.ranks_y="auto"' --out "$work/np4auto" \
       > "$work/np4auto.stdout"
@@ -133,7 +142,7 @@ restart)
   ;;
 refusals)
   for bad in "--set solver.device=cuda --set solver.deposit=tiled" "--set grid.nx=20" "--set parallel.ranks_y=2" \
-    "--set parallel.ranks_y=3"; do
+    "--set parallel.ranks_y=3" "--set parallel.exchange=\"ipc\""; do
     set +e
     # shellcheck disable=SC2086
     mpi 3 "$nbody" pic run --config "$work/hb.toml" $bad --out "$work/refused" > "$work/refused.out" 2> "$work/refused.err"
@@ -142,7 +151,7 @@ refusals)
     cat "$work/refused.err"
     [ "$status" -eq 2 ] || { echo "FAIL: exit status $status for $bad (expected 2)"; exit 1; }
     [ ! -e "$work/refused" ] || { echo "FAIL: $bad wrote $work/refused"; exit 1; }
-    grep -q "over several processes\|too small for 3 processes\|does not divide the 3 processes\|too small for parallel.ranks_y = 3" \
+    grep -q "over several processes\|too small for 3 processes\|does not divide the 3 processes\|too small for parallel.ranks_y = 3\|it needs solver.device" \
       "$work/refused.err" || { echo "FAIL: no clear message"; exit 1; }
     [ "$(grep -c '^nbody: error' "$work/refused.err")" = 1 ] || { echo "FAIL: not one line from the program"; exit 1; }
   done

@@ -127,9 +127,11 @@ PicGpuOptions options(const PicConfig& c) {
 // The GPU slabs (or ranks_y block rows) on `comm` for `steps` steps, gathered on every rank;
 // the Poynting fluxes through columns 10 and nx - 12 into *track.
 PicSimulation run_gpu(const PicConfig& c, comm::Communicator& comm, int steps, std::size_t* crossed = nullptr,
-                      std::int64_t* sorts = nullptr, int ranks_y = 1, PoyntingTrack* track = nullptr) {
+                      std::int64_t* sorts = nullptr, int ranks_y = 1, PoyntingTrack* track = nullptr, bool direct = false) {
   PicSimulation sim = build_pic_simulation(c);
-  DomainPicGpu d(sim, comm, options(c), ranks_y);
+  PicGpuOptions o = options(c);
+  o.slab.direct = direct && comm.size() > 1;
+  DomainPicGpu d(sim, comm, o, ranks_y);
   if (track) d.track_poynting(10, c.nx - 12);
   for (int k = 0; k < steps; ++k) d.step();
   if (sorts) *sorts = d.sorts();
@@ -253,6 +255,8 @@ TEST_P(PicGpuSlabsMpi, DeterministicSameBitsOnAnyRankCount) {
   comm::NullCommunicator one;
   const PicSimulation alone = run_gpu(c, one, steps);
   expect_same_bits(slabs, alone);
+  // The guard messages GPU to GPU (parallel.exchange = "ipc"): the same bits.
+  if (world().size() > 1) expect_same_bits(run_gpu(c, world(), steps, nullptr, nullptr, 1, nullptr, true), alone);
   // The same run again: the same bits (no atomics anywhere in this mode).
   expect_same_bits(run_gpu(c, one, steps), alone);
   std::size_t total = 0;
@@ -309,6 +313,10 @@ TEST_P(PicGpuSlabsMpi, BlocksKeepOneGpusBits) {
     for (const char* dep : {"atomic", "warp"})
       expect_close(alone, run_gpu(config(tc.toml, o, dep), world(), steps, nullptr, nullptr, rows), 1e-8,
                    std::string(tc.name) + " " + dep + " on blocks");
+    // The guard messages GPU to GPU (CUDA IPC): the same bits.
+    PoyntingTrack t_direct;
+    expect_same_bits(run_gpu(c, world(), steps, nullptr, nullptr, rows, &t_direct, true), alone);
+    EXPECT_EQ(std::memcmp(&t_direct, &t_one, sizeof t_one), 0) << "the Poynting integrals, direct exchanges";
     if (world().rank() == 0)
       std::printf("[ %s on %d x %d GPU blocks: one GPU's bits, %zu particles changed block row ]\n", tc.name, P / rows, rows,
                   moved);
@@ -397,9 +405,12 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
   REQUIRE_GPU();
   BalanceSettings b;
   b.every = 5, b.threshold = 0.05, b.cell_cost = 1.0;
-  auto run = [&](const PicConfig& c, comm::Communicator& comm, int& rebalances, PoyntingTrack& track, int ranks_y = 1) {
+  auto run = [&](const PicConfig& c, comm::Communicator& comm, int& rebalances, PoyntingTrack& track, int ranks_y = 1,
+                 bool direct = false) {
     PicSimulation sim = build_pic_simulation(c);
-    DomainPicGpu d(sim, comm, options(c), ranks_y);
+    PicGpuOptions o = options(c);
+    o.slab.direct = direct && comm.size() > 1;
+    DomainPicGpu d(sim, comm, o, ranks_y);
     d.track_poynting(10, 50);
     for (int k = 1; k <= int(pic_steps(c)); ++k) {
       d.step();
@@ -425,6 +436,17 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
   PoyntingTrack t_warp;
   const PicSimulation warp = run(config(testcfg::kMovingTarget, {"time.steps=40"}, "warp"), world(), moved_warp, t_warp);
   expect_close(alone, warp, 1e-8, "warp with the load balance");
+  // GPU to GPU guard messages (parallel.exchange = "ipc": CUDA IPC between the ranks'
+  // processes): one GPU's bits too, across the rebuilds of the load balance (the neighbours'
+  // buffers unmapped, new ones exported).
+  if (world().size() > 1) {
+    int moved_direct = 0;
+    PoyntingTrack t_direct;
+    const PicSimulation direct = run(c, world(), moved_direct, t_direct, 1, true);
+    expect_same_bits(direct, alone);
+    EXPECT_EQ(std::memcmp(&t_direct, &t_one, sizeof t_one), 0) << "the Poynting integrals, direct exchanges";
+    EXPECT_EQ(moved_direct, moved) << "the same rebalances";
+  }
   // 2 block rows (4 ranks and more): the block columns move, the bits stay one GPU's.
   if (world().size() >= 4 && world().size() % 2 == 0) {
     const PicConfig tall = config(testcfg::kMovingTarget, {"time.steps=40", "grid.ny=16"}, "deterministic");
@@ -435,6 +457,10 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
     expect_same_bits(blocks, tall_one);
     EXPECT_EQ(std::memcmp(&t_blocks, &t_tall, sizeof t_tall), 0) << "the Poynting integrals on blocks";
     EXPECT_GT(moved_blocks, 1) << "the block columns follow the target";
+    int moved_direct = 0;
+    PoyntingTrack t_direct;
+    expect_same_bits(run(tall, world(), moved_direct, t_direct, 2, true), tall_one);
+    EXPECT_EQ(std::memcmp(&t_direct, &t_tall, sizeof t_tall), 0) << "the Poynting integrals on blocks, direct exchanges";
     if (world().rank() == 0)
       std::printf("[ moving target on %d x 2 GPU blocks: %d rebalances, one GPU's bits ]\n", world().size() / 2, moved_blocks);
   }

@@ -1150,6 +1150,14 @@ struct PicGpu::Impl {
   int* starts = nullptr;  // the block columns' first columns (so.starts on the device)
   int* rows = nullptr;    // the block rows' first rows (so.rows on the device)
   double* flux = nullptr;  // poynting_rows' values (g.ny)
+  // direct exchanges (so.direct): this rank's exported message buffers (x lo, x hi, y lo, y hi,
+  // stage_len each) and the neighbours' it reads (the lo neighbour's hi buffer, the hi
+  // neighbour's lo buffer, per axis), mapped by CUDA IPC
+  double* out_buf[4] = {};
+  double* peer_buf[4] = {};
+  bool direct_open[2] = {};  // per axis: the handles exchanged
+  bool exported = false;     // a buffer's handle went to a neighbour
+  bool peers_closed = false;  // close_peers ran (every rank's, then a barrier: the exports may be freed)
   [[nodiscard]] SlabOwner owner() const { return SlabOwner{so.global.x0, so.global.dx, so.global.nx, so.ranks_x, starts}; }
   [[nodiscard]] SlabOwner row_owner() const { return SlabOwner{so.global.y0, so.global.dy, so.global.ny, so.ranks_y, rows}; }
   double comm_now = 0;                 // this step's exchange seconds so far
@@ -1494,6 +1502,27 @@ struct PicGpu::Impl {
       unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage, add);
       NBODY_CUDA_CHECK_LAUNCH();
     };
+    if (so.direct) {
+      // GPU to GPU: packed into the exported buffers, a ready signal each way, each side unpacked
+      // from the neighbour's buffer in place, then an acknowledgement (the buffers are free again).
+      open_direct(along_y);
+      const int a = along_y ? 2 : 0;
+      if (lo) pack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_lo), out_buf[a]);
+      NBODY_CUDA_CHECK_LAUNCH();
+      if (hi) pack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_hi), out_buf[a + 1]);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+      signal(along_y, 2, lo, hi);
+      if (lo) unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_lo), peer_buf[a], add);
+      NBODY_CUDA_CHECK_LAUNCH();
+      if (hi)
+        unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_hi), peer_buf[a + 1], add);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+      signal(along_y, 3, lo, hi);
+      comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return;
+    }
     if (lo) pack(send_lo, to_lo);
     if (hi) pack(send_hi, to_hi);
     if (along_y) so.exchange->swap_y(what, to_lo, to_hi, from_lo, from_hi);
@@ -1504,6 +1533,55 @@ struct PicGpu::Impl {
     if (hi) unpack(recv_hi, from_hi);
     NBODY_CUDA_CHECK(cudaDeviceSynchronize());
     comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // A one-value message to each cut side's neighbour and from it (`what`: 2 ready, 3 done).
+  void signal(bool along_y, int what, bool lo, bool hi) {
+    const std::vector<double> one{1.0}, none;
+    std::vector<double> from_lo, from_hi;
+    if (along_y) so.exchange->swap_y(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
+    else so.exchange->swap(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
+    if (from_lo.size() != (lo ? 1u : 0u) || from_hi.size() != (hi ? 1u : 0u))
+      throw_runtime_error("pic: a block's direct exchange lost its neighbour's signal");
+  }
+  // The direct exchange of an axis set up at its first use (every rank at the same point): this
+  // rank's two buffers exported, their CUDA IPC handles swapped with the neighbours, theirs mapped.
+  void open_direct(bool along_y) {
+    const int a = along_y ? 2 : 0;
+    if (direct_open[a / 2]) return;
+    const bool lo = along_y ? so.cut_y_lo : so.cut_lo, hi = along_y ? so.cut_y_hi : so.cut_hi;
+    static_assert(sizeof(cudaIpcMemHandle_t) % sizeof(double) == 0);
+    constexpr std::size_t words = sizeof(cudaIpcMemHandle_t) / sizeof(double);
+    auto handle_of = [&](double* p) {
+      cudaIpcMemHandle_t h;
+      NBODY_CUDA_CHECK(cudaIpcGetMemHandle(&h, p));
+      std::vector<double> v(words);
+      std::memcpy(v.data(), &h, sizeof h);
+      return v;
+    };
+    std::vector<double> to_lo, to_hi, from_lo, from_hi;
+    for (int s = 0; s < 2; ++s) {
+      if (!(s == 0 ? lo : hi)) continue;
+      out_buf[a + s] = alloc<double>(stage_len);
+      (s == 0 ? to_lo : to_hi) = handle_of(out_buf[a + s]);
+    }
+    exported = exported || lo || hi;
+    if (along_y) so.exchange->swap_y(4, to_lo, to_hi, from_lo, from_hi);
+    else so.exchange->swap(4, to_lo, to_hi, from_lo, from_hi);
+    if (from_lo.size() != (lo ? words : 0) || from_hi.size() != (hi ? words : 0))
+      throw_runtime_error("pic: a block's neighbour sent no CUDA IPC handle");
+    for (int s = 0; s < 2; ++s) {
+      const std::vector<double>& in = s == 0 ? from_lo : from_hi;
+      if (in.empty()) continue;
+      cudaIpcMemHandle_t h;
+      std::memcpy(&h, in.data(), sizeof h);
+      void* p = nullptr;
+      const cudaError_t e = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
+      if (e != cudaSuccess)
+        throw_input_error(std::string("pic: parallel.exchange = \"ipc\": cannot map a neighbour's GPU buffer (") +
+                          cudaGetErrorString(e) + "); use \"host\"");
+      peer_buf[a + s] = static_cast<double*>(p);
+    }
+    direct_open[a / 2] = true;
   }
   // The sources of a block (DomainPic::fold_and_sum_currents): y first over every column (the
   // periodic images of one block row, or dropped beyond a global open edge, and the guard rows
@@ -2173,6 +2251,13 @@ PicGpu::~PicGpu() {
                   static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.fdown),
                   static_cast<void*>(m.fup)})
     if (p) cudaFree(p);
+  // (exported buffers are freed only after every neighbour unmapped them: close_peers on every
+  // rank, then a barrier; otherwise, on an error's way out, they are left to the process's end)
+  for (double* p : m.peer_buf)
+    if (p) cudaIpcCloseMemHandle(p);
+  if (m.peers_closed || !m.exported)
+    for (double* p : m.out_buf)
+      if (p) cudaFree(p);
   for (float* p : m.fj)
     if (p) cudaFree(p);
   for (auto* v : {&m.tile_start, &m.tile_end})
@@ -2330,6 +2415,16 @@ DeviceDiagnostics PicGpu::diagnostics() {
   return out;
 }
 
+void PicGpu::close_peers() {
+  Impl& m = *impl_;
+  for (double*& p : m.peer_buf) {
+    if (p) NBODY_CUDA_CHECK(cudaIpcCloseMemHandle(p));
+    p = nullptr;
+  }
+  m.direct_open[0] = m.direct_open[1] = false;
+  m.peers_closed = true;
+}
+
 std::vector<double> PicGpu::flux_rows(int i) const {
   const Impl& m = *impl_;
   if (!m.slab) throw_runtime_error("pic: flux rows of a run without blocks (track_poynting)");
@@ -2443,6 +2538,105 @@ void PicGpu::copy_to(PicSimulation& to) const {
       if (alive[p]) s.push_back(a[0][p], a[1][p], a[2][p], a[3][p], a[4][p], a[5][p]);
   }
   to.set_time(m.s.t0 + double(m.step) * m.s.dt, m.step);
+}
+
+TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_t bytes, int repeats) {
+  TransferRoundTrips out;
+  const int me = comm.rank();
+  if (comm.size() < 2) throw_runtime_error("pic: a transfer needs two ranks");
+  if (me > 1) return out;
+  const int other = 1 - me;
+  const int devices = pic_gpu_device_count();
+  if (devices < 1) throw_input_error("pic: no usable CUDA device for the transfers");
+  NBODY_CUDA_CHECK(cudaSetDevice(me % devices));
+  constexpr int kTag = 7900;
+  // Each rank's message (a byte pattern of its own), and where the other's arrives.
+  std::vector<unsigned char> mine(bytes), theirs(bytes);
+  for (std::size_t k = 0; k < bytes; ++k) {
+    mine[k] = static_cast<unsigned char>((k * 7 + 13 * std::size_t(me) + 1) & 0xff);
+    theirs[k] = static_cast<unsigned char>((k * 7 + 13 * std::size_t(other) + 1) & 0xff);
+  }
+  unsigned char* send = device_alloc<unsigned char>(bytes);
+  unsigned char* recv = device_alloc<unsigned char>(bytes);
+  void* peer = nullptr;
+  auto cleanup = [&] {
+    if (peer) cudaIpcCloseMemHandle(peer);
+    peer = nullptr;
+  };
+  try {
+    NBODY_CUDA_CHECK(cudaMemcpy(send, mine.data(), bytes, cudaMemcpyHostToDevice));
+    auto check = [&](const char* how) {
+      std::vector<unsigned char> got(bytes);
+      NBODY_CUDA_CHECK(cudaMemcpy(got.data(), recv, bytes, cudaMemcpyDeviceToHost));
+      if (got != theirs)
+        throw_runtime_error(std::string("pic: a ") + how + " transfer of " + std::to_string(bytes) + " bytes arrived wrong");
+      NBODY_CUDA_CHECK(cudaMemset(recv, 0, bytes));
+    };
+    NBODY_CUDA_CHECK(cudaMemset(recv, 0, bytes));
+    std::vector<unsigned char> stage(bytes);
+    // Host-staged: rank 0 sends first, rank 1 answers.
+    auto host_leg = [&](bool sending) {
+      if (sending) {
+        NBODY_CUDA_CHECK(cudaMemcpy(stage.data(), send, bytes, cudaMemcpyDeviceToHost));
+        comm.send(stage.data(), std::int64_t(bytes), comm::DataType::byte, other, kTag);
+      } else {
+        comm.recv(stage.data(), std::int64_t(bytes), comm::DataType::byte, other, kTag);
+        NBODY_CUDA_CHECK(cudaMemcpy(recv, stage.data(), bytes, cudaMemcpyHostToDevice));
+      }
+    };
+    for (int r = -1; r < repeats; ++r) {
+      comm.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      host_leg(me == 0);
+      host_leg(me == 1);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r >= 0 && me == 0) out.host_s.push_back(s);
+    }
+    check("host-staged");
+    // GPU to GPU: the send buffers exported and mapped by the other rank.
+    cudaIpcMemHandle_t h;
+    NBODY_CUDA_CHECK(cudaIpcGetMemHandle(&h, send));
+    cudaIpcMemHandle_t theirs_h;
+    if (me == 0) {
+      comm.send(&h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
+      comm.recv(&theirs_h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
+    } else {
+      comm.recv(&theirs_h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
+      comm.send(&h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
+    }
+    const cudaError_t e = cudaIpcOpenMemHandle(&peer, theirs_h, cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess) throw_input_error(std::string("pic: cannot map the other rank's GPU buffer: ") + cudaGetErrorString(e));
+    std::int64_t token = 1;
+    auto direct_leg = [&](bool sending) {
+      if (sending) {
+        comm.send(&token, 1, comm::DataType::i64, other, kTag + 2);  // (its buffer holds the message)
+      } else {
+        comm.recv(&token, 1, comm::DataType::i64, other, kTag + 2);
+        NBODY_CUDA_CHECK(cudaMemcpy(recv, peer, bytes, cudaMemcpyDeviceToDevice));
+      }
+    };
+    for (int r = -1; r < repeats; ++r) {
+      comm.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      direct_leg(me == 0);
+      direct_leg(me == 1);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r >= 0 && me == 0) out.direct_s.push_back(s);
+    }
+    // (the last copy done on both sides before either unmaps or frees)
+    comm.barrier();
+    check("GPU-to-GPU");
+    cleanup();
+    comm.barrier();
+  } catch (...) {
+    cleanup();
+    cudaFree(send);
+    cudaFree(recv);
+    throw;
+  }
+  NBODY_CUDA_CHECK(cudaFree(send));
+  NBODY_CUDA_CHECK(cudaFree(recv));
+  return out;
 }
 
 }  // namespace nbody::pic
