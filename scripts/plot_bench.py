@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plots from `nbody bench --json` results: scaling over N (time per step, speedup, rate),
-the ladder, the block-size sweeps (naive bars, split heat map) and the kernel tuning sweep.
+the ladder, the block-size sweeps (naive bars, split heat map), the kernel tuning sweep and the
+PIC blocks' message transfers by size (pic-scaling transfer records: host-staged and GPU to GPU).
 
 Usage: scripts/plot_bench.py RESULTS.json [OUTDIR]    (needs matplotlib: python3-matplotlib)
 """
@@ -191,6 +192,30 @@ def tune(results, env, out):
     return [save(fig, out, "tune.png")]
 
 
+def transfer(results, env, out):
+    """pic-scaling transfer records: one-way time and GB/s by message size, both ways of moving."""
+    rows = [r for r in results if r["suite"] == "pic-scaling" and r["rung"].startswith("transfer-") and timed(r)]
+    if not rows:
+        return []
+    fig, (ax_t, ax_r) = plt.subplots(1, 2, figsize=(10, 4))
+    for how, label in (("host", "staged through the host"), ("ipc", "GPU to GPU (CUDA IPC)")):
+        sel = sorted((r for r in rows if r["rung"].startswith(f"transfer-{how}-")), key=lambda r: r["bytes"])
+        if not sel:
+            continue
+        x = [r["bytes"] for r in sel]
+        ax_t.loglog(x, [r["median_step_s"] * 1e3 for r in sel], "o-", label=label)
+        ax_r.loglog(x, [r["gb_per_s"] for r in sel], "o-", label=label)
+    ax_t.set_xlabel("message (bytes)")
+    ax_t.set_ylabel("one way, median (ms)")
+    ax_r.set_xlabel("message (bytes)")
+    ax_r.set_ylabel("GB/s")
+    for ax in (ax_t, ax_r):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("PIC block messages between 2 ranks, " + title_suffix(env), fontsize=9)
+    return [save(fig, out, "pic_transfer.png")]
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -200,7 +225,8 @@ def main():
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.dirname(os.path.abspath(sys.argv[1]))
     os.makedirs(out, exist_ok=True)
     results, env = data["results"], data["environment"]
-    files = scaling(results, env, out) + ladder(results, env, out) + blocksize(results, env, out) + tune(results, env, out)
+    files = (scaling(results, env, out) + ladder(results, env, out) + blocksize(results, env, out) + tune(results, env, out)
+             + transfer(results, env, out))
     for path in files:
         print(path)
     return 0

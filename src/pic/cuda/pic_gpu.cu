@@ -2613,6 +2613,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
       } else {
         comm.recv(&token, 1, comm::DataType::i64, other, kTag + 2);
         NBODY_CUDA_CHECK(cudaMemcpy(recv, peer, bytes, cudaMemcpyDeviceToDevice));
+        NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (a device-to-device copy returns before it ends)
       }
     };
     for (int r = -1; r < repeats; ++r) {
