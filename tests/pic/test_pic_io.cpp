@@ -157,6 +157,22 @@ TEST(PicConfig, ReadsTheBlockRows) {
   EXPECT_EQ(block_shape_problem(64, 15, 4, 2).first, "grid.ny");
 }
 
+// parallel.exchange: "host" (the default) or "ipc" (GPU to GPU, CUDA IPC), which needs the GPU.
+TEST(PicConfig, ReadsTheExchange) {
+  const fs::path d = temp_dir("exchange");
+  EXPECT_FALSE(read_pic_config(write(d, kBase).string(), {}).exchange_ipc);
+  EXPECT_FALSE(read_pic_config(write(d, kBase).string(), {"parallel.exchange=\"host\""}).exchange_ipc);
+  for (const char* bad : {"parallel.exchange=\"nccl\"", "parallel.exchange=\"ipc\"", "parallel.exchange=2"}) {
+    try {
+      (void)read_pic_config(write(d, kBase).string(), {bad});
+      ADD_FAILURE() << bad << " not refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_status(), 2) << bad;
+      EXPECT_NE(std::string(e.what()).find("parallel.exchange"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // "auto": the shape whose costliest block carries the least work (particles and cells), then the
 // shortest cuts.
 TEST(PicConfig, AutoBlockRowsFollowTheLoad) {
