@@ -94,7 +94,13 @@ int run_pic_command(const PicRunOptions& o) {
       std::printf("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s\n", ranks,
                   ranks > 1 ? "s" : "", cfg.deposit.c_str(),
                   cfg.deterministic ? " (the bits of any number of ranks)" : "");
+    if (ranks > 1)
+      std::printf("pic: guard messages %s\n", cfg.exchange_ipc ? "GPU to GPU (parallel.exchange = \"ipc\", CUDA IPC)"
+                                                                 : "staged through the host (parallel.exchange = \"host\")");
   }
+  if (printer && cfg.exchange_ipc && ranks < 2)
+    std::printf("pic: parallel.exchange = \"ipc\" has no neighbours to reach on one process (it moves guard messages "
+                "between GPUs under mpirun)\n");
   if (printer)
   std::printf("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
               "dt = %.4g lambda/c, %lld steps%s\n",
