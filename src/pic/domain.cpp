@@ -58,43 +58,6 @@ void append_record(std::vector<std::uint64_t>& out, std::size_t k, std::uint64_t
     out.push_back(w);
 }
 
-// A rectangle of a block's points, [i0, i1) x [j0, j1) in local indices (guards negative or past
-// the block), and the values of some of its arrays there: array by array, row by row, column by
-// column (the layout of guard_index in pic/slab_index.hpp).
-struct Region {
-  int i0, i1, j0, j1;
-  [[nodiscard]] std::size_t size() const { return std::size_t(i1 - i0) * std::size_t(j1 - j0); }
-};
-// A block's guard rows [first, first + kGuard) over every column (the x guards included), and its
-// guard columns [first, first + kGuard) over every row.
-Region guard_rows(const GridGeometry& g, int first) { return Region{-kGuard, g.nx + kGuard, first, first + kGuard}; }
-Region guard_columns(const GridGeometry& g, int first) { return Region{first, first + kGuard, -kGuard, g.ny + kGuard}; }
-std::vector<double> pack_region(const std::vector<double*>& arrays, int stride, const Region& r) {
-  std::vector<double> out;
-  out.reserve(arrays.size() * r.size());
-  for (double* a : arrays) {
-    const FieldView v{a, stride};
-    for (int j = r.j0; j < r.j1; ++j)
-      for (int i = r.i0; i < r.i1; ++i) out.push_back(v(i, j));
-  }
-  return out;
-}
-// What pack_region packed (a neighbour's), copied into the region or added to it; nothing when
-// `in` is empty (no neighbour there).
-void unpack_region(const std::vector<double>& in, const std::vector<double*>& arrays, int stride, const Region& r,
-                   bool add) {
-  if (in.empty()) return;
-  if (in.size() != arrays.size() * r.size()) throw_runtime_error("pic: a guard message has the wrong size");
-  std::size_t k = 0;
-  for (double* a : arrays) {
-    const FieldView v{a, stride};
-    for (int j = r.j0; j < r.j1; ++j)
-      for (int i = r.i0; i < r.i1; ++i) {
-        if (add) v(i, j) += in[k++];
-        else v(i, j) = in[k++];
-      }
-  }
-}
 std::vector<double*> e_and_b(Fields& f) {
   std::vector<double*> a;
   for (int c = kEx; c <= kBz; ++c) a.push_back(f.data[c].data());
@@ -119,6 +82,32 @@ int pieces(const std::vector<int>& cuts, const char* what) {
 }
 
 }  // namespace
+
+std::vector<double> pack_region(const std::vector<double*>& arrays, int stride, const GuardRegion& r) {
+  std::vector<double> out;
+  out.reserve(arrays.size() * r.size());
+  for (double* a : arrays) {
+    const FieldView v{a, stride};
+    for (int j = r.j0; j < r.j1; ++j)
+      for (int i = r.i0; i < r.i1; ++i) out.push_back(v(i, j));
+  }
+  return out;
+}
+
+void unpack_region(const std::vector<double>& in, const std::vector<double*>& arrays, int stride, const GuardRegion& r,
+                   bool add) {
+  if (in.empty()) return;
+  if (in.size() != arrays.size() * r.size()) throw_runtime_error("pic: a guard message has the wrong size");
+  std::size_t k = 0;
+  for (double* a : arrays) {
+    const FieldView v{a, stride};
+    for (int j = r.j0; j < r.j1; ++j)
+      for (int i = r.i0; i < r.i1; ++i) {
+        if (add) v(i, j) += in[k++];
+        else v(i, j) = in[k++];
+      }
+  }
+}
 
 SlabLayout slab_layout(int nx, bool periodic_x, int size, int rank) { return slab_layout(even_cuts(nx, size), periodic_x, rank); }
 

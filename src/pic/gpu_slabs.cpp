@@ -9,35 +9,6 @@
 
 namespace nbody::pic {
 
-std::vector<double> pack_guard_columns(const std::vector<const double*>& arrays, const GridGeometry& slab, int first_column) {
-  const int rows = slab.rows();
-  std::vector<double> out(arrays.size() * std::size_t(rows) * std::size_t(kGuard));
-  for (std::size_t a = 0; a < arrays.size(); ++a) {
-    const FieldView v{const_cast<double*>(arrays[a]), slab.stride()};
-    for (int j = -kGuard; j < slab.ny + kGuard; ++j)
-      for (int di = 0; di < kGuard; ++di) out[guard_index(int(a), j, di, rows)] = v(first_column + di, j);
-  }
-  return out;
-}
-
-void unpack_guard_columns(const std::vector<double>& in, const std::vector<double*>& arrays, const GridGeometry& slab,
-                          int first_column, bool add) {
-  if (in.empty()) return;
-  const int rows = slab.rows();
-  if (in.size() != arrays.size() * std::size_t(rows) * std::size_t(kGuard))
-    throw_runtime_error("pic: a guard message of " + std::to_string(in.size()) + " values, not " +
-                        std::to_string(arrays.size() * std::size_t(rows) * std::size_t(kGuard)));
-  for (std::size_t a = 0; a < arrays.size(); ++a) {
-    const FieldView v{arrays[a], slab.stride()};
-    for (int j = -kGuard; j < slab.ny + kGuard; ++j)
-      for (int di = 0; di < kGuard; ++di) {
-        const double x = in[guard_index(int(a), j, di, rows)];
-        if (add) v(first_column + di, j) += x;
-        else v(first_column + di, j) = x;
-      }
-  }
-}
-
 std::vector<std::uint64_t> arrivals_of(const std::vector<std::uint64_t>& records, std::size_t k) {
   if (records.size() % kMigrationRecord != 0) throw_runtime_error("pic: a migration message of a broken length");
   std::vector<std::size_t> mine;

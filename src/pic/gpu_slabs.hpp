@@ -45,12 +45,8 @@ namespace nbody::pic {
 
 inline constexpr int kMigrationRecord = kMigrationWords;  // species, id, then the bits of x, y, ux, uy, uz, w
 
-// (SlabOwner and guard_index, shared with the device code: pic/slab_index.hpp)
-std::vector<double> pack_guard_columns(const std::vector<const double*>& arrays, const GridGeometry& slab, int first_column);
-// Adds (or, add = false, copies) a message into the kGuard columns starting at first_column.
-void unpack_guard_columns(const std::vector<double>& in, const std::vector<double*>& arrays, const GridGeometry& slab,
-                          int first_column, bool add);
-
+// (SlabOwner, BlockNeighbours, GuardRegion and pack_region, shared with the device code and the
+// CPU blocks: pic/slab_index.hpp)
 // (arrivals_of: the arrived records of a species sorted by id, in pic/slab_index.hpp)
 
 // The slab run on GPUs (collective where DomainPic is).

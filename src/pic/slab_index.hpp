@@ -58,12 +58,33 @@ inline BlockNeighbours block_neighbours(int bx, int by, int ranks_x, int left, i
   return n;
 }
 
-// The layout of a guard message: `arrays` arrays of the slab (rows = ny + 2 kGuard), the kGuard
-// columns starting at first_column, every row: value (a, j, i) at ((a * rows + j + kGuard) *
-// kGuard + i - first_column). DomainPic's messages have this layout too.
+// A guard message: the values of some arrays of a block in the rectangle [i0, i1) x [j0, j1) of
+// its points (local indices; guards negative or past the block), array by array, row by row,
+// column by column: item k of each array is point(k). One arithmetic for the CPU blocks'
+// messages (pack_region below, pic/domain.cpp) and the GPU blocks' pack and unpack kernels.
+struct GuardRegion {
+  int i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+  [[nodiscard]] PIC_HD std::size_t size() const { return std::size_t(i1 - i0) * std::size_t(j1 - j0); }
+  PIC_HD void point(std::size_t k, int& i, int& j) const {
+    const std::size_t w = std::size_t(i1 - i0);
+    i = i0 + int(k % w);
+    j = j0 + int(k / w);
+  }
+};
+// A block's guard rows [first, first + kGuard) over every column (the x guards included), and its
+// guard columns [first, first + kGuard) over every row.
+inline GuardRegion guard_rows(const GridGeometry& g, int first) { return {-kGuard, g.nx + kGuard, first, first + kGuard}; }
+inline GuardRegion guard_columns(const GridGeometry& g, int first) { return {first, first + kGuard, -kGuard, g.ny + kGuard}; }
+// For the guard columns: value (a, j, i) at ((a * rows + j + kGuard) * kGuard + i - first) (rows =
+// ny + 2 kGuard), what GuardRegion gives.
 PIC_HD std::size_t guard_index(int a, int j, int di, int rows) {
   return (std::size_t(a) * std::size_t(rows) + std::size_t(j + kGuard)) * std::size_t(kGuard) + std::size_t(di);
 }
+// The region's values of `arrays` (each of row stride `stride`) in a message; what a neighbour
+// packed copied into the region or (add) added to it, nothing when `in` is empty (no neighbour).
+std::vector<double> pack_region(const std::vector<double*>& arrays, int stride, const GuardRegion& r);
+void unpack_region(const std::vector<double>& in, const std::vector<double*>& arrays, int stride, const GuardRegion& r,
+                   bool add);
 
 // The arrived migration records (kMigrationWords words each) of species k, sorted by id: the
 // order they are appended in (pic/gpu_slabs.cpp).

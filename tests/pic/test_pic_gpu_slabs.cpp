@@ -1,6 +1,7 @@
 // The host side of the PIC run over several GPUs (pic/gpu_slabs.hpp), without a GPU: the layout
-// of the guard messages (the device's pack kernel uses guard_index too), which particles migrate
-// and where, the order arrivals are appended in, and the slab state brought back into DomainPic.
+// of the guard messages (slab_index.hpp's GuardRegion, which the device's pack and unpack kernels
+// use too), which particles migrate and where, the order arrivals are appended in, and the slab
+// state brought back into DomainPic.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -32,20 +33,33 @@ TEST(PicGpuSlabs, GuardMessageLayoutIsArrayRowColumn) {
     for (int j = -kGuard; j < g.ny + kGuard; ++j)
       for (int i = -kGuard; i < g.nx + kGuard; ++i) v(i, j) = tag(a, i, j);
   }
-  for (int first : {-kGuard, 0, g.nx - kGuard, g.nx}) {
-    const std::vector<double> m =
-        pack_guard_columns({arrays[0].data(), arrays[1].data(), arrays[2].data()}, g, first);
-    ASSERT_EQ(m.size(), std::size_t(3 * g.rows() * kGuard));
-    // DomainPic's loop order: array, then row, then the kGuard columns.
+  const std::vector<double*> ptrs{arrays[0].data(), arrays[1].data(), arrays[2].data()};
+  std::vector<GuardRegion> regions;
+  for (int first : {-kGuard, 0, g.nx - kGuard, g.nx}) regions.push_back(guard_columns(g, first));
+  for (int first : {-kGuard, 0, g.ny - kGuard, g.ny}) regions.push_back(guard_rows(g, first));
+  for (const GuardRegion& r : regions) {
+    const std::vector<double> m = pack_region(ptrs, g.stride(), r);
+    ASSERT_EQ(m.size(), 3 * r.size());
+    // The loop order: array, then row, then column.
     std::vector<double> loop;
     for (int a = 0; a < 3; ++a)
-      for (int j = -kGuard; j < g.ny + kGuard; ++j)
-        for (int i = first; i < first + kGuard; ++i) loop.push_back(tag(a, i, j));
-    EXPECT_EQ(m, loop) << "first column " << first;
-    for (int a = 0; a < 3; ++a)
-      for (int j = -kGuard; j < g.ny + kGuard; ++j)
-        for (int di = 0; di < kGuard; ++di) EXPECT_EQ(m[guard_index(a, j, di, g.rows())], tag(a, first + di, j));
+      for (int j = r.j0; j < r.j1; ++j)
+        for (int i = r.i0; i < r.i1; ++i) loop.push_back(tag(a, i, j));
+    EXPECT_EQ(m, loop) << r.i0 << ' ' << r.j0;
+    // The device kernels' arithmetic: item t of the message is array t / size at point(t % size).
+    for (std::size_t t = 0; t < m.size(); ++t) {
+      int i = 0, j = 0;
+      r.point(t % r.size(), i, j);
+      ASSERT_EQ(m[t], tag(int(t / r.size()), i, j)) << t;
+    }
   }
+  // The guard columns' layout is guard_index's.
+  const GuardRegion c = guard_columns(g, g.nx - kGuard);
+  ASSERT_EQ(c.size(), std::size_t(g.rows() * kGuard));
+  const std::vector<double> m = pack_region(ptrs, g.stride(), c);
+  for (int a = 0; a < 3; ++a)
+    for (int j = -kGuard; j < g.ny + kGuard; ++j)
+      for (int di = 0; di < kGuard; ++di) EXPECT_EQ(m[guard_index(a, j, di, g.rows())], tag(a, c.i0 + di, j));
 }
 
 TEST(PicGpuSlabs, UnpackCopiesOrAddsIntoTheNamedColumnsOnly) {
@@ -53,8 +67,8 @@ TEST(PicGpuSlabs, UnpackCopiesOrAddsIntoTheNamedColumnsOnly) {
   std::vector<double> a(g.size(), 1.0), b(g.size(), 2.0);
   std::vector<double> msg(std::size_t(2 * g.rows() * kGuard));
   std::iota(msg.begin(), msg.end(), 0.5);
-  unpack_guard_columns(msg, {a.data(), b.data()}, g, g.nx, false);  // the right guards, copied
-  unpack_guard_columns(msg, {a.data(), b.data()}, g, 0, true);       // the first columns, added
+  unpack_region(msg, {a.data(), b.data()}, g.stride(), guard_columns(g, g.nx), false);  // the right guards, copied
+  unpack_region(msg, {a.data(), b.data()}, g.stride(), guard_columns(g, 0), true);      // the first columns, added
   const FieldView va{a.data(), g.stride()}, vb{b.data(), g.stride()};
   for (int j = -kGuard; j < g.ny + kGuard; ++j)
     for (int i = -kGuard; i < g.nx + kGuard; ++i) {
@@ -67,9 +81,12 @@ TEST(PicGpuSlabs, UnpackCopiesOrAddsIntoTheNamedColumnsOnly) {
         EXPECT_EQ(got, copied ? m : (added ? base + m : base)) << i << ' ' << j;
       }
     }
-  // A message of the wrong length is refused.
+  // A message of the wrong length is refused; an empty one (no neighbour) changes nothing.
   msg.pop_back();
-  EXPECT_THROW(unpack_guard_columns(msg, {a.data(), b.data()}, g, 0, true), Error);
+  EXPECT_THROW(unpack_region(msg, {a.data(), b.data()}, g.stride(), guard_columns(g, 0), true), Error);
+  const std::vector<double> before = a;
+  unpack_region({}, {a.data()}, g.stride(), guard_rows(g, 0), true);
+  EXPECT_EQ(a, before);
 }
 
 TEST(PicGpuSlabs, OwnerAgreesWithTheSlabLayout) {

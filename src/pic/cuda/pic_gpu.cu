@@ -734,26 +734,23 @@ __global__ void sum_classes(double* jx, double* jy, double* jz, const double* ac
   }
 }
 
-// A guard message: the values of ncomp arrays in the rectangle [i0, i1) x [j0, j1) of a block's
-// points, array by array, row by row, column by column (pic/domain.cpp's pack_region; for guard
-// columns slab_index.hpp's guard_index layout).
-struct GuardRegion {
-  int i0, i1, j0, j1;
-  [[nodiscard]] __host__ __device__ std::size_t size() const { return std::size_t(i1 - i0) * std::size_t(j1 - j0); }
-};
-__global__ void pack_region(const FieldView* views, int ncomp, GuardRegion r, double* out) {
+// A guard message (slab_index.hpp's GuardRegion layout) of ncomp arrays packed, or unpacked (copied
+// or added).
+__global__ void pack_guards(const FieldView* views, int ncomp, GuardRegion r, double* out) {
   const std::size_t per = r.size(), n = std::size_t(ncomp) * per;
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const int a = int(t / per), k = int(t % per), w = r.i1 - r.i0;
-  out[t] = views[a](r.i0 + k % w, r.j0 + k / w);
+  int i, j;
+  r.point(t % per, i, j);
+  out[t] = views[t / per](i, j);
 }
-__global__ void unpack_region(const FieldView* views, int ncomp, GuardRegion r, const double* in, bool add) {
+__global__ void unpack_guards(const FieldView* views, int ncomp, GuardRegion r, const double* in, bool add) {
   const std::size_t per = r.size(), n = std::size_t(ncomp) * per;
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= n) return;
-  const int a = int(t / per), k = int(t % per), w = r.i1 - r.i0;
-  double& v = views[a](r.i0 + k % w, r.j0 + k / w);
+  int i, j;
+  r.point(t % per, i, j);
+  double& v = views[t / per](i, j);
   v = add ? v + in[t] : in[t];
 }
 // Sources beyond a global open y edge dropped (the lower guards, the upper ones past the boundary
@@ -1475,16 +1472,13 @@ struct PicGpu::Impl {
   }
 
   // ---- blocks ----
-  // A guard message each way through the host (pack_region's layout): along x the kGuard columns
+  // A guard message each way through the host (slab_index.hpp's GuardRegion layout): along x the kGuard columns
   // from send_lo to the left neighbour and from send_hi to the right one, every row; along y
   // (along_y) the kGuard rows from send_lo down and from send_hi up, every column; what the
   // neighbours send written (or added) at recv_lo / recv_hi.
   void swap_guards(int what, bool along_y, const FieldView* table, int ncomp, int send_lo, int send_hi, int recv_lo,
                    int recv_hi, bool add) {
-    auto region = [&](int first) {
-      return along_y ? GuardRegion{-kGuard, g.nx + kGuard, first, first + kGuard}
-                     : GuardRegion{first, first + kGuard, -kGuard, g.ny + kGuard};
-    };
+    auto region = [&](int first) { return along_y ? guard_rows(g, first) : guard_columns(g, first); };
     const std::size_t len = std::size_t(ncomp) * region(0).size();
     if (len > stage_len) throw_runtime_error("pic: the block staging buffer is too small");
     if (!so.exchange) throw_runtime_error("pic: a block with a cut side and no exchange");
@@ -1492,14 +1486,14 @@ struct PicGpu::Impl {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<double> to_lo, to_hi, from_lo, from_hi;
     auto pack = [&](int first, std::vector<double>& out) {
-      pack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage);
+      pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage);
       NBODY_CUDA_CHECK_LAUNCH();
       out.resize(len);
       NBODY_CUDA_CHECK(cudaMemcpy(out.data(), stage, len * sizeof(double), cudaMemcpyDeviceToHost));
     };
     auto unpack = [&](int first, const std::vector<double>& in) {
       NBODY_CUDA_CHECK(cudaMemcpy(stage, in.data(), len * sizeof(double), cudaMemcpyHostToDevice));
-      unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage, add);
+      unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage, add);
       NBODY_CUDA_CHECK_LAUNCH();
     };
     if (so.direct) {
@@ -1507,16 +1501,16 @@ struct PicGpu::Impl {
       // from the neighbour's buffer in place, then an acknowledgement (the buffers are free again).
       open_direct(along_y);
       const int a = along_y ? 2 : 0;
-      if (lo) pack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_lo), out_buf[a]);
+      if (lo) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_lo), out_buf[a]);
       NBODY_CUDA_CHECK_LAUNCH();
-      if (hi) pack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_hi), out_buf[a + 1]);
+      if (hi) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_hi), out_buf[a + 1]);
       NBODY_CUDA_CHECK_LAUNCH();
       NBODY_CUDA_CHECK(cudaDeviceSynchronize());
       signal(along_y, 2, lo, hi);
-      if (lo) unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_lo), peer_buf[a], add);
+      if (lo) unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_lo), peer_buf[a], add);
       NBODY_CUDA_CHECK_LAUNCH();
       if (hi)
-        unpack_region<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_hi), peer_buf[a + 1], add);
+        unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_hi), peer_buf[a + 1], add);
       NBODY_CUDA_CHECK_LAUNCH();
       NBODY_CUDA_CHECK(cudaDeviceSynchronize());
       signal(along_y, 3, lo, hi);
