@@ -578,27 +578,43 @@ void DomainPic::step() {
   t_ = s_.t0 + double(step_) * s_.dt;
 }
 
+int DomainPic::plane_top_rank(int i) const {
+  const GridGeometry& g = s_.geom;
+  const SlabLayout& l = layout_;
+  return (l.ranks_y - 1) * l.ranks_x + owner(l.starts)(g.x0 + (i + 0.5) * g.dx);
+}
+
+double DomainPic::column_sum(int i, const std::function<double(double)>& rows, int tag) {
+  const SlabLayout& l = layout_;
+  double sum = 0;
+  if (plane_top_rank(i) % l.ranks_x != l.bx) return sum;
+  if (l.by > 0) comm_->recv(&sum, 1, comm::DataType::f64, l.rank - l.ranks_x, tag);
+  sum = rows(sum);
+  if (l.by < l.ranks_y - 1) comm_->send(&sum, 1, comm::DataType::f64, l.rank + l.ranks_x, tag);
+  return sum;
+}
+
 double DomainPic::poynting_flux_x(int i) {
   const GridGeometry& g = s_.geom;
-  // The blocks of the plane's block column sum their rows in order, each going on from the sum of
-  // the block below (one process's sequential sum); the top one has the flux and broadcasts it.
-  const SlabLayout& l = layout_;
-  const int bx = owner(l.starts)(g.x0 + (i + 0.5) * g.dx);
-  double sum = 0;
-  if (bx == l.bx) {
-    if (l.by > 0) comm_->recv(&sum, 1, comm::DataType::f64, l.rank - l.ranks_x, kTagFlux);
-    const int il = i - l.i0;
-    const Fields& f = fields_;
-    for (int j = 0; j < lg_.ny; ++j) {
-      const double ey = 0.5 * (f.at(kEy, il, j) + f.at(kEy, il + 1, j));
-      const double bz = f.at(kBz, il, j);
-      const double ez = 0.25 * (f.at(kEz, il, j) + f.at(kEz, il + 1, j) + f.at(kEz, il, j + 1) + f.at(kEz, il + 1, j + 1));
-      const double by = 0.5 * (f.at(kBy, il, j) + f.at(kBy, il, j + 1));
-      sum += (ey * bz - ez * by) * g.dy;
-    }
-    if (l.by < l.ranks_y - 1) comm_->send(&sum, 1, comm::DataType::f64, l.rank + l.ranks_x, kTagFlux);
-  }
-  if (l.size > 1) sum = comm_->broadcast_value(sum, (l.ranks_y - 1) * l.ranks_x + bx);
+  // The rows' terms summed up the plane's block column (one process's sequential sum); the top
+  // block has the flux and broadcasts it.
+  const int il = i - layout_.i0;
+  double sum = column_sum(
+      i,
+      [&](double s) {
+        const Fields& f = fields_;
+        for (int j = 0; j < lg_.ny; ++j) {
+          const double ey = 0.5 * (f.at(kEy, il, j) + f.at(kEy, il + 1, j));
+          const double bz = f.at(kBz, il, j);
+          const double ez =
+              0.25 * (f.at(kEz, il, j) + f.at(kEz, il + 1, j) + f.at(kEz, il, j + 1) + f.at(kEz, il + 1, j + 1));
+          const double by = 0.5 * (f.at(kBy, il, j) + f.at(kBy, il, j + 1));
+          s += (ey * bz - ez * by) * g.dy;
+        }
+        return s;
+      },
+      kTagFlux);
+  if (layout_.size > 1) sum = comm_->broadcast_value(sum, plane_top_rank(i));
   return sum;
 }
 

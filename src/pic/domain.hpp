@@ -27,6 +27,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,6 +105,13 @@ class DomainPic {
   // The Poynting flux through the plane x = x0 + (i + 1/2) dx, integrated over y (as
   // PicSimulation::poynting_flux_x), computed by the rank owning column i, on every rank.
   double poynting_flux_x(int i);
+  // A sum over the rows of the plane x = x0 + (i + 1/2) dx in one process's order: the blocks of
+  // its block column bottom to top, each going on from the sum of the block below (`rows(sum)`
+  // adds this block's terms, row 0 first, to the running sum and returns it). The whole sum on the
+  // plane's top block (plane_top_rank), partial sums below, 0 on the other ranks. Collective over
+  // the plane's block column; `tag` tells concurrent sums apart.
+  double column_sum(int i, const std::function<double(double)>& rows, int tag);
+  [[nodiscard]] int plane_top_rank(int i) const;
 
   // Load balance (BalanceSettings): balance() = plan_balance(column_costs()) and, when that
   // asks for it, redistribute(). Collective; returns whether the slabs changed.

@@ -139,8 +139,7 @@ bool DomainPicGpu::balance(const BalanceSettings& b) {
   release_device();  // (its device memory freed before the new slab's is taken)
   local_.reset();
   host_->redistribute(starts);
-  build_device();
-  if (tracking_) track_poynting(i_left_, i_right_, false);
+  build_device();  // (the Poynting integrals stay in track_: the planes' owners follow the new starts)
   return true;
 }
 
@@ -173,25 +172,24 @@ DomainPicGpu::~DomainPicGpu() {
 void DomainPicGpu::step() {
   gpu_->step();
   if (!tracking_) return;
-  // The Poynting fluxes: the blocks of a plane's block column sum their rows in order, each going
-  // on from the sum of the block below (one process's sequential sum, the CPU blocks' too); the
-  // top one integrates it.
+  // The Poynting fluxes: the device's row terms summed up the plane's block column as the CPU
+  // blocks sum theirs (DomainPic::column_sum); the top block integrates them.
   const SlabLayout& l = host_->layout();
   constexpr int kTagFlux = 7810;
   double* flux[2] = {&track_.flux_left, &track_.flux_right};
   double* integral[2] = {&track_.energy_in_left, &track_.energy_out_right};
-  const int planes[2] = {i_left_, i_right_}, owners[2] = {owner_left_, owner_right_};
+  const int planes[2] = {i_left_, i_right_};
   for (int p = 0; p < 2; ++p) {
-    if (owners[p] != l.bx) continue;
-    double sum = 0;
-    if (l.by > 0) comm_->recv(&sum, 1, comm::DataType::f64, l.rank - l.ranks_x, kTagFlux + p);
-    for (double v : gpu_->flux_rows(planes[p] - l.i0)) sum += v;
-    if (l.by < l.ranks_y - 1) {
-      comm_->send(&sum, 1, comm::DataType::f64, l.rank + l.ranks_x, kTagFlux + p);
-    } else {
-      *flux[p] = sum;
-      *integral[p] += sum * global_settings_.dt;
-    }
+    const double sum = host_->column_sum(
+        planes[p],
+        [&](double s) {
+          for (double v : gpu_->flux_rows(planes[p] - l.i0)) s += v;
+          return s;
+        },
+        kTagFlux + p);
+    if (host_->plane_top_rank(planes[p]) != l.rank) continue;
+    *flux[p] = sum;
+    *integral[p] += sum * global_settings_.dt;
   }
 }
 
@@ -209,16 +207,12 @@ void DomainPicGpu::gather(PicSimulation& global, int root) {
   host_->gather(global, root);
 }
 
-void DomainPicGpu::track_poynting(int i_left, int i_right, bool restart) {
+void DomainPicGpu::track_poynting(int i_left, int i_right) {
   const GridGeometry& g = global_settings_.geom;
   if (i_left < 0 || i_right < 0 || i_left > g.nx - 2 || i_right > g.nx - 2)
     throw_input_error("pic: the Poynting planes must lie inside the grid");
-  const SlabLayout& l = host_->layout();
   tracking_ = true;
-  if (restart) track_ = PoyntingTrack{};
-  const SlabOwner own = host_->owner(l.starts);
-  owner_left_ = own(own.x0 + (i_left + 0.5) * own.dx);
-  owner_right_ = own(own.x0 + (i_right + 0.5) * own.dx);
+  track_ = PoyntingTrack{};
   i_left_ = i_left, i_right_ = i_right;
 }
 
@@ -226,12 +220,12 @@ PoyntingTrack DomainPicGpu::poynting() {
   const SlabLayout& l = host_->layout();
   if (l.size == 1) return track_;
   // (the top block of each plane's block column has its values)
-  const int top = (l.ranks_y - 1) * l.ranks_x;
+  const int left = host_->plane_top_rank(i_left_), right = host_->plane_top_rank(i_right_);
   PoyntingTrack out;
-  out.flux_left = comm_->broadcast_value(track_.flux_left, top + owner_left_);
-  out.energy_in_left = comm_->broadcast_value(track_.energy_in_left, top + owner_left_);
-  out.flux_right = comm_->broadcast_value(track_.flux_right, top + owner_right_);
-  out.energy_out_right = comm_->broadcast_value(track_.energy_out_right, top + owner_right_);
+  out.flux_left = comm_->broadcast_value(track_.flux_left, left);
+  out.energy_in_left = comm_->broadcast_value(track_.energy_in_left, left);
+  out.flux_right = comm_->broadcast_value(track_.flux_right, right);
+  out.energy_out_right = comm_->broadcast_value(track_.energy_out_right, right);
   return out;
 }
 

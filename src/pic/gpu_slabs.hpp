@@ -60,9 +60,9 @@ class DomainPicGpu {
   void gather(PicSimulation& global, int root = -1);
   // Tracks the Poynting flux through the planes x0 + (i + 1/2) dx of global columns i_left,
   // i_right after every step (the rows' terms from PicGpu::flux_rows summed in row order up the
-  // plane's block column, integrated in time); poynting() returns them on every rank
-  // (collective). restart = false keeps the integrals so far (a rebuilt block).
-  void track_poynting(int i_left, int i_right, bool restart = true);
+  // plane's block column, DomainPic::column_sum, integrated in time); poynting() returns them on
+  // every rank (collective).
+  void track_poynting(int i_left, int i_right);
   PoyntingTrack poynting();
   [[nodiscard]] const SlabLayout& layout() const { return host_->layout(); }
   [[nodiscard]] std::int64_t step_count() const { return gpu_->step_count(); }
@@ -95,7 +95,7 @@ class DomainPicGpu {
   std::unique_ptr<PicGpu> gpu_;
   std::vector<bool> mobile_;
   int device_ = 0;
-  int owner_left_ = 0, owner_right_ = 0, i_left_ = 0, i_right_ = 0;  // (owners: block columns)
+  int i_left_ = 0, i_right_ = 0;
   PoyntingTrack track_;  // the top block's of each plane's block column (every rank's after poynting())
 };
 

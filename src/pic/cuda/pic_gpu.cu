@@ -1120,6 +1120,21 @@ __global__ void poynting_rows(FieldView ey, FieldView ez, FieldView by, FieldVie
   out[j] = (e_y * b_z - e_z * b_y) * dy;
 }
 
+// CUDA IPC: the handle of a device allocation of this process, and another process's allocation
+// mapped into this one (peer access where the GPUs differ); a mapping that fails is one clear
+// error naming `what`.
+cudaIpcMemHandle_t ipc_handle(void* p) {
+  cudaIpcMemHandle_t h;
+  NBODY_CUDA_CHECK(cudaIpcGetMemHandle(&h, p));
+  return h;
+}
+void* ipc_map(const cudaIpcMemHandle_t& h, const std::string& what) {
+  void* p = nullptr;
+  const cudaError_t e = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
+  if (e != cudaSuccess) throw_input_error("pic: " + what + ": cannot map the other process's GPU buffer (" + cudaGetErrorString(e) + ")");
+  return p;
+}
+
 int blocks_for(std::size_t n) { return ElementwisePolicy::blocks(n); }
 int exact_blocks(std::size_t n) { return int((n + ElementwisePolicy::kBlock - 1) / ElementwisePolicy::kBlock); }
 
@@ -1546,8 +1561,7 @@ struct PicGpu::Impl {
     static_assert(sizeof(cudaIpcMemHandle_t) % sizeof(double) == 0);
     constexpr std::size_t words = sizeof(cudaIpcMemHandle_t) / sizeof(double);
     auto handle_of = [&](double* p) {
-      cudaIpcMemHandle_t h;
-      NBODY_CUDA_CHECK(cudaIpcGetMemHandle(&h, p));
+      const cudaIpcMemHandle_t h = ipc_handle(p);
       std::vector<double> v(words);
       std::memcpy(v.data(), &h, sizeof h);
       return v;
@@ -1568,12 +1582,7 @@ struct PicGpu::Impl {
       if (in.empty()) continue;
       cudaIpcMemHandle_t h;
       std::memcpy(&h, in.data(), sizeof h);
-      void* p = nullptr;
-      const cudaError_t e = cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess);
-      if (e != cudaSuccess)
-        throw_input_error(std::string("pic: parallel.exchange = \"ipc\": cannot map a neighbour's GPU buffer (") +
-                          cudaGetErrorString(e) + "); use \"host\"");
-      peer_buf[a + s] = static_cast<double*>(p);
+      peer_buf[a + s] = static_cast<double*>(ipc_map(h, "parallel.exchange = \"ipc\" (use \"host\" where it fails)"));
     }
     direct_open[a / 2] = true;
   }
@@ -1583,9 +1592,9 @@ struct PicGpu::Impl {
   void fold_slab_sources(const FieldView* table, int ncomp) {
     const bool px = s.field_bc.x == FieldBoundary::periodic, py = s.field_bc.y == FieldBoundary::periodic;
     FieldView* t = const_cast<FieldView*>(table);
-    if (so.ranks_y == 1) {
+    if (so.ranks_y == 1 && py) {
       fold_columns<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(t, ncomp, g.nx,
-                                                                                                            g.ny, py);
+                                                                                                            g.ny, true);
       NBODY_CUDA_CHECK_LAUNCH();
     } else if (!py) {
       drop_y_guards<<<exact_blocks(std::size_t(ncomp) * std::size_t(g.stride())), ElementwisePolicy::kBlock>>>(
@@ -2588,8 +2597,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
     }
     check("host-staged");
     // GPU to GPU: the send buffers exported and mapped by the other rank.
-    cudaIpcMemHandle_t h;
-    NBODY_CUDA_CHECK(cudaIpcGetMemHandle(&h, send));
+    const cudaIpcMemHandle_t h = ipc_handle(send);
     cudaIpcMemHandle_t theirs_h;
     if (me == 0) {
       comm.send(&h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
@@ -2598,8 +2606,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
       comm.recv(&theirs_h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
       comm.send(&h, std::int64_t(sizeof h), comm::DataType::byte, other, kTag + 1);
     }
-    const cudaError_t e = cudaIpcOpenMemHandle(&peer, theirs_h, cudaIpcMemLazyEnablePeerAccess);
-    if (e != cudaSuccess) throw_input_error(std::string("pic: cannot map the other rank's GPU buffer: ") + cudaGetErrorString(e));
+    peer = ipc_map(theirs_h, "the GPU-to-GPU transfers");
     std::int64_t token = 1;
     auto direct_leg = [&](bool sending) {
       if (sending) {
