@@ -137,7 +137,7 @@ class CliModelRestart : public testing::TestWithParam<ModelCase> {
 TEST_P(CliModelRestart, ResumedRunGivesTheSameBytesAsAnUninterruptedOne) {
   const fs::path base = temp_dir("restart_model_" + GetParam().name);
   const std::string format = hdf5_available() ? "hdf5" : "csv";
-  const std::string args = "run --backend cpu --diag-every 5 --snapshot-every 10 --snapshot-format " + format + " " +
+  const std::string args = "run --device cpu --diag-every 5 --snapshot-every 10 --snapshot-format " + format + " " +
                            GetParam().args;
   reference_run(args + " --steps 30", base / "run", base / "straight");
   // Step 17 is on neither schedule: its rows and snapshot must not survive into the longer run.
@@ -168,7 +168,11 @@ INSTANTIATE_TEST_SUITE_P(
                                            "--integrator yoshida4 --dt 0.01",
                  10},
         ModelCase{"disk_galaxy_mixed", "--ic disk-galaxy -n 256 --precision mixed --dt 0.01"},
-        ModelCase{"galaxy_collision_fp32", "--ic galaxy-collision -n 256 --precision fp32 --dt 0.01"}),
+        ModelCase{"galaxy_collision_fp32", "--ic galaxy-collision -n 256 --precision fp32 --dt 0.01"},
+        // The tree with GADGET's relative criterion: its |a| history is in the checkpoint (without
+        // it the resumed run's first pass would be Barnes-Hut, and the bits would part).
+        ModelCase{"plummer_tree_relative_fp32", "--ic plummer -n 256 --precision fp32 --dt 0.01 --gravity tree "
+                                                "--tree-criterion relative --tree-alpha 0.05"}),
     [](const testing::TestParamInfo<ModelCase>& info) { return info.param.name; });
 
 // Waits until the run has started stepping (its step-0 diagnostics row is there).

@@ -388,6 +388,79 @@ TEST(TreeAccuracy, RelativeCriterionStartsWithBarnesHutThenBoundsTheErrorByAlpha
   EXPECT_LT(e.max, 3e-2);
 }
 
+// The relative criterion's history is the solver's state (ForceSolver::save_state): a new solver
+// given the state of another's first pass makes that solver's second pass bit for bit, where
+// without it its first pass is Barnes-Hut (other cells opened, other bits). The state of another
+// body count is an input error; Barnes-Hut saves none and ignores one.
+TEST(TreeSolverState, TheRelativeCriterionsHistoryCarriesTheNextPassBitForBit) {
+  constexpr int n = 4096;
+  const auto p = model("plummer", n, 3);
+  std::vector<float> x(p.x.begin(), p.x.end()), y(p.y.begin(), p.y.end()), z(p.z.begin(), p.z.end()),
+      m(p.m.begin(), p.m.end());
+  const TargetView<float> targets{x.data(), y.data(), z.data(), n, 0};
+  const SourceView<float> sources{x.data(), y.data(), z.data(), m.data(), n};
+  SolverRequest r;
+  r.choice = {"cpu", "tree"};
+  r.precision = Precision::fp32;
+  r.n = n;
+  r.gravity = {1.0, 0.01};
+  r.tree.criterion = Criterion::relative;
+  r.tree.alpha = 0.002;
+  struct Pass {
+    std::vector<float> ax = std::vector<float>(n), ay = std::vector<float>(n), az = std::vector<float>(n);
+  };
+  auto pass = [&](ForceSolver<float>& s) {
+    Pass a;
+    s.accelerations(targets, sources, Vec3Span<float>{a.ax.data(), a.ay.data(), a.az.data()});
+    return a;
+  };
+  auto first = make_solver<float>(r, nullptr);
+  EXPECT_TRUE(first->save_state().tag.empty()) << "no history before the first pass";
+  (void)pass(*first);
+  const TaggedBlob state = first->save_state();
+  ASSERT_EQ(state.bytes.size(), n * sizeof(double)) << state.tag;
+  // |a| of the pass as returned (float), by body
+  std::vector<double> h(n);
+  std::memcpy(h.data(), state.bytes.data(), state.bytes.size());
+  Pass again;
+  {
+    auto plain = make_solver<float>(r, nullptr);
+    again = pass(*plain);
+  }
+  for (int i = 0; i < n; i += 97) {
+    const double ax = again.ax[i], ay = again.ay[i], az = again.az[i];
+    EXPECT_EQ(h[i], std::sqrt(ax * ax + ay * ay + az * az)) << i;
+  }
+  const Pass second = pass(*first);
+
+  auto resumed = make_solver<float>(r, nullptr);
+  resumed->restore_state(state, n);
+  const Pass second_resumed = pass(*resumed);
+  EXPECT_TRUE(second_resumed.ax == second.ax && second_resumed.ay == second.ay && second_resumed.az == second.az)
+      << "the pass after a restored history is not the uninterrupted solver's";
+  auto forgetful = make_solver<float>(r, nullptr);
+  const Pass second_fresh = pass(*forgetful);
+  EXPECT_FALSE(second_fresh.ax == second.ax) << "the history changed nothing: the test shows nothing";
+
+  try {
+    make_solver<float>(r, nullptr)->restore_state(state, n - 1);
+    ADD_FAILURE() << "a history of n bodies was taken for n - 1";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_status(), 2);
+    EXPECT_NE(std::string(e.what()).find("history"), std::string::npos) << e.what();
+  }
+  TaggedBlob negative = state;
+  const double minus = -1.0;
+  std::memcpy(negative.bytes.data() + 8 * sizeof(double), &minus, sizeof minus);
+  EXPECT_THROW(make_solver<float>(r, nullptr)->restore_state(negative, n), Error);
+  // Barnes-Hut keeps no history: nothing saved, a relative run's state ignored.
+  r.tree.criterion = Criterion::barnes_hut;
+  auto bh_solver = make_solver<float>(r, nullptr);
+  bh_solver->restore_state(state, n);
+  (void)pass(*bh_solver);
+  EXPECT_TRUE(bh_solver->save_state().tag.empty());
+}
+
 // Newton's third law: the tree's forces are not pairwise symmetric, so the total force
 // sum m_i a_i is not zero; measured relative to sum m_i |a_i|, it is of the order of the force
 // errors (much smaller: the errors of random sign cancel). Direct sum: rounding (~1e-16).

@@ -43,6 +43,9 @@ struct Checkpoint {
   // conditions are not drawn again, so no generator state is needed).
   std::variant<Particles<float>, Particles<double>> state;
   TaggedBlob integrator;  // tag = the integrator's name; bytes empty for euler and leapfrog
+  // State the force solver carries between passes (ForceSolver::save_state: the tree's relative
+  // criterion's |a| history); no tag where it has none, and in checkpoints of earlier versions.
+  TaggedBlob solver;
   RunProgress progress;
   // The run it belongs to (the run directory's run id; see src/io/run_directory.hpp). Empty in
   // checkpoints of earlier releases, and from Simulation::checkpoint().

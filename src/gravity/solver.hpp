@@ -13,6 +13,7 @@
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"
 #include "gravity/tree/params.hpp"
+#include "nbody/checkpoint.hpp"
 #include "nbody/error.hpp"
 #include "nbody/precision.hpp"
 #include "particles/memory.hpp"
@@ -78,6 +79,20 @@ class ForceSolver {
   void euler_steps(const ParticleView<T>& p, double dt, std::int64_t count_steps) {
     do_euler_steps(p, dt, count_steps);
     for (std::int64_t k = 0; k < count_steps; ++k) count(p.n, p.n);
+  }
+
+  // State a solver carries from one pass into the next that changes what the next pass computes
+  // (the tree's relative criterion: the previous pass's |a| of every body), for checkpoints: a
+  // resumed run then makes the passes the uninterrupted one made. Empty (no tag): none.
+  [[nodiscard]] virtual TaggedBlob save_state() const { return {}; }
+  // Takes what save_state() gave, for n bodies. State of another tag (a run continued with other
+  // physics) is ignored; state of its own tag that does not fit n bodies is an input error.
+  virtual void restore_state(const TaggedBlob& state, std::size_t n) { (void)state, (void)n; }
+  // After a pass over several ranks gathered every rank's block of `targets` into `out`: a solver
+  // that keeps per-body state from its passes (save_state) keeps it for every body, so that the
+  // state rank 0 saves is the whole run's, not its block's.
+  virtual void gathered(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) {
+    (void)targets, (void)sources, (void)out;
   }
 
   // Target-source pairs evaluated so far (the i = j pair included: targets x sources a pass; an

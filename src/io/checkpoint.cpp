@@ -219,6 +219,14 @@ std::string encode_checkpoint(const Checkpoint& ck) {
     e.put(static_cast<std::uint64_t>(ck.integrator.bytes.size()));
     e.put_array(ck.integrator.bytes);
   });
+  if (!ck.solver.tag.empty()) {
+    e.section("SOLV", [&] {
+      e.put(static_cast<std::uint32_t>(ck.solver.tag.size()));
+      e.put_bytes(ck.solver.tag);
+      e.put(static_cast<std::uint64_t>(ck.solver.bytes.size()));
+      e.put_array(ck.solver.bytes);
+    });
+  }
   e.section("PROG", [&] {
     const Diagnostics& d0 = ck.progress.initial;
     e.put(d0.step);
@@ -287,6 +295,11 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
       ck.integrator.tag = std::string(s.take(len));
       const auto n = s.get<std::uint64_t>();
       s.get_array(ck.integrator.bytes, n);
+    } else if (tag == "SOLV") {
+      const auto len = s.get<std::uint32_t>();
+      ck.solver.tag = std::string(s.take(len));
+      const auto n = s.get<std::uint64_t>();
+      s.get_array(ck.solver.bytes, n);
     } else if (tag == "PROG") {
       Diagnostics& d0 = ck.progress.initial;
       d0.step = s.get<std::int64_t>();

@@ -117,6 +117,7 @@ class SimulationImpl final : public Simulation {
     system_->download(p);
     ck.state = std::move(p);
     ck.integrator = {integrator_->name(), integrator_->save_state(*system_)};
+    ck.solver = system_->solver().save_state();
     return ck;
   }
 
@@ -129,6 +130,7 @@ class SimulationImpl final : public Simulation {
     step_ = ck.step;
     time_ = ck.time;
     integrator_->restore_state(*system_, ck.integrator.bytes);
+    system_->solver().restore_state(ck.solver, system_->size());
   }
 
   void synchronize() override { system_->synchronize(); }
@@ -172,6 +174,10 @@ template <class T>
 std::size_t integrator_solver_bytes(const RunConfig& cfg) {
   return cfg.integrator == "hermite4" ? 15 * sizeof(T) + 2 * sizeof(double) + sizeof(std::int32_t) : 0;
 }
+// The solver's state in a checkpoint (ForceSolver::save_state): the relative tree's |a| history.
+std::size_t solver_state_bytes(const RunConfig& cfg) {
+  return cfg.gravity == "tree" && cfg.tree_criterion == "relative" ? sizeof(double) : 0;
+}
 std::size_t integrator_host_bytes(const RunConfig& cfg) {
   return cfg.integrator == "hermite4" ? 2 * sizeof(std::int32_t) + 2 * sizeof(double) : 0;
 }
@@ -200,7 +206,7 @@ std::size_t host_bytes_per_body(const RunConfig& cfg, Source source, bool store_
     std::size_t writer = 2 * sizeof(double);  // Lagrangian radii: (distance, mass)
     if (cfg.snapshot_format == "csv") writer = std::max<std::size_t>(writer, 8 * 25);  // up to 25 characters a value
     writer = std::max<std::size_t>(writer, 4 * 9);                                     // Tipsy rows, HDF5 columns
-    writer = std::max(writer, 3 * (state + integrator_solver_bytes<T>(cfg)));          // checkpoint state, its bytes
+    writer = std::max(writer, 3 * (state + integrator_solver_bytes<T>(cfg) + solver_state_bytes(cfg)));  // checkpoint state, its bytes
     run += kFloat64Bodies + std::max(kFloat64Bodies + state, writer);
   }
   return std::max(build, run);

@@ -2,9 +2,11 @@
 # The program over several ranks against one process, byte for byte.
 # Usage: cli_compare.sh CHECK NBODY MPIRUN WORKDIR, CHECK one of
 #   same_bits     runs on 1 process and under mpirun -np 1, 2, 3 write the same snapshots,
-#                 checkpoints, diagnostics and Lagrangian radii (hermite4 block steps, leapfrog)
+#                 checkpoints, diagnostics and Lagrangian radii (hermite4 block steps, leapfrog;
+#                 on the CPU the tree too, Barnes-Hut and relative)
 #   restart       a run stopped at a checkpoint on 2 ranks and resumed on 3 (and one on 3
-#                 resumed by a single process) ends with the files of the uninterrupted run
+#                 resumed by a single process) ends with the files of the uninterrupted run: the
+#                 direct sum, and on the CPU the tree with the relative criterion
 #   failing_rank  a rank that fails (rank 1, then rank 0) ends every rank: non-zero exit status,
 #                 the failing rank named, no hang (every mpirun under a timeout)
 #   hdf5          HDF5 snapshots under mpirun -np 2 and 3 (written collectively where the build has
@@ -51,9 +53,13 @@ compare_dirs() {
 
 case "$check" in
 same_bits)
-  for integ in "--integrator hermite4 --dt-mode block --precision fp64 --ic plummer" \
-               "--integrator leapfrog --precision fp32 --ic king"; do
-    tag=$(echo "$integ" | awk '{print $2}')
+  integs=("--integrator hermite4 --dt-mode block --precision fp64 --ic plummer"
+          "--integrator leapfrog --precision fp32 --ic king")
+  # (CPU) the tree, Barnes-Hut and relative: every rank walks the one-process groups
+  [ "$device" = cpu ] && integs+=("--integrator leapfrog --precision fp32 --ic plummer --gravity tree --tree-leaf-size 2 --tree-group-size 4"
+                                  "--integrator leapfrog --precision fp64 --ic plummer --gravity tree --tree-leaf-size 2 --tree-group-size 4 --tree-criterion relative --tree-alpha 0.01")
+  for integ in "${integs[@]}"; do
+    tag=$(echo "$integ" | awk '{print $2 "-" $4 "-" $6 ($8 ? "-" $8 : "")}')
     # shellcheck disable=SC2086
     args=(run --n 67 --steps 30 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" $integ
           --snapshot-every 10 --checkpoint-every 15 --diag-every 5 --snapshot-format tipsy)
@@ -65,18 +71,27 @@ same_bits)
   done
   ;;
 restart)
-  args=(run --n 61 --dt 0.0078125 --softening 0.05 --threads 1 --device "$device" --integrator leapfrog --ic plummer
-        --snapshot-every 10 --checkpoint-every 20 --diag-every 5 --snapshot-format csv)
-  in_dir "$work/whole" "$nbody" "${args[@]}" --steps 60 --out run > /dev/null
-  # Stopped at step 20 on 2 ranks (the checkpoint of step 20 is its last), resumed on 3 to 60.
-  in_dir "$work/two_three" mpi 2 "$nbody" "${args[@]}" --steps 20 --out run > /dev/null
-  in_dir "$work/two_three" mpi 3 "$nbody" run --resume run --steps 60 > "$work/two_three.stdout"
-  compare_dirs "$work/whole/run" "$work/two_three/run"
-  # Stopped at step 20 on 3 ranks, resumed by one process. (A checkpoint keeps the run length it
-  # was written with, so the runs stop where the newest two checkpoints, 40 and 60, come after.)
-  in_dir "$work/three_one" mpi 3 "$nbody" "${args[@]}" --steps 20 --out run > /dev/null
-  in_dir "$work/three_one" "$nbody" run --resume run --steps 60 > /dev/null
-  compare_dirs "$work/whole/run" "$work/three_one/run"
+  # The direct sum, and (CPU) the tree with the relative criterion, whose |a| history every rank
+  # keeps whole and rank 0's checkpoint carries.
+  cases=("direct|--device $device")
+  [ "$device" = cpu ] && cases+=("tree|--device cpu --gravity tree --tree-criterion relative --tree-alpha 0.01 --tree-leaf-size 2 --tree-group-size 4 --precision fp32")
+  for c in "${cases[@]}"; do
+    tag=${c%%|*}
+    # shellcheck disable=SC2206
+    extra=(${c#*|})
+    args=(run --n 61 --dt 0.0078125 --softening 0.05 --threads 1 "${extra[@]}" --integrator leapfrog --ic plummer
+          --snapshot-every 10 --checkpoint-every 20 --diag-every 5 --snapshot-format csv)
+    in_dir "$work/$tag.whole" "$nbody" "${args[@]}" --steps 60 --out run > /dev/null
+    # Stopped at step 20 on 2 ranks (the checkpoint of step 20 is its last), resumed on 3 to 60.
+    in_dir "$work/$tag.two_three" mpi 2 "$nbody" "${args[@]}" --steps 20 --out run > /dev/null
+    in_dir "$work/$tag.two_three" mpi 3 "$nbody" run --resume run --steps 60 > "$work/$tag.two_three.stdout"
+    compare_dirs "$work/$tag.whole/run" "$work/$tag.two_three/run"
+    # Stopped at step 20 on 3 ranks, resumed by one process. (A checkpoint keeps the run length it
+    # was written with, so the runs stop where the newest two checkpoints, 40 and 60, come after.)
+    in_dir "$work/$tag.three_one" mpi 3 "$nbody" "${args[@]}" --steps 20 --out run > /dev/null
+    in_dir "$work/$tag.three_one" "$nbody" run --resume run --steps 60 > /dev/null
+    compare_dirs "$work/$tag.whole/run" "$work/$tag.three_one/run"
+  done
   ;;
 failing_rank)
   args=(run --n 64 --steps 100000 --threads 1 --device cpu)

@@ -23,6 +23,7 @@ DistributedSolver<T>::DistributedSolver(std::unique_ptr<ForceSolver<T>> local, s
       comm_(std::move(comm)),
       gather_(std::move(gather)) {
   if (!local_ || !comm_ || !gather_) throw_runtime_error("DistributedSolver: needs a solver, a communicator and a gather");
+  terms_summed_ = local_->name() == "tree";
   set_exchange(exchange, chunks);
 }
 
@@ -62,12 +63,17 @@ void DistributedSolver<T>::gather(Vec3Span<T> out, int n) {
 
 template <class T>
 void DistributedSolver<T>::do_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) {
+  const std::uint64_t before = local_->interactions();
   if (exchange_ == Exchange::pipelined) {
     pipelined_accelerations(t, s, out);
-    return;
+  } else {
+    local_accelerations(t, s, out);
+    gather(out, t.n);
+    local_->gathered(t, s, out);
   }
-  local_accelerations(t, s, out);
-  gather(out, t.n);
+  // The terms of the whole pass: every rank's (integers, exact in a double below 2^53). A direct
+  // sum's are its targets x sources (pass_terms' default), with no message.
+  if (terms_summed_) last_terms_ = std::uint64_t(comm_->allreduce_sum(double(local_->interactions() - before)));
 }
 
 // Piece k of every rank's block is the k-th of `chunks_` sub-blocks of it (comm::block_of again),
@@ -99,6 +105,7 @@ void DistributedSolver<T>::pipelined_accelerations(const TargetView<T>& t, const
     pending.push_back(gather_->start_gather(arrays, counts, displs, comm::data_type_of<T>()));
   }
   for (auto& p : pending) p->wait();
+  local_->gathered(t, s, out);
 }
 
 template <class T>

@@ -63,6 +63,9 @@ class DistributedSolver final : public ForceSolver<T> {
   }
   double potential_energy(const SourceView<T>& sources) override { return local_->potential_energy(sources); }
   std::vector<double> potentials(const SourceView<T>& sources) override { return local_->potentials(sources); }
+  // The local solver's state; after each pass it has seen every rank's block (gathered).
+  TaggedBlob save_state() const override { return local_->save_state(); }
+  void restore_state(const TaggedBlob& state, std::size_t n) override { local_->restore_state(state, n); }
 
   [[nodiscard]] comm::Communicator& communicator() noexcept { return *comm_; }
   [[nodiscard]] ForceSolver<T>& local() noexcept { return *local_; }
@@ -74,9 +77,17 @@ class DistributedSolver final : public ForceSolver<T> {
  protected:
   void do_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) override;
   void do_acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) override;
+  // An approximate local solver (the tree) counts the terms it evaluated, not targets x sources:
+  // the pass's count is the sum over the ranks.
+  std::uint64_t pass_terms(std::int64_t targets, std::int64_t sources) const noexcept override {
+    return terms_summed_ ? last_terms_ : std::uint64_t(targets) * std::uint64_t(sources);
+  }
 
  private:
   std::unique_ptr<ForceSolver<T>> local_;
+  // (the same on every rank: the local solvers are of one kind)
+  bool terms_summed_ = false;
+  std::uint64_t last_terms_ = 0;
   std::shared_ptr<comm::Communicator> comm_;
   std::unique_ptr<comm::BlockGather> gather_;
   Exchange exchange_ = Exchange::gather;

@@ -13,6 +13,7 @@
 
 #include "core/parallel.hpp"
 #include "gravity/pair_law.hpp"
+#include "gravity/tree/history.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::gravity::tree {
@@ -166,7 +167,11 @@ void CpuTree::load(const TargetView<T>& t, const SourceView<T>& s) {
   in_z_.assign(s.z, s.z + n);
   in_m_.assign(s.m, s.m + n);
   targets_are_sources_ = t.x == s.x && t.y == s.y && t.z == s.z && t.n == s.n && t.self == 0;
-  if (!targets_are_sources_) {
+  block_of_sources_ = !targets_are_sources_ && t.self >= 0 && t.self + t.n <= s.n && t.x == s.x + t.self &&
+                      t.y == s.y + t.self && t.z == s.z + t.self;
+  block_first_ = block_of_sources_ ? t.self : 0;
+  block_count_ = block_of_sources_ ? t.n : 0;
+  if (!targets_are_sources_ && !block_of_sources_) {
     tx_.assign(t.x, t.x + t.n);
     ty_.assign(t.y, t.y + t.n);
     tz_.assign(t.z, t.z + t.n);
@@ -221,7 +226,12 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
   const double *tx = x_.data(), *ty = y_.data(), *tz = z_.data();
   const std::vector<std::uint64_t>* tkeys = &keys_;
   int nt = static_cast<int>(x_.size());
-  if (!targets_are_sources_) {
+  // Target k (in key order) is source src_off + tindex[k] and is written to out[tindex[k] -
+  // out_off]; with a block of the sources, only the members in [block_first_, block_end) are.
+  const bool block = block_of_sources_;
+  const int block_end = block_first_ + block_count_;
+  const int src_off = block ? 0 : self, out_off = block ? block_first_ : 0;
+  if (!targets_are_sources_ && !block) {
     nt = static_cast<int>(tx_.size());
     tkeys_.resize(nt);
     tindex_.resize(nt);
@@ -274,8 +284,15 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
           lo[0] = std::min(lo[0], tx[k]), hi[0] = std::max(hi[0], tx[k]);
           lo[1] = std::min(lo[1], ty[k]), hi[1] = std::max(hi[1], ty[k]);
           lo[2] = std::min(lo[2], tz[k]), hi[2] = std::max(hi[2], tz[k]);
-          if (have_history) a_min = std::min(a_min, last_acc_[self + tindex[k]]);
+          if (have_history) a_min = std::min(a_min, last_acc_[src_off + tindex[k]]);
         }
+        // The members this call writes: every one, or those of the block (the others' sums are
+        // other ranks'); a group with none of them is not walked.
+        alignas(64) std::int32_t member[kMaxGroup];
+        int count = 0;
+        for (int k = b; k < e; ++k)
+          if (!block || (tindex[k] >= block_first_ && tindex[k] < block_end)) member[count++] = k;
+        if (count == 0) continue;
         const Box<double> box{0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
                               0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
         // The interaction list: accepted cells (M2P) and the bodies of opened leaves (P2P).
@@ -302,18 +319,18 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
         }
         std::uint64_t list_bodies = 0;
         for (const auto& r : bodies) list_bodies += static_cast<std::uint64_t>(r.second - r.first);
-        m2p += static_cast<std::uint64_t>(e - b) * cells.size();
-        p2p += static_cast<std::uint64_t>(e - b) * list_bodies;
+        m2p += static_cast<std::uint64_t>(count) * cells.size();
+        p2p += static_cast<std::uint64_t>(count) * list_bodies;
         // Evaluation: per target, the cells, then the bodies, in list order; the loops run over
         // the group's targets innermost (one lane a target, as the GPU's threads), so each
-        // target's sum keeps that order whatever the vector width.
-        const int count = e - b;
+        // target's sum keeps that order whatever the vector width and the other lanes.
         alignas(64) double gx[kMaxGroup], gy[kMaxGroup], gz[kMaxGroup], sx[kMaxGroup], sy[kMaxGroup], sz[kMaxGroup];
         alignas(64) std::int32_t own[kMaxGroup];
         for (int k = 0; k < count; ++k) {
-          gx[k] = tx[b + k], gy[k] = ty[b + k], gz[k] = tz[b + k];
+          const int m = member[k];
+          gx[k] = tx[m], gy[k] = ty[m], gz[k] = tz[m];
           sx[k] = 0, sy[k] = 0, sz[k] = 0;
-          own[k] = self >= 0 ? rank_[self + tindex[b + k]] : -1;
+          own[k] = self >= 0 ? rank_[src_off + tindex[m]] : -1;
         }
         if (mode == Mode::acceleration) {
           for (const auto& q : cells) {
@@ -328,7 +345,7 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
             }
           }
           for (int k = 0; k < count; ++k) {
-            const int out = tindex[b + k];
+            const int out = tindex[member[k]] - out_off;
             ax[out] = G * sx[k];
             ay[out] = G * sy[k];
             az[out] = G * sz[k];
@@ -348,7 +365,7 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
               }
             }
           }
-          for (int k = 0; k < count; ++k) ax[tindex[b + k]] = G * sx[k];
+          for (int k = 0; k < count; ++k) ax[tindex[member[k]] - out_off] = G * sx[k];
         }
       }
     }
@@ -371,9 +388,15 @@ void CpuTree::accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3
     out.y[i] = static_cast<T>(ay[i]);
     out.z[i] = static_cast<T>(az[i]);
   }
-  if (t.self >= 0) {
-    if (last_acc_.size() != static_cast<std::size_t>(s.n)) last_acc_.assign(s.n, 0.0);
-    for (int i = 0; i < t.n; ++i) last_acc_[t.self + i] = std::sqrt(ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i]);
+  if (targets_are_sources_) record_history(0, t.n, s.n, out.x, out.y, out.z);
+}
+
+template <class T>
+void CpuTree::record_history(int first, int count, int n, const T* ax, const T* ay, const T* az) {
+  if (last_acc_.size() != static_cast<std::size_t>(n)) last_acc_.assign(std::size_t(n), 0.0);
+  for (int i = 0; i < count; ++i) {
+    const double x = ax[i], y = ay[i], z = az[i];
+    last_acc_[std::size_t(first + i)] = std::sqrt(x * x + y * y + z * z);
   }
 }
 
@@ -397,7 +420,8 @@ double CpuTree::potential_energy(const SourceView<T>& s) {
 #define NBODY_INSTANTIATE(T)                                                                             \
   template void CpuTree::accelerations<T>(const TargetView<T>&, const SourceView<T>&, Vec3Span<T>);     \
   template void CpuTree::potentials<T>(const TargetView<T>&, const SourceView<T>&, double*);            \
-  template double CpuTree::potential_energy<T>(const SourceView<T>&);
+  template double CpuTree::potential_energy<T>(const SourceView<T>&);                                    \
+  template void CpuTree::record_history<T>(int, int, int, const T*, const T*, const T*);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)
 #undef NBODY_INSTANTIATE
@@ -429,6 +453,15 @@ class CpuTreeSolver final : public ForceSolver<T> {
   Precision precision() const override { return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64; }
   SolverCapabilities capabilities() const override { return {true, false, false}; }
   double potential_energy(const SourceView<T>& s) override { return tree_.potential_energy(s); }
+  TaggedBlob save_state() const override { return gravity::tree::save_history(tree_.params(), tree_.history()); }
+  void restore_state(const TaggedBlob& state, std::size_t n) override {
+    if (auto h = gravity::tree::restored_history(tree_.params(), state, n)) tree_.set_history(std::move(*h));
+  }
+  // (a rank's block pass recorded nothing: the whole pass, every rank's block, recorded here)
+  void gathered(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) override {
+    if (tree_.params().criterion == gravity::tree::Criterion::relative && t.self >= 0 && t.self + t.n <= s.n)
+      tree_.record_history(t.self, t.n, s.n, out.x, out.y, out.z);
+  }
   std::vector<double> potentials(const SourceView<T>& s) override {
     std::vector<double> phi(std::size_t(std::max(s.n, 0)));
     tree_.potentials(TargetView<T>{s.x, s.y, s.z, s.n, 0}, s, phi.data());

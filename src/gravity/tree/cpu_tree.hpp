@@ -110,6 +110,18 @@ class CpuTree {
   [[nodiscard]] const TreeParams& params() const noexcept { return params_; }
   // Forgets the previous pass's |a| (the relative criterion starts again with Barnes-Hut).
   void reset_history() { last_acc_.clear(); }
+  // The previous pass's |a| by source index (0: unknown; empty before the first pass): the
+  // relative criterion's history, saved in checkpoints so that a resumed run opens the cells the
+  // uninterrupted one opened. |a| is taken from the accelerations as returned (in T, as the GPU
+  // tree takes it).
+  [[nodiscard]] const std::vector<double>& history() const noexcept { return last_acc_; }
+  void set_history(std::vector<double> h) { last_acc_ = std::move(h); }
+  // Records |a| of targets first ... first + count - 1 of n sources: a pass over every source
+  // records itself; a pass over a block of them (a rank's part) records nothing, and the whole
+  // pass is recorded once every rank's block is gathered (ForceSolver::gathered), so that every
+  // group of the next pass sees the previous pass's |a| of all its members, as on one process.
+  template <class T>
+  void record_history(int first, int count, int n, const T* ax, const T* ay, const T* az);
 
  private:
   enum class Mode { acceleration, potential };
@@ -130,6 +142,11 @@ class CpuTree {
   std::vector<double> x_, y_, z_, m_;
   // Targets key-sorted (the sources' order when the targets are the sources).
   bool targets_are_sources_ = false;
+  // The targets are sources block_first_ ... block_first_ + block_count_ - 1 (a rank's block of a
+  // pass over several ranks): the walk takes the groups of the whole set of sources and
+  // evaluates their members in the block, so that each one's sum is the one-process sum.
+  bool block_of_sources_ = false;
+  int block_first_ = 0, block_count_ = 0;
   std::vector<double> tx_, ty_, tz_;
   std::vector<std::uint64_t> tkeys_;
   std::vector<std::int32_t> tindex_;

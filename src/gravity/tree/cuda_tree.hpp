@@ -62,6 +62,11 @@ class CudaTree {
   // The groups of the last walk: [begin, end) in sorted positions.
   [[nodiscard]] std::vector<std::pair<std::int32_t, std::int32_t>> groups() const;
   [[nodiscard]] const TreeStats& stats() const noexcept;
+  // The relative criterion's history (CpuTree::history): the last acceleration pass's |a| by
+  // body, copied to the host (empty before the first pass); set_history puts one back (empty:
+  // forgotten, the next pass is Barnes-Hut).
+  [[nodiscard]] std::vector<double> history() const;
+  void set_history(const std::vector<double>& h);
 
   struct Impl;
 

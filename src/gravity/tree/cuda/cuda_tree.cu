@@ -1014,6 +1014,26 @@ std::vector<std::pair<std::int32_t, std::int32_t>> CudaTree::groups() const {
 
 const TreeStats& CudaTree::stats() const noexcept { return impl_->stats; }
 
+std::vector<double> CudaTree::history() const {
+  if (!impl_->have_last_acc || impl_->last_acc_n <= 0) return {};
+  NBODY_CUDA_CHECK(cudaSetDevice(impl_->device));
+  NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (the pass that wrote it, on the legacy stream)
+  return impl_->last_acc.to_host(std::size_t(impl_->last_acc_n));
+}
+
+void CudaTree::set_history(const std::vector<double>& h) {
+  NBODY_CUDA_CHECK(cudaSetDevice(impl_->device));
+  if (h.empty()) {
+    impl_->have_last_acc = false;
+    impl_->last_acc_n = -1;
+    return;
+  }
+  impl_->last_acc.reserve(h.size());
+  NBODY_CUDA_CHECK(cudaMemcpy(impl_->last_acc.p, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+  impl_->have_last_acc = true;
+  impl_->last_acc_n = static_cast<int>(h.size());
+}
+
 #define NBODY_CUDA_TREE(T)                                                                                          \
   template void CudaTree::accelerations_device<T>(const T*, const T*, const T*, const T*, int, T*, T*, T*);         \
   template void CudaTree::potentials_device<T>(const T*, const T*, const T*, const T*, int, double*);            \

@@ -14,6 +14,7 @@
 #include "cuda/device_buffer.hpp"
 #include "device/context.hpp"
 #include "gravity/tree/cuda_tree.hpp"
+#include "gravity/tree/history.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -80,6 +81,17 @@ class CudaTreeSolver final : public ForceSolver<T> {
     tree_.potentials_device(s.x, s.y, s.z, s.m, s.n, phi);
     end();
     return weighted_sum(s, phi);
+  }
+
+  TaggedBlob save_state() const override {
+    ctx_->make_current();
+    return gravity::tree::save_history(params_, tree_.history());
+  }
+  void restore_state(const TaggedBlob& state, std::size_t n) override {
+    if (auto h = gravity::tree::restored_history(params_, state, n)) {
+      ctx_->make_current();
+      tree_.set_history(*h);
+    }
   }
 
   std::vector<double> potentials(const SourceView<T>& s) override {
