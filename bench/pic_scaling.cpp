@@ -214,6 +214,18 @@ std::string fmt(const char* f, double a) {
 
 }  // namespace
 
+void check_pic_scaling_record(Record& r, const PicScalingCheck& c) {
+  const double de = std::fabs(c.energy - c.reference_energy) / std::max(std::fabs(c.reference_energy), 1e-300);
+  r.charge_error = c.gauss_change;
+  r.energy_error = de;
+  r.verification = fmt("Gauss residual change %.3g of the charge scale", c.gauss_change) +
+                   fmt(" (bound %.0e)", c.gauss_bound) + fmt("; total energy %.12g", c.energy) +
+                   (c.reference ? std::string(" (the 1-rank reference)")
+                                : fmt(", %.3g from the 1-rank run's", de) + fmt(" (bound %.0e)", c.energy_bound));
+  r.verified = std::isfinite(c.energy) && c.energy > 0 && c.gauss_change <= c.gauss_bound && de <= c.energy_bound;
+  if (!r.verified) r.error = "pic WRONG: " + r.verification;
+}
+
 std::vector<std::string> pic_scaling_groups() {
   return {"strong", "strong-balanced", "weak", "moving-target", "blocks", "transfer"};
 }
@@ -313,16 +325,15 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       const Outcome& one = reference(key, c);  // (weak: the untimed 1-rank run of this grid)
       if (!root) continue;
       r.n = static_cast<std::int64_t>(m.particles);
-      const double de = std::fabs(m.energy - one.energy) / std::max(std::fabs(one.energy), 1e-300);
-      r.charge_error = m.gauss_change;
-      r.energy_error = de;
-      r.verification = fmt("Gauss residual change %.3g of the charge scale (bound 1e-12)", m.gauss_change) +
-                       fmt("; total energy %.12g", m.energy) +
-                       (k == 1 ? std::string(" (the 1-rank reference)")
-                               : fmt(", %.3g from the 1-rank run's", de) + fmt(" (bound %.0e)", energy_bound));
-      r.verified = std::isfinite(m.energy) && m.energy > 0 && m.gauss_change <= gauss_bound && de <= energy_bound;
+      PicScalingCheck check;
+      check.gauss_change = m.gauss_change;
+      check.energy = m.energy;
+      check.reference_energy = one.energy;
+      check.reference = k == 1;
+      check.gauss_bound = gauss_bound;
+      check.energy_bound = energy_bound;
+      check_pic_scaling_record(r, check);
       if (!r.verified) {
-        r.error = "pic WRONG: " + r.verification;
         add(r);
         continue;
       }

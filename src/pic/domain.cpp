@@ -360,11 +360,7 @@ void DomainPic::fold_and_sum_currents() {
   for (auto& a : acc_) {
     const FieldView v{a.data(), stride};
     if (single_y && py) {
-      for (int g = 1; g <= kGuard; ++g)
-        for (int i = -kGuard; i < nxl + kGuard; ++i) {
-          v(i, nyl - g) += v(i, -g);
-          v(i, g - 1) += v(i, nyl - 1 + g);
-        }
+      for (int i = -kGuard; i < nxl + kGuard; ++i) fold_periodic_column(v, i, nyl);
     } else if (!py) {
       for (int i = -kGuard; i < nxl + kGuard; ++i) {
         if (layout_.down < 0)
@@ -388,11 +384,7 @@ void DomainPic::fold_and_sum_currents() {
   for (auto& a : acc_) {
     const FieldView v{a.data(), stride};
     if (single_x && px) {
-      for (int j = -kGuard; j < nyl + kGuard; ++j)
-        for (int g = 1; g <= kGuard; ++g) {
-          v(nxl - g, j) += v(-g, j);
-          v(g - 1, j) += v(nxl - 1 + g, j);
-        }
+      for (int j = -kGuard; j < nyl + kGuard; ++j) fold_periodic_row(v, j, nxl);
     } else if (!px) {
       for (int j = -kGuard; j < nyl + kGuard; ++j) {
         if (layout_.left < 0)

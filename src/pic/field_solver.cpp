@@ -262,11 +262,7 @@ void MaxwellSolver::fold_sources(Fields& f, int first, int last) const {
     const FieldView v = f.view(c);
     // y first over the full x range (guards included), then x: corner deposits reach their image.
     if (bc_.y == FieldBoundary::periodic) {
-      for (int g = 1; g <= kGuard; ++g)
-        for (int i = -kGuard; i < nx + kGuard; ++i) {
-          v(i, ny - g) += v(i, -g);
-          v(i, g - 1) += v(i, ny - 1 + g);
-        }
+      for (int i = -kGuard; i < nx + kGuard; ++i) fold_periodic_column(v, i, ny);
     } else {
       // Beyond the open boundary: dropped (the node ny itself is a boundary node and kept).
       for (int i = -kGuard; i < nx + kGuard; ++i) {
@@ -275,11 +271,7 @@ void MaxwellSolver::fold_sources(Fields& f, int first, int last) const {
       }
     }
     if (bc_.x == FieldBoundary::periodic) {
-      for (int j = -kGuard; j < ny + kGuard; ++j)
-        for (int g = 1; g <= kGuard; ++g) {
-          v(nx - g, j) += v(-g, j);
-          v(g - 1, j) += v(nx - 1 + g, j);
-        }
+      for (int j = -kGuard; j < ny + kGuard; ++j) fold_periodic_row(v, j, nx);
     } else {
       for (int j = -kGuard; j < ny + kGuard; ++j) {
         for (int g = 1; g <= kGuard; ++g) v(-g, j) = 0;

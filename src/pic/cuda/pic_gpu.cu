@@ -847,10 +847,7 @@ __global__ void fold_columns(FieldView* views, int ncomp, int nx, int ny, bool p
   const FieldView v = views[t / cols];
   const int i = t % cols - kGuard;
   if (periodic) {
-    for (int g = 1; g <= kGuard; ++g) {
-      v(i, ny - g) += v(i, -g);
-      v(i, g - 1) += v(i, ny - 1 + g);
-    }
+    fold_periodic_column(v, i, ny);
   } else {
     for (int g = 1; g <= kGuard; ++g) v(i, -g) = 0;
     for (int j = ny + 1; j < ny + kGuard; ++j) v(i, j) = 0;
@@ -863,10 +860,7 @@ __global__ void fold_rows(FieldView* views, int ncomp, int nx, int ny, bool peri
   const FieldView v = views[t / rows];
   const int j = t % rows - kGuard;
   if (periodic) {
-    for (int g = 1; g <= kGuard; ++g) {
-      v(nx - g, j) += v(-g, j);
-      v(g - 1, j) += v(nx - 1 + g, j);
-    }
+    fold_periodic_row(v, j, nx);
   } else {
     for (int g = 1; g <= kGuard; ++g) v(-g, j) = 0;
     for (int i = nx + 1; i < nx + kGuard; ++i) v(i, j) = 0;
