@@ -8,6 +8,8 @@
 //           uniform slab of the document's density over the window less 8 columns a side, so that
 //           every rank's work is nearly the same (the efficiency is taken per particle).
 // --quick: 8 rows, nx = 64 (strong) and 48 per rank (weak), both uniform slabs; fewer steps.
+// Each record starts as `nbody pic run` does: rank 0 of its ranks builds the whole plasma, every
+// other rank only its block's cells and one around them (pic::block_load_window).
 // Device: GPU slabs or blocks (DomainPicGpu, one per rank on GPU rank % devices; --pic-deposit atomic,
 // float64 atomics, or warp, the warp-reduced deposit over particles sorted by cell) when a CUDA
 // device is usable, else the CPU slabs (DomainPic, deterministic).
@@ -52,6 +54,7 @@
 #include "pic/domain.hpp"
 #include "pic/gpu.hpp"
 #include "pic/gpu_slabs.hpp"
+#include "pic/run.hpp"
 #include "pic/simulation.hpp"
 #include "pic_setup.hpp"
 
@@ -117,7 +120,10 @@ pic::PicConfig make_moving_config(int nx, int ny) {
 Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic::DepositKernel deposit, int warm,
                int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1) {
   using clock = std::chrono::steady_clock;
-  pic::PicSimulation global = pic::build_pic_simulation(c);
+  // Rank 0 of the part builds the whole plasma (the checks below gather onto it), every other
+  // rank its block's cells and one around them, as `nbody pic run` starts (pic::rank_load_window).
+  const pic::CellWindow window = pic::block_load_window(c, part.size(), part.rank(), ranks_y);
+  pic::PicSimulation global = pic::build_pic_simulation(c, true, part.rank() == 0 ? nullptr : &window);
   Outcome out;
   for (const pic::Species& s : global.species())
     if (!s.immobile) out.particles += double(s.size());

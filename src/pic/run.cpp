@@ -80,9 +80,12 @@ bool use_gpu_slabs(const PicConfig& c) { return c.use_gpu && (comm::world().size
 std::optional<CellWindow> rank_load_window(const PicConfig& c) {
   const comm::Communicator& comm = comm::world();
   if (comm.size() < 2 || comm.rank() == 0 || !(use_slab_decomposition(c) || use_gpu_slabs(c))) return std::nullopt;
+  return block_load_window(c, comm.size(), comm.rank(), block_rows(c, comm.size()));
+}
+
+CellWindow block_load_window(const PicConfig& c, int ranks, int rank, int ranks_y) {
   const SlabLayout l = block_layout(c.nx, c.ny, c.field_bc.x == FieldBoundary::periodic,
-                                    c.field_bc.y == FieldBoundary::periodic, comm.size(), block_rows(c, comm.size()),
-                                    comm.rank());
+                                    c.field_bc.y == FieldBoundary::periodic, ranks, ranks_y, rank);
   return CellWindow{std::max(0, l.i0 - 1), std::min(c.nx, l.i1 + 1), std::max(0, l.j0 - 1), std::min(c.ny, l.j1 + 1)};
 }
 

@@ -54,6 +54,9 @@ bool use_gpu_slabs(const PicConfig& c);
 // the whole plasma for the first diagnostics and outputs, and on one process: every other rank
 // holds its part of the plasma only, from the start.
 std::optional<CellWindow> rank_load_window(const PicConfig& c);
+// The same window for block `rank` of `ranks` cut into ranks_y block rows (the benchmark's
+// sub-communicators): the block at the even split and one cell around it.
+CellWindow block_load_window(const PicConfig& c, int ranks, int rank, int ranks_y);
 
 // The columns of diagnostics.csv for these species.
 std::string diagnostics_header(const PicSimulation& sim);
