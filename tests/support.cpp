@@ -170,6 +170,18 @@ int wait_child(const Child& c, double timeout_s) {
   return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
 }
 
+ProcessResult run_straight_and_resumed(const std::string& args, const std::string& base, int first, int steps) {
+  const std::string run = base + "/run";
+  const auto straight = run_nbody(args + " --steps " + std::to_string(steps) + " --out " + run);
+  EXPECT_EQ(straight.status, 0) << straight.err;
+  std::filesystem::rename(run, base + "/straight");
+  const auto stopped = run_nbody(args + " --steps " + std::to_string(first) + " --out " + run);
+  EXPECT_EQ(stopped.status, 0) << stopped.err;
+  const auto resumed = run_nbody("run --resume " + run + " --steps " + std::to_string(steps));
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  return resumed;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;

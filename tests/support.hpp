@@ -155,6 +155,10 @@ std::string read_text(const std::string& path);
 std::vector<std::string> lines(const std::string& text);
 // A fresh empty directory for one test.
 std::string temp_dir(const std::string& tag);
+// The run `args` (without --steps and --out) twice: whole to `steps` steps into base/straight,
+// and stopped after `first` steps in base/run, then resumed there to `steps`. The resumed run's
+// result (its stdout says what ran); a run that fails is a test failure.
+ProcessResult run_straight_and_resumed(const std::string& args, const std::string& base, int first, int steps);
 // "1.234e-07": measured values for RecordProperty (std::to_string prints them as 0.000000).
 std::string sci(double v);
 

@@ -44,12 +44,6 @@ TEST(CliGpu, RunOnCudaReportsItsDevice) {
   EXPECT_NE(r.out.find("backend: cuda"), std::string::npos) << r.out;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST(CliGpu, ResumedRunGivesTheSameBytesAsAnUninterruptedOne) {
   NBODY_SKIP_WITHOUT_CUDA();
@@ -59,19 +53,13 @@ TEST(CliGpu, ResumedRunGivesTheSameBytesAsAnUninterruptedOne) {
     const std::string format = hdf5_available() ? "hdf5" : "csv";
     const std::string args = std::string("run --backend cuda -n 5000 --dt 0.002 --diag-every 10 --snapshot-every 25 ") +
                              "--precision " + precision + " --snapshot-format " + format;
-    const auto straight = run_nbody(args + " --steps 100 --out " + (base / "run").string());
-    ASSERT_EQ(straight.status, 0) << straight.err;
-    fs::rename(base / "run", base / "straight");
-    const auto first = run_nbody(args + " --steps 50 --out " + (base / "run").string());
-    ASSERT_EQ(first.status, 0) << first.err;
-    const auto second = run_nbody("run --resume " + (base / "run").string() + " --steps 100");
-    ASSERT_EQ(second.status, 0) << second.err;
+    const auto second = run_straight_and_resumed(args, base.string(), 50, 100);
     EXPECT_NE(second.out.find("backend: cuda"), std::string::npos) << second.out;
     const std::string last = "snapshot_004." + format;
-    EXPECT_TRUE(slurp(base / "straight" / last) == slurp(base / "run" / last))
+    EXPECT_TRUE(read_text(base / "straight" / last) == read_text(base / "run" / last))
         << precision << ": " << last << " differs";
     for (const char* f : {"diagnostics.csv", "lagrangian_radii.csv"}) {
-      EXPECT_TRUE(slurp(base / "straight" / f) == slurp(base / "run" / f)) << precision << ": " << f << " differs";
+      EXPECT_TRUE(read_text(base / "straight" / f) == read_text(base / "run" / f)) << precision << ": " << f << " differs";
     }
   }
 }

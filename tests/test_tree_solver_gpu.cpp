@@ -261,15 +261,6 @@ TEST(TreeSolverGpu, StateLargerThanTheDeviceIsAnInputError) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// A run stopped and resumed gives the bytes of the uninterrupted run (Barnes-Hut: the tree of
-// a state depends on that state alone).
 // Barnes-Hut, and the relative criterion, whose |a| history the checkpoint carries (the resumed
 // run's first pass opens the cells the uninterrupted run's pass opened).
 TEST(TreeSolverGpu, ResumedRunGivesTheSameBytes) {
@@ -277,18 +268,12 @@ TEST(TreeSolverGpu, ResumedRunGivesTheSameBytes) {
   namespace fs = std::filesystem;
   for (const std::string criterion : {"", " --tree-criterion relative --tree-alpha 0.05"}) {
     const fs::path base = temp_dir(criterion.empty() ? "gpu_tree_restart" : "gpu_tree_restart_relative");
-    const std::string args = "run --gravity tree --device cuda -n 5000 --dt 0.002 --diag-every 10 --snapshot-every 25 "
-                             "--snapshot-format csv" + criterion;
-    const auto straight = run_nbody(args + " --steps 100 --out " + (base / "run").string());
-    ASSERT_EQ(straight.status, 0) << straight.err;
-    fs::rename(base / "run", base / "straight");
-    const auto first = run_nbody(args + " --steps 50 --out " + (base / "run").string());
-    ASSERT_EQ(first.status, 0) << first.err;
-    const auto second = run_nbody("run --resume " + (base / "run").string() + " --steps 100");
-    ASSERT_EQ(second.status, 0) << second.err;
-    EXPECT_NE(second.out.find("gravity: tree (cuda"), std::string::npos) << second.out;
+    const auto resumed = run_straight_and_resumed("run --gravity tree --device cuda -n 5000 --dt 0.002 --diag-every 10 "
+                                                  "--snapshot-every 25 --snapshot-format csv" + criterion,
+                                                  base.string(), 50, 100);
+    EXPECT_NE(resumed.out.find("gravity: tree (cuda"), std::string::npos) << resumed.out;
     for (const char* f : {"snapshot_004.csv", "diagnostics.csv"}) {
-      EXPECT_TRUE(slurp(base / "straight" / f) == slurp(base / "run" / f)) << f << " differs" << criterion;
+      EXPECT_TRUE(read_text(base / "straight" / f) == read_text(base / "run" / f)) << f << " differs" << criterion;
     }
   }
 }
