@@ -155,7 +155,8 @@ void multi_gpu(const Options& options, const std::function<void(Record)>& add);
 void pic_suite(const Options& options, const std::function<void(Record)>& add);
 // The names --rungs takes for the pic suite: its rungs and its sorting records' groups.
 [[nodiscard]] std::vector<std::string> pic_rung_names();
-// The record groups --rungs takes for the pic-scaling suite: strong, weak, moving-target.
+// The record groups --rungs takes for the pic-scaling suite: strong, strong-balanced, weak,
+// moving-target, blocks, transfer.
 std::vector<std::string> pic_scaling_groups();
 
 // The pic-scaling suite (bench/pic_scaling.cpp): the PIC slabs over 1, 2, 4, ..., P ranks (run
