@@ -98,6 +98,9 @@ class ForceSolver {
   // Target-source pairs evaluated so far (the i = j pair included: targets x sources a pass; an
   // approximate method such as the tree counts the terms it evaluated, see pass_terms).
   [[nodiscard]] std::uint64_t interactions() const noexcept { return interactions_; }
+  // Whether a pass's count is its targets x sources (pass_terms' default), so that a pass split
+  // over ranks counts the whole pass without asking the other ranks.
+  [[nodiscard]] virtual bool counts_pairs() const noexcept { return true; }
 
  protected:
   explicit ForceSolver(const GravityParams& g) : gravity_(g) {}

@@ -23,7 +23,7 @@ DistributedSolver<T>::DistributedSolver(std::unique_ptr<ForceSolver<T>> local, s
       comm_(std::move(comm)),
       gather_(std::move(gather)) {
   if (!local_ || !comm_ || !gather_) throw_runtime_error("DistributedSolver: needs a solver, a communicator and a gather");
-  terms_summed_ = local_->name() == "tree";
+  terms_summed_ = !local_->counts_pairs();
   set_exchange(exchange, chunks);
 }
 
@@ -71,8 +71,8 @@ void DistributedSolver<T>::do_accelerations(const TargetView<T>& t, const Source
     gather(out, t.n);
     local_->gathered(t, s, out);
   }
-  // The terms of the whole pass: every rank's (integers, exact in a double below 2^53). A direct
-  // sum's are its targets x sources (pass_terms' default), with no message.
+  // The terms of the whole pass: every rank's (integers, exact in a double below 2^53). A solver
+  // that counts pairs (the direct sums) needs no message: targets x sources.
   if (terms_summed_) last_terms_ = std::uint64_t(comm_->allreduce_sum(double(local_->interactions() - before)));
 }
 

@@ -55,6 +55,7 @@ class DistributedSolver final : public ForceSolver<T> {
   std::string device() const override;  // the local device, "rank r of P"
   Location location() const override { return local_->location(); }
   Precision precision() const override { return local_->precision(); }
+  bool counts_pairs() const noexcept override { return local_->counts_pairs(); }
   // Fused Euler steps are a single-device optimisation: here every step is force, gather, kick, drift.
   SolverCapabilities capabilities() const override {
     SolverCapabilities c = local_->capabilities();
@@ -77,15 +78,15 @@ class DistributedSolver final : public ForceSolver<T> {
  protected:
   void do_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) override;
   void do_acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) override;
-  // An approximate local solver (the tree) counts the terms it evaluated, not targets x sources:
-  // the pass's count is the sum over the ranks.
+  // A local solver that counts the terms it evaluated (the tree), not targets x sources: the
+  // pass's count is the sum over the ranks.
   std::uint64_t pass_terms(std::int64_t targets, std::int64_t sources) const noexcept override {
     return terms_summed_ ? last_terms_ : std::uint64_t(targets) * std::uint64_t(sources);
   }
 
  private:
   std::unique_ptr<ForceSolver<T>> local_;
-  // (the same on every rank: the local solvers are of one kind)
+  // !local_->counts_pairs() (the same on every rank: the local solvers are of one kind)
   bool terms_summed_ = false;
   std::uint64_t last_terms_ = 0;
   std::shared_ptr<comm::Communicator> comm_;

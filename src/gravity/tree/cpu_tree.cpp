@@ -388,7 +388,7 @@ void CpuTree::accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3
     out.y[i] = static_cast<T>(ay[i]);
     out.z[i] = static_cast<T>(az[i]);
   }
-  if (targets_are_sources_) record_history(0, t.n, s.n, out.x, out.y, out.z);
+  if (targets_are_sources_ && params_.criterion == Criterion::relative) record_history(0, t.n, s.n, out.x, out.y, out.z);
 }
 
 template <class T>
@@ -473,6 +473,7 @@ class CpuTreeSolver final : public ForceSolver<T> {
     tree_.accelerations(t, s, out);
   }
   // The multipole (M2P) and pair (P2P) terms of the pass, not targets x sources.
+  bool counts_pairs() const noexcept override { return false; }
   std::uint64_t pass_terms(std::int64_t, std::int64_t) const noexcept override {
     return tree_.stats().m2p + tree_.stats().p2p;
   }

@@ -149,6 +149,7 @@ class CudaTreeSolver final : public ForceSolver<T> {
     end();
   }
   // The multipole (M2P) and pair (P2P) terms the pass evaluated, not targets x sources.
+  bool counts_pairs() const noexcept override { return false; }
   std::uint64_t pass_terms(std::int64_t, std::int64_t) const noexcept override {
     return tree_.stats().m2p + tree_.stats().p2p;
   }
