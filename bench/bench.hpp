@@ -163,18 +163,18 @@ std::vector<std::string> pic_scaling_groups();
 // under mpirun -np P; every rank calls it, records come to `add` on rank 0 only), strong and weak.
 void pic_scaling(const Options& options, const std::function<void(Record)>& add);
 
-// The check of a strong or weak pic-scaling record before it is timed: Gauss's law kept (the
-// residual's change over the record's steps within gauss_bound of the largest charge density) and
-// the total energy the 1-rank run's of the same grid (within energy_bound, relative).
+// The check of a pic-scaling record before it is timed: Gauss's law kept (the residual's change
+// over the record's steps within gauss_bound of the largest charge density) and the total energy
+// its reference run's: the 1-rank run of the same grid (strong, weak), the slabs (blocks), the
+// even split (moving target); within energy_bound relative, or to the bit where it is 0.
 struct PicScalingCheck {
   double gauss_change = 0;      // of the charge scale
   double energy = 0;            // total, after the record's steps
-  double reference_energy = 0;  // the 1-rank run's
-  bool reference = false;       // the record is the 1-rank run
+  double reference_energy = 0;  // the reference run's
+  bool reference = false;       // the record is the reference run
+  std::string against = "the 1-rank run's", reference_is = "the 1-rank reference";  // its names in the text
   double gauss_bound = 1e-12, energy_bound = 1e-12;
 };
-// Sets r.charge_error, r.energy_error, r.verification and r.verified; an unverified record gets
-// r.error "pic WRONG: ..." (the suite then exits 1) and is given no times.
 void check_pic_scaling_record(Record& r, const PicScalingCheck& c);
 
 // The tree suite (bench/tree_suite.cpp): the Barnes-Hut tree's force error against a float64

@@ -1,7 +1,7 @@
-// The check a strong or weak `nbody bench --suite pic-scaling` record passes before it is timed
-// (bench/pic_scaling.cpp, check_pic_scaling_record): Gauss's law kept and the 1-rank run's total
-// energy; a record that fails it is marked "pic WRONG" (which makes the suite exit 1) and has no
-// times.
+// The check a `nbody bench --suite pic-scaling` record passes before it is timed
+// (bench/pic_scaling.cpp, check_pic_scaling_record): Gauss's law kept and its reference run's
+// total energy (within a bound, or to the bit); a record that fails it is marked "pic WRONG"
+// (which makes the suite exit 1) and has no times.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,6 +39,24 @@ TEST(PicScalingCheck, AKeptRecordIsVerifiedAndNamesWhatWasChecked) {
   check_pic_scaling_record(ref, one);
   EXPECT_TRUE(ref.verified);
   EXPECT_NE(ref.verification.find("(the 1-rank reference)"), std::string::npos) << ref.verification;
+}
+
+// With energy_bound 0 (the CPU's deterministic runs: blocks against slabs, the balanced run
+// against the even split) the energy must be the reference's bits.
+TEST(PicScalingCheck, ABoundOfZeroAsksForTheSameBits) {
+  PicScalingCheck c = passing();
+  c.against = "the slabs'";
+  c.energy_bound = 0;
+  c.reference_energy = c.energy;
+  Record same;
+  check_pic_scaling_record(same, c);
+  EXPECT_TRUE(same.verified) << same.verification;
+  EXPECT_NE(same.verification.find(", the slabs' to the bit"), std::string::npos) << same.verification;
+  c.reference_energy = std::nextafter(c.energy, 3.0);
+  Record off;
+  check_pic_scaling_record(off, c);
+  EXPECT_FALSE(off.verified) << off.verification;
+  EXPECT_NE(off.error.find(", not the slabs'"), std::string::npos) << off.error;
 }
 
 TEST(PicScalingCheck, AFailedCheckIsWrongAndUntimed) {
