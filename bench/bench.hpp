@@ -113,6 +113,7 @@ struct Record {
   int rebalances = 0;
   double speedup_vs_even_split = 0;
   double speedup_vs_slabs = 0;  // pic-scaling blocks: the slabs' median step over the blocks'
+  double speedup_vs_every_step = 0;  // pic-scaling sorting: the mean step sorting every step over this policy's
   // pic-scaling transfer records: the message's bytes (median_s its one-way time, rate GB/s) and
   // the host-staged median over this one's (the GPU-to-GPU records)
   double transfer_bytes = 0;
@@ -156,7 +157,7 @@ void pic_suite(const Options& options, const std::function<void(Record)>& add);
 // The names --rungs takes for the pic suite: its rungs and its sorting records' groups.
 [[nodiscard]] std::vector<std::string> pic_rung_names();
 // The record groups --rungs takes for the pic-scaling suite: strong, strong-balanced, weak,
-// moving-target, blocks, transfer.
+// moving-target, blocks, sorting, transfer.
 std::vector<std::string> pic_scaling_groups();
 
 // The pic-scaling suite (bench/pic_scaling.cpp): the PIC slabs over 1, 2, 4, ..., P ranks (run

@@ -27,6 +27,10 @@
 // ranks_x x ranks_y block shape (ranks_y a divisor of P, each block at least 8 x 8 cells), the
 // blocks' runs checked against the slabs' (CPU: to the bit; GPU: the energy within the atomics'
 // bound) and timed against them (speedup_vs_slabs).
+// sorting (GPU): document 004's Fig. 10 on 1, 2 and P ranks: the warp kernel sorting every step,
+// every 10 steps and by empty_ratio 0, 0.01, 0.02, 0.05, 0.1, 0.2, each from the same state (the
+// strong window after 600 steps, --quick 20, gathered onto every rank), 3 + 50 steps (--quick
+// 3 + 10): the mean step, sorts included, and the sorts.
 // transfer (GPU, P > 1): document 004's Fig. 9 as the GPU blocks move messages: 1 KiB .. 64 MiB
 // (--quick: .. 1 MiB) between ranks 0 and 1, host-staged (parallel.exchange = "host") and GPU to
 // GPU (CUDA IPC, "ipc"), 20 round trips each (pic::pic_transfer_round_trips): the one-way median
@@ -80,6 +84,7 @@ struct Outcome {
   double gauss_change = 0;    // of the charge scale
   double particles = 0;       // mobile, global
   int rebalances = 0;         // the load balance's moves (rank 0's count: the same on every rank)
+  long long sorts = 0;        // the warp kernel's sorts by cell over the W + T steps (the most of a rank)
 };
 
 // The configuration of a record: the document's setup, nx columns (uniform: the window from
@@ -115,36 +120,56 @@ pic::PicConfig make_moving_config(int nx, int ny) {
   return c;
 }
 
+// A state every record of the sorting group starts from (the whole of it on every rank), with
+// the charge scale and Gauss residual its checks are measured against (rank 0's).
+struct Start {
+  const pic::PicSimulation* sim = nullptr;
+  double rho_scale = 0;
+  std::vector<double> gauss0;
+};
+
+// The charge scale (the largest |rho| of a species) and the Gauss residual of `s`.
+Start start_of(pic::PicSimulation& s) {
+  Start st;
+  st.sim = &s;
+  for (int k = 0; k < int(s.species().size()); ++k) {
+    s.compute_rho(k);
+    st.rho_scale = std::max(st.rho_scale, s.rho_abs_max());
+  }
+  s.compute_rho();
+  st.gauss0 = s.gauss_residual_field();
+  return st;
+}
+
 // Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps; with `balance`,
 // the load balance before the first step and every balance->every steps (in the steps' times).
+// With `from`, the run starts from that state (every rank holds all of it) with the GPU options
+// `gpu_options` instead of the setup's plasma with `deposit` and the default sorting policy.
 Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic::DepositKernel deposit, int warm,
-               int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1) {
+               int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1, const Start* from = nullptr,
+               const pic::PicGpuOptions* gpu_options = nullptr) {
   using clock = std::chrono::steady_clock;
   // Rank 0 of the part builds the whole plasma (the checks below gather onto it), every other
   // rank its block's cells and one around them, as `nbody pic run` starts (pic::rank_load_window).
-  const pic::CellWindow window = pic::block_load_window(c, part.size(), part.rank(), ranks_y);
-  pic::PicSimulation global = pic::build_pic_simulation(c, true, part.rank() == 0 ? nullptr : &window);
+  pic::PicSimulation built = from ? pic::build_pic_simulation(c, false) : [&] {
+    const pic::CellWindow window = pic::block_load_window(c, part.size(), part.rank(), ranks_y);
+    return pic::build_pic_simulation(c, true, part.rank() == 0 ? nullptr : &window);
+  }();
+  const pic::PicSimulation& initial = from ? *from->sim : built;
   Outcome out;
-  for (const pic::Species& s : global.species())
+  for (const pic::Species& s : initial.species())
     if (!s.immobile) out.particles += double(s.size());
-  double rho_scale = 0;
-  std::vector<double> gauss0;
-  if (part.rank() == 0) {
-    for (int k = 0; k < int(global.species().size()); ++k) {
-      global.compute_rho(k);
-      rho_scale = std::max(rho_scale, global.rho_abs_max());
-    }
-    global.compute_rho();
-    gauss0 = global.gauss_residual_field();
-  }
+  Start own;
+  if (!from && part.rank() == 0) own = start_of(built);
+  const Start& st = from ? *from : own;
   std::unique_ptr<pic::DomainPic> cpu;
   std::unique_ptr<pic::DomainPicGpu> dev;
   if (gpu) {
     pic::PicGpuOptions o;
     o.deposit = deposit;  // (warp: sorted by cell under the default empty_ratio policy)
-    dev = std::make_unique<pic::DomainPicGpu>(global, part, o, ranks_y);
+    dev = std::make_unique<pic::DomainPicGpu>(initial, part, gpu_options ? *gpu_options : o, ranks_y);
   } else {
-    cpu = std::make_unique<pic::DomainPic>(global, part, ranks_y);
+    cpu = std::make_unique<pic::DomainPic>(initial, part, ranks_y);
   }
   auto split_now = [&] {
     Split s;
@@ -183,15 +208,19 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   part.allreduce_max(out.steps.data(), timed);
   out.split = {split[0], split[1], split[2], split[3], split[4]};
   out.rebalances = dev ? dev->rebalances() : cpu->rebalances();
-  if (dev) dev->gather(global, 0);
-  else cpu->gather(global, 0);
+  double sorts = dev ? double(dev->sorts()) : 0.0;
+  part.allreduce_max(&sorts, 1);
+  out.sorts = static_cast<long long>(sorts);
+  // (into the state built here, which is not needed any more; a run from `from` leaves it whole)
+  if (dev) dev->gather(built, 0);
+  else cpu->gather(built, 0);
   if (part.rank() == 0) {
-    global.compute_rho();
-    const std::vector<double> r = global.gauss_residual_field();
+    built.compute_rho();
+    const std::vector<double> r = built.gauss_residual_field();
     double m = 0;
-    for (std::size_t k = 0; k < r.size() && k < gauss0.size(); ++k) m = std::max(m, std::fabs(r[k] - gauss0[k]));
-    out.gauss_change = m / std::max(rho_scale, 1e-300);
-    out.energy = global.energies().total;
+    for (std::size_t k = 0; k < r.size() && k < st.gauss0.size(); ++k) m = std::max(m, std::fabs(r[k] - st.gauss0[k]));
+    out.gauss_change = m / std::max(st.rho_scale, 1e-300);
+    out.energy = built.energies().total;
   }
   return out;
 }
@@ -236,7 +265,7 @@ void check_pic_scaling_record(Record& r, const PicScalingCheck& c) {
 }
 
 std::vector<std::string> pic_scaling_groups() {
-  return {"strong", "strong-balanced", "weak", "moving-target", "blocks", "transfer"};
+  return {"strong", "strong-balanced", "weak", "moving-target", "blocks", "sorting", "transfer"};
 }
 
 void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
@@ -390,6 +419,74 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
       set_times(r, m, timed);
       if (ranks_y > 1 && !slabs.steps.empty()) r.speedup_vs_slabs = median(slabs.steps) / r.median_s;
       add(r);
+    }
+  }
+
+  // Sorting (GPU): document 004's Fig. 10 over GPUs. The warp kernel (particles sorted by cell)
+  // under each policy (every step, every 10 steps, and when the share of slots out of place
+  // passes empty_ratio = 0 .. 0.2) on 1, 2 and P ranks, every run from the same state: the strong
+  // window after sort_warm steps on all P ranks (float64 atomics; the laser in the target),
+  // gathered onto every rank. The mean step (the sorts included; they come every few steps), the
+  // sorts (the most of a rank), checked as the other records against the first run (1 rank,
+  // sorting every step): Gauss's law, and the energy within 1e-8 (sort_timed + 3 steps of float64
+  // atomics in other orders).
+  if (gpu && wanted("sorting")) {
+    const int sort_warm = quick ? 20 : 600, sort_timed = quick ? 10 : 50;
+    const pic::PicConfig sc = make_config(strong_nx, ny, quick);
+    pic::PicSimulation state = [&] {
+      const pic::CellWindow window = pic::block_load_window(sc, P, world.rank(), 1);
+      pic::PicSimulation g = pic::build_pic_simulation(sc, true, world.rank() == 0 ? nullptr : &window);
+      pic::DomainPicGpu d(g, world, pic::PicGpuOptions{});
+      for (int k = 0; k < sort_warm; ++k) d.step();
+      d.gather(g, -1);
+      return g;
+    }();
+    Start from;
+    if (root) from = start_of(state);
+    from.sim = &state;
+    std::vector<int> sk = {1};
+    if (P >= 2) sk.push_back(2);
+    if (P > 2) sk.push_back(P);
+    struct Policy {
+      int every;
+      double ratio;
+    };
+    const Policy policies[] = {{1, -1}, {10, -1}, {0, 0.0}, {0, 0.01}, {0, 0.02}, {0, 0.05}, {0, 0.1}, {0, 0.2}};
+    double reference_energy = 0;
+    for (int k : sk) {
+      double every_step = 0;  // the mean step sorting every step, on these k ranks
+      for (const Policy& p : policies) {
+        const std::string name =
+            p.every > 0 ? "sort-every-" + std::to_string(p.every) : "empty-ratio-" + fmt("%g", p.ratio);
+        Record r = new_record("sorting-" + name + "-" + std::to_string(k), k, strong_nx);
+        r.pic_deposit = "warp";
+        r.sort_every = p.every;
+        r.empty_ratio = p.ratio;
+        pic::PicGpuOptions opt;
+        opt.deposit = pic::DepositKernel::warp;
+        opt.sort_every = p.every;
+        opt.empty_ratio = p.ratio;
+        auto part = world.split(world.rank() < k);
+        Outcome m;
+        if (part) m = run_on(*part, sc, gpu, opt.deposit, 3, sort_timed, nullptr, 1, &from, &opt);
+        world.barrier();
+        if (!root) continue;
+        const bool first = reference_energy == 0;
+        if (first) reference_energy = m.energy;
+        r.n = static_cast<std::int64_t>(m.particles);
+        check_pic_scaling_record(r, {m.gauss_change, m.energy, reference_energy, first,
+                                     "the 1-rank run sorting every step", "the reference", gauss_bound, 1e-8});
+        if (!r.verified) {
+          add(r);
+          continue;
+        }
+        set_times(r, m, sort_timed);
+        r.ns_step = r.mean_s / m.particles * 1e9;  // (the mean: a sort every few steps)
+        r.sorts = m.sorts;
+        if (p.every == 1) every_step = r.mean_s;
+        if (every_step > 0) r.speedup_vs_every_step = every_step / r.mean_s;
+        add(r);
+      }
     }
   }
 

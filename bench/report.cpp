@@ -117,6 +117,14 @@ std::string table_row(const Record& r) {
       std::snprintf(f, sizeof f, ", %.3gx the slabs", r.speedup_vs_slabs);
       line += f;
     }
+    if (r.sorts >= 0) {
+      std::snprintf(f, sizeof f, ", %lld sorts, mean step %.4g ms", r.sorts, r.mean_s * 1e3);
+      line += f;
+      if (r.speedup_vs_every_step > 0) {
+        std::snprintf(f, sizeof f, " (%.3gx sorting every step)", r.speedup_vs_every_step);
+        line += f;
+      }
+    }
     if (r.efficiency > 0) {
       std::snprintf(f, sizeof f, ", efficiency %.1f%%", 100 * r.efficiency);
       line += f;
@@ -313,6 +321,7 @@ void write_json(const Report& rep, const std::string& path) {
           j.field("rebalances", r.rebalances);
         if (r.speedup_vs_even_split > 0) j.field("speedup_vs_even_split", r.speedup_vs_even_split);
         if (r.speedup_vs_slabs > 0) j.field("speedup_vs_slabs", r.speedup_vs_slabs);
+        if (r.speedup_vs_every_step > 0) j.field("speedup_vs_sorting_every_step", r.speedup_vs_every_step);
         if (r.transfer_bytes > 0) j.field("bytes", r.transfer_bytes).field("gb_per_s", r.rate);
         if (r.speedup_vs_host > 0) j.field("speedup_vs_host_staged", r.speedup_vs_host);
         j.field("particles", static_cast<long long>(r.n));

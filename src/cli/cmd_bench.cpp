@@ -59,7 +59,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K), pic (document 004's "
                   "PIC deposition techniques and sorting policy on its setup), tree (the Barnes-Hut tree: force errors "
                   "and phase times over N, models and theta; docs/tree.md), pic-scaling (the PIC slabs over 1, 2, 4, ..., P ranks, "
-                  "strong and weak, a moving target, slabs against 2D blocks: run under mpirun -np P; docs/pic_optimization.md) "
+                  "strong and weak, a moving target, slabs against 2D blocks, the sorting policies: run under mpirun -np P; "
+                  "docs/pic_optimization.md) "
                   "(default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
@@ -68,7 +69,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
                   "gpu-split-unrolled, gpu-best; pic: cas, separate, atomic, redundant, float32, tiled, warp, "
                   "deterministic, and the sorting records: sorting, tiled-sorting, warp-sorting; pic-scaling: strong, "
-                  "strong-balanced, weak, moving-target, blocks, transfer; default: all)");
+                  "strong-balanced, weak, moving-target, blocks, sorting, transfer; default: all)");
   app->add_flag("--quick", args->quick, "fewer repeats and sizes: a smoke test");
   app->add_option("--tree-n", args->tree_n,
                   "tree: comma-separated body counts (1e6 and 2^20 forms too; default on a GPU: "
