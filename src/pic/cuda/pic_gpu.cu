@@ -2654,6 +2654,29 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
     check("GPU-to-GPU");
     cleanup();
     comm.barrier();
+    // CUDA-aware MPI: the device buffers to send / recv as they are. Only where both ranks'
+    // library reports it (asked together, so that neither waits for a message the other never
+    // sends); a library that does not take device pointers would fail or crash inside MPI.
+    const comm::DeviceBufferSupport support = comm.device_buffer_support();
+    const bool both = comm.allreduce_max(support.supported ? 0.0 : 1.0) == 0.0;
+    if (both) {
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (check's memset done before MPI writes into recv)
+      auto mpi_leg = [&](bool sending) {
+        if (sending) comm.send(send, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
+        else comm.recv(recv, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
+      };
+      for (int r = -1; r < repeats; ++r) {
+        comm.barrier();
+        const auto t0 = std::chrono::steady_clock::now();
+        mpi_leg(me == 0);
+        mpi_leg(me == 1);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r >= 0 && me == 0) out.mpi_s.push_back(s);
+      }
+      check("CUDA-aware MPI");
+    } else {
+      out.mpi_unavailable = support.supported ? "the other rank's MPI library reports no CUDA support" : support.how;
+    }
   } catch (...) {
     cleanup();
     cudaFree(send);
