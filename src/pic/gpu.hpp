@@ -67,7 +67,8 @@ inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id,
 //   mpi        packed into device buffers handed to MPI as they are (CUDA-aware MPI: GPUDirect
 //              RDMA or the library's own staging), unpacked from the device receive buffers; only
 //              where the communicator reports device-buffer support
-//   automatic  ("auto") mpi where the communicator reports it, host otherwise
+//   automatic  ("auto") mpi where the communicator reports it (DomainPicGpu: on every rank),
+//              host otherwise
 // The same values move every way, so every way gives the same bits. Particle migration is
 // host-staged whatever the choice.
 enum class GuardExchange { host, ipc, mpi, automatic };

@@ -110,13 +110,19 @@ DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm
   if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
       options.deposit != DepositKernel::deterministic)
     throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
-  // The guard messages' way, settled once for the run (every rank asks the same library).
-  // Device pointers to an MPI that does not take them would crash inside it: refused here.
-  options_.slab.guards = resolve_guard_exchange(options.slab.guards, comm);
-  if (options_.slab.guards == GuardExchange::mpi && comm.size() > 1) {
-    const comm::DeviceBufferSupport support = comm.device_buffer_support();
-    if (!support.supported)
-      throw_input_error("pic: parallel.exchange = \"mpi\" hands GPU buffers to MPI, but " + support.how +
+  // The guard messages' way, settled once for the run by every rank together: a rank handing
+  // device buffers to MPI while its neighbour stages through the host would wait forever, and
+  // device pointers to an MPI that does not take them would crash inside it (refused here).
+  GuardExchange& guards = options_.slab.guards;
+  if (comm.size() < 2) {
+    if (guards == GuardExchange::automatic) guards = GuardExchange::host;  // (no messages)
+  } else if (guards == GuardExchange::mpi || guards == GuardExchange::automatic) {
+    const comm::DeviceBufferSupport mine = comm.device_buffer_support();
+    const bool everywhere = comm.allreduce_max(mine.supported ? 0.0 : 1.0) == 0.0;
+    if (guards == GuardExchange::automatic) guards = everywhere ? GuardExchange::mpi : GuardExchange::host;
+    else if (!everywhere)
+      throw_input_error("pic: parallel.exchange = \"mpi\" hands GPU buffers to MPI, but " +
+                        (mine.supported ? std::string("another rank's MPI library reports no CUDA support") : mine.how) +
                         ": use \"auto\" or \"host\" (or NBODY_MPI_CUDA_AWARE=1 where the library is CUDA-aware "
                         "without reporting it)");
   }

@@ -55,8 +55,8 @@ inline constexpr int kMigrationRecord = kMigrationWords;  // species, id, then t
 class DomainPicGpu {
  public:
   // ranks_y block rows (comm.size() a multiple of it; 1: slabs along x). options.slab.guards
-  // automatic is resolved on `comm` here; mpi where `comm` does not take device buffers is an
-  // input error.
+  // automatic is resolved here, mpi where every rank's communicator takes device buffers, host
+  // otherwise; mpi where a rank's does not is an input error on every rank.
   DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options, int ranks_y = 1);
   ~DomainPicGpu();
   void step();
