@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plots from `nbody bench --json` results: scaling over N (time per step, speedup, rate),
 the ladder, the block-size sweeps (naive bars, split heat map), the kernel tuning sweep and the
-PIC blocks' message transfers by size (pic-scaling transfer records: host-staged and GPU to GPU).
+PIC blocks' message transfers by size (pic-scaling transfer records: host-staged, GPU to GPU by CUDA IPC,
+and device buffers to CUDA-aware MPI where the library reports it).
 
 Usage: scripts/plot_bench.py RESULTS.json [OUTDIR]    (needs matplotlib: python3-matplotlib)
 """
@@ -193,12 +194,13 @@ def tune(results, env, out):
 
 
 def transfer(results, env, out):
-    """pic-scaling transfer records: one-way time and GB/s by message size, both ways of moving."""
+    """pic-scaling transfer records: one-way time and GB/s by message size, each way of moving timed."""
     rows = [r for r in results if r["suite"] == "pic-scaling" and r["rung"].startswith("transfer-") and timed(r)]
     if not rows:
         return []
     fig, (ax_t, ax_r) = plt.subplots(1, 2, figsize=(10, 4))
-    for how, label in (("host", "staged through the host"), ("ipc", "GPU to GPU (CUDA IPC)")):
+    for how, label in (("host", "staged through the host"), ("ipc", "GPU to GPU (CUDA IPC)"),
+                       ("mpi", "GPU buffers to CUDA-aware MPI")):
         sel = sorted((r for r in rows if r["rung"].startswith(f"transfer-{how}-")), key=lambda r: r["bytes"])
         if not sel:
             continue

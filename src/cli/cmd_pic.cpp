@@ -94,13 +94,24 @@ int run_pic_command(const PicRunOptions& o) {
       std::printf("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s\n", ranks,
                   ranks > 1 ? "s" : "", cfg.deposit.c_str(),
                   cfg.deterministic ? " (the bits of any number of ranks)" : "");
-    if (ranks > 1)
-      std::printf("pic: guard messages %s\n", cfg.exchange_ipc ? "GPU to GPU (parallel.exchange = \"ipc\", CUDA IPC)"
-                                                                 : "staged through the host (parallel.exchange = \"host\")");
+    if (ranks > 1) {
+      // (every rank resolves "auto" on the same library, as DomainPicGpu does)
+      const pic::GuardExchange way = pic::resolve_guard_exchange(cfg.exchange, comm::world());
+      const char* how = way == pic::GuardExchange::ipc   ? "GPU to GPU (CUDA IPC)"
+                        : way == pic::GuardExchange::mpi ? "GPU buffers to CUDA-aware MPI"
+                                                         : "staged through the host";
+      if (cfg.exchange == pic::GuardExchange::automatic)
+        std::printf("pic: guard messages %s (parallel.exchange = \"auto\": %s)\n", how,
+                    comm::world().device_buffer_support().how.c_str());
+      else
+        std::printf("pic: guard messages %s (parallel.exchange = \"%s\")\n", how, pic::guard_exchange_name(way));
+      if (way != pic::GuardExchange::host)
+        std::printf("pic: particle migration is staged through the host\n");
+    }
   }
-  if (printer && cfg.exchange_ipc && ranks < 2)
-    std::printf("pic: parallel.exchange = \"ipc\" has no neighbours to reach on one process (it moves guard messages "
-                "between GPUs under mpirun)\n");
+  if (printer && (cfg.exchange == pic::GuardExchange::ipc || cfg.exchange == pic::GuardExchange::mpi) && ranks < 2)
+    std::printf("pic: parallel.exchange = \"%s\" has no neighbours to reach on one process (it moves guard messages "
+                "between GPUs under mpirun)\n", pic::guard_exchange_name(cfg.exchange));
   if (printer)
   std::printf("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
               "dt = %.4g lambda/c, %lld steps%s\n",

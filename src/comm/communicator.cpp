@@ -1,6 +1,7 @@
 #include "comm/communicator.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -80,6 +81,24 @@ void NullCommunicator::send(const void*, std::int64_t, DataType, int dest, int) 
 
 void NullCommunicator::recv(void*, std::int64_t, DataType, int source, int) {
   throw_runtime_error("recv: rank " + std::to_string(source) + " does not exist in a run of one process");
+}
+
+std::unique_ptr<Request> NullCommunicator::isend(const void*, std::int64_t, DataType, int dest, int) {
+  throw_runtime_error("isend: rank " + std::to_string(dest) + " does not exist in a run of one process");
+}
+
+std::unique_ptr<Request> NullCommunicator::irecv(void*, std::int64_t, DataType, int source, int) {
+  throw_runtime_error("irecv: rank " + std::to_string(source) + " does not exist in a run of one process");
+}
+
+std::optional<bool> cuda_aware_override() {
+  const char* v = std::getenv("NBODY_MPI_CUDA_AWARE");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  const std::string s(v);
+  if (s == "1") return true;
+  if (s == "0") return false;
+  throw_input_error("NBODY_MPI_CUDA_AWARE: '" + s + "' is neither 1 (the MPI library takes GPU buffers) nor 0 (it does "
+                    "not); unset it to ask the library");
 }
 
 // ---- the process's communicator ----

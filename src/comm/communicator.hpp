@@ -3,7 +3,9 @@
 // broadcasts, reductions in a fixed order and point-to-point messages, on host memory. One
 // interface, two implementations: NullCommunicator (one process: every collective is a copy or
 // nothing) and MpiCommunicator (comm/mpi_communicator.hpp, NBODY_ENABLE_MPI). Device buffers go
-// through comm/device_gather.hpp (NCCL, or MPI staged through the host).
+// through comm/device_gather.hpp (NCCL, or MPI staged through the host), or straight to send /
+// recv / isend / irecv where device_buffer_support() says the transport takes them (CUDA-aware
+// MPI).
 //
 // Determinism: no collective here sums floating-point numbers in an order that depends on the
 // transport. allreduce_sum gathers every rank's values to every rank and adds them in rank
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -56,13 +59,25 @@ struct Block {
 // Every rank's count, in rank order.
 [[nodiscard]] std::vector<std::int64_t> block_counts(std::int64_t n, int size);
 
-// A collective started and not yet finished (non-blocking). wait() returns when it is done (a
-// runtime error when it failed); the destructor of an unfinished request waits for it.
+// A collective or message started and not yet finished (non-blocking). wait() returns when it is
+// done (a runtime error when it failed); the destructor of an unfinished request waits for it.
 class Request {
  public:
   virtual ~Request() = default;
   virtual void wait() = 0;
 };
+
+// Whether point-to-point messages may be handed device (CUDA) pointers, and how that was decided
+// (for messages to the user).
+struct DeviceBufferSupport {
+  bool supported = false;
+  std::string how;
+};
+
+// The environment's word on CUDA-aware MPI: NBODY_MPI_CUDA_AWARE = "1" (the library takes device
+// pointers though it does not report it), "0" (never hand it device pointers), unset or empty
+// (ask the library). Any other value is an input error naming the variable.
+[[nodiscard]] std::optional<bool> cuda_aware_override();
 
 class Communicator {
  public:
@@ -101,6 +116,19 @@ class Communicator {
   // Point to point (halos, migration): blocking, matched by (peer, tag).
   virtual void send(const void* data, std::int64_t count, DataType type, int dest, int tag) = 0;
   virtual void recv(void* data, std::int64_t count, DataType type, int source, int tag) = 0;
+  // The same, non-blocking: the message is under way until the request's wait() returns (`data`
+  // untouched by the caller meanwhile), so a rank can post every receive and send of a step
+  // before waiting for any (no order among the neighbours to keep).
+  [[nodiscard]] virtual std::unique_ptr<Request> isend(const void* data, std::int64_t count, DataType type, int dest,
+                                                       int tag) = 0;
+  [[nodiscard]] virtual std::unique_ptr<Request> irecv(void* data, std::int64_t count, DataType type, int source,
+                                                       int tag) = 0;
+  // Whether send / recv / isend / irecv take device (CUDA) pointers: an MPI library that reports
+  // CUDA support at run time (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support),
+  // or NBODY_MPI_CUDA_AWARE=1 for one that is CUDA-aware without saying so (=0: never). false for
+  // one process, which sends nothing. Asked when needed (MPI must be running), not cached.
+  [[nodiscard]] virtual DeviceBufferSupport device_buffer_support() const { return {false, "no transport for device buffers"}; }
+  [[nodiscard]] bool device_buffers_supported() const { return device_buffer_support().supported; }
 
   // ---- typed helpers (written once over the virtual calls) ----
   template <class T>
@@ -160,6 +188,12 @@ class NullCommunicator final : public Communicator {
   void allreduce_max(double*, std::int64_t) override {}
   void send(const void*, std::int64_t, DataType, int dest, int tag) override;
   void recv(void*, std::int64_t, DataType, int source, int tag) override;
+  std::unique_ptr<Request> isend(const void*, std::int64_t, DataType, int dest, int tag) override;
+  std::unique_ptr<Request> irecv(void*, std::int64_t, DataType, int source, int tag) override;
+  // (NBODY_MPI_CUDA_AWARE does not apply: one process has no neighbour to send to)
+  DeviceBufferSupport device_buffer_support() const override {
+    return {false, "there is no MPI (one process, not started by an MPI launcher)"};
+  }
 };
 
 // ---- the process's communicator ----------------------------------------------------------

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,12 @@
 
 #if NBODY_HAVE_MPI
 #include <mpi.h>
+// Open MPI's extensions: MPIX_CUDA_AWARE_SUPPORT (whether the library was built with CUDA) and
+// MPIX_Query_cuda_support() (whether it runs with it). MPICH declares MPIX_GPU_query_support in
+// mpi.h itself.
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
 #endif
 
 namespace nbody::comm {
@@ -170,6 +177,38 @@ class MpiCommunicator final : public Communicator {
   }
   void recv(void* data, std::int64_t count, DataType type, int source, int tag) override {
     NBODY_MPI_CHECK(MPI_Recv(data, as_count(count, "recv"), mpi_type(type), source, tag, comm_, MPI_STATUS_IGNORE));
+  }
+  std::unique_ptr<Request> isend(const void* data, std::int64_t count, DataType type, int dest, int tag) override {
+    auto request = std::make_unique<MpiRequest>(std::vector<int>{}, std::vector<int>{});
+    NBODY_MPI_CHECK(MPI_Isend(data, as_count(count, "isend"), mpi_type(type), dest, tag, comm_, &request->request_));
+    return request;
+  }
+  std::unique_ptr<Request> irecv(void* data, std::int64_t count, DataType type, int source, int tag) override {
+    auto request = std::make_unique<MpiRequest>(std::vector<int>{}, std::vector<int>{});
+    NBODY_MPI_CHECK(MPI_Irecv(data, as_count(count, "irecv"), mpi_type(type), source, tag, comm_, &request->request_));
+    return request;
+  }
+
+  // The environment first (a site's MPI may be CUDA-aware without saying so, or a user may want
+  // it off), then the library, asked at run time: a library built with CUDA support can still run
+  // without it (Open MPI on a node without the CUDA driver, MPICH with MPIR_CVAR_ENABLE_GPU=0).
+  DeviceBufferSupport device_buffer_support() const override {
+    if (const std::optional<bool> forced = cuda_aware_override())
+      return {*forced, std::string("NBODY_MPI_CUDA_AWARE=") + (*forced ? "1" : "0")};
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    // (returns 1 or 0, not an MPI error code: nothing to check)
+    if (MPIX_Query_cuda_support() == 1) return {true, "the MPI library reports CUDA support (MPIX_Query_cuda_support)"};
+    return {false, "the MPI library reports no CUDA support (MPIX_Query_cuda_support() = 0" +
+                       std::string(MPIX_CUDA_AWARE_SUPPORT ? "" : "; built without CUDA") + ")"};
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+    int supported = 0;
+    NBODY_MPI_CHECK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported));
+    if (supported != 0) return {true, "the MPI library reports CUDA support (MPIX_GPU_query_support)"};
+    return {false, "the MPI library reports no CUDA support (MPIX_GPU_query_support)"};
+#else
+    return {false, "the MPI library cannot say whether it takes GPU buffers (no MPIX_Query_cuda_support or "
+                   "MPIX_GPU_query_support; NBODY_MPI_CUDA_AWARE=1 tells it that it does)"};
+#endif
   }
 
  private:

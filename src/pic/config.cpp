@@ -238,8 +238,14 @@ void read_table(const toml::table& root, PicConfig& c) {
       }
     } else if (k == "exchange") {
       const std::string e = text(v, key);
-      if (e != "host" && e != "ipc") bad(key, "must be \"host\" (staged through the host) or \"ipc\" (GPU to GPU, CUDA IPC)");
-      c.exchange_ipc = e == "ipc";
+      if (e == "host") c.exchange = GuardExchange::host;
+      else if (e == "ipc") c.exchange = GuardExchange::ipc;
+      else if (e == "mpi") c.exchange = GuardExchange::mpi;
+      else if (e == "auto") c.exchange = GuardExchange::automatic;
+      else
+        bad(key, "must be \"host\" (staged through the host), \"ipc\" (GPU to GPU within a node, CUDA IPC), \"mpi\" "
+                 "(GPU buffers to CUDA-aware MPI) or \"auto\" (\"mpi\" where the MPI library reports CUDA support, "
+                 "else \"host\")");
     } else {
       bad(key, "unknown key (expected ranks_y, exchange)");
     }
@@ -417,7 +423,16 @@ void validate_pic_config(const PicConfig& c) {
       if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
     if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
   }
-  if (c.exchange_ipc) {
+  if (c.exchange == GuardExchange::mpi) {
+    if (!c.use_gpu) bad("parallel.exchange", "\"mpi\" moves GPU buffers: it needs solver.device = \"cuda\"");
+    // (device pointers to an MPI that does not take them crash inside the library: refused
+    // before the run, on one process too, so that a configuration fails where it is tried)
+    if (const comm::DeviceBufferSupport s = comm::world().device_buffer_support(); !s.supported)
+      bad("parallel.exchange", "\"mpi\" hands GPU buffers to MPI, but " + s.how +
+                                   ": use \"auto\" (CUDA-aware MPI where reported, else through the host) or \"host\" "
+                                   "(NBODY_MPI_CUDA_AWARE=1 where the library is CUDA-aware without reporting it)");
+  }
+  if (c.exchange == GuardExchange::ipc) {
     if (!c.use_gpu) bad("parallel.exchange", "\"ipc\" moves GPU buffers: it needs solver.device = \"cuda\"");
     const comm::Communicator& w = comm::world();
     if (w.size() > 1 && w.local_size() != w.size())

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pic/balance.hpp"
+#include "pic/gpu.hpp"
 #include "pic/simulation.hpp"
 
 namespace nbody::pic {
@@ -54,7 +55,9 @@ struct PicConfig {
   double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
   BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
   int ranks_y = 0;                 // parallel.ranks_y: block rows under mpirun (0: "auto", the default; 1: slabs along x)
-  bool exchange_ipc = false;       // parallel.exchange = "ipc": GPU blocks exchange guards GPU to GPU (CUDA IPC); "host" the default
+  // parallel.exchange: how the GPU blocks move guard messages (pic/gpu.hpp's GuardExchange):
+  // "host" (the default), "ipc" (CUDA IPC within a node), "mpi" (CUDA-aware MPI), "auto"
+  GuardExchange exchange = GuardExchange::host;
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0

@@ -13,6 +13,7 @@
 //                  per grid point sums the contributions of the K x K cells that reach it in a
 //                  fixed order: the same bits on every run (and across a restart); costs
 //                  3 K^2 doubles per particle of device memory (600 bytes with TSC).
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -58,9 +59,29 @@ DepositKernel deposit_kernel(const std::string& name);
 
 inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id, x, y, ux, uy, uz, w (bits)
 
+// How the GPU blocks move their guard messages (parallel.exchange; docs/pic.md, "Several GPUs"):
+//   host       packed on the device, copied into host vectors, sent by the Communicator, copied
+//              back and unpacked (any MPI; the default)
+//   ipc        GPU to GPU within one node: read in place from the neighbour's buffer exported by
+//              CUDA IPC, between a ready signal and an acknowledgement through the host
+//   mpi        packed into device buffers handed to MPI as they are (CUDA-aware MPI: GPUDirect
+//              RDMA or the library's own staging), unpacked from the device receive buffers; only
+//              where the communicator reports device-buffer support
+//   automatic  ("auto") mpi where the communicator reports it (DomainPicGpu: on every rank),
+//              host otherwise
+// The same values move every way, so every way gives the same bits. Particle migration is
+// host-staged whatever the choice.
+enum class GuardExchange { host, ipc, mpi, automatic };
+// "host", "ipc", "mpi", "auto"
+[[nodiscard]] const char* guard_exchange_name(GuardExchange e) noexcept;
+// `e` on `comm`: automatic becomes mpi where comm.device_buffers_supported(), host otherwise;
+// the others stay as they are.
+[[nodiscard]] GuardExchange resolve_guard_exchange(GuardExchange e, const comm::Communicator& comm);
+
 // One rank's block of a run split over several GPUs (pic/gpu_slabs.hpp): the exchanges with the
-// neighbour blocks, staged through the host. The buffers' layouts are those of pic/gpu_slabs.hpp
-// (pack_region's, migration records).
+// neighbour blocks, staged through the host (swap_device: device buffers to a CUDA-aware
+// communicator). The buffers' layouts are those of pic/gpu_slabs.hpp (pack_region's, migration
+// records).
 class SlabExchange {
  public:
   virtual ~SlabExchange() = default;
@@ -78,6 +99,13 @@ class SlabExchange {
                        std::vector<std::uint64_t>& arrived) = 0;
   virtual void migrate_y(const std::vector<std::uint64_t>& to_down, const std::vector<std::uint64_t>& to_up,
                          std::vector<std::uint64_t>& arrived) = 0;
+  // A guard message each way along x (or y: along_y) between device buffers, handed to the
+  // communicator as they are (parallel.exchange = "mpi"): `count` doubles from to_lo to the left
+  // (down) neighbour and from to_hi to the right (up) one, what they sent into from_lo / from_hi;
+  // null where that side has no neighbour. The buffers must be ready (the stream synchronised)
+  // and are free again when it returns. This default refuses: a host-only exchange.
+  virtual void swap_device(int what, bool along_y, const double* to_lo, const double* to_hi, double* from_lo,
+                           double* from_hi, std::size_t count);
 };
 
 // A PicGpu working on one block of cells (a slab when ranks_y = 1): the simulation it is built
@@ -98,11 +126,12 @@ struct GpuSlabOptions {
   std::vector<std::vector<std::uint64_t>> ids;  // per species, the particles' stable ids (sorted)
   std::vector<int> starts;            // every block column's first column, and nx (ranks_x + 1 values)
   std::vector<int> rows;              // every block row's first row, and ny (ranks_y + 1 values)
-  // GPU to GPU guard messages (parallel.exchange = "ipc"): each side's message packed into a
-  // device buffer exported by CUDA IPC, the neighbour reads it in place (its kernel unpacks from
-  // the mapped buffer) after a ready signal through the exchange and acknowledges; no host copies.
-  // Every rank's neighbours on the node. false: staged through the host.
-  bool direct = false;
+  // How the guard messages move (GuardExchange above; automatic is resolved by DomainPicGpu).
+  // ipc: each side's message packed into a device buffer exported by CUDA IPC, the neighbour
+  // reads it in place (its kernel unpacks from the mapped buffer) after a ready signal through
+  // the exchange and acknowledges; no host copies; every rank's neighbours on the node. mpi: the
+  // packed device buffers to exchange->swap_device (CUDA-aware MPI). host: staged through the host.
+  GuardExchange guards = GuardExchange::host;
 };
 
 struct PicGpuOptions {
@@ -156,10 +185,13 @@ int pic_gpu_device_count();
 // a ready signal through the host, the receiver's copy from the sender's mapped buffer on its
 // device, the next signal after it). `repeats` round trips of each after one warm-up, the
 // seconds of each on rank 0 (ranks 0 and 1 take part; collective over those two, the others
-// return at once). The messages' bytes are checked after the last round trip of each way (a
-// wrong byte throws).
+// return at once). Where `comm` reports device-buffer support (CUDA-aware MPI), a third way as
+// "mpi" moves them: the device buffers to Communicator send/recv as they are; otherwise mpi_s
+// stays empty and mpi_unavailable says why. The messages' bytes are checked after the last round
+// trip of each way (a wrong byte throws).
 struct TransferRoundTrips {
-  std::vector<double> host_s, direct_s;
+  std::vector<double> host_s, direct_s, mpi_s;
+  std::string mpi_unavailable;  // why the CUDA-aware MPI way was not timed ("" when it was)
 };
 TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_t bytes, int repeats);
 

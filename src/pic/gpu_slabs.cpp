@@ -24,6 +24,25 @@ std::vector<std::uint64_t> arrivals_of(const std::vector<std::uint64_t>& records
   return out;
 }
 
+const char* guard_exchange_name(GuardExchange e) noexcept {
+  switch (e) {
+    case GuardExchange::host: return "host";
+    case GuardExchange::ipc: return "ipc";
+    case GuardExchange::mpi: return "mpi";
+    case GuardExchange::automatic: return "auto";
+  }
+  return "host";
+}
+
+GuardExchange resolve_guard_exchange(GuardExchange e, const comm::Communicator& comm) {
+  if (e != GuardExchange::automatic) return e;
+  return comm.device_buffers_supported() ? GuardExchange::mpi : GuardExchange::host;
+}
+
+void SlabExchange::swap_device(int, bool, const double*, const double*, double*, double*, std::size_t) {
+  throw_runtime_error("pic: this block exchange moves host buffers only (no device-buffer transport)");
+}
+
 // The messages between neighbour blocks: blocking sends and receives along the block row or
 // column (a chain, or a ring), its first rank sending first (DomainPic's order), every call
 // checked by the communicator.
@@ -54,6 +73,26 @@ class DomainPicGpu::Exchange : public SlabExchange {
     const std::vector<std::uint64_t> more = shift(to_down, false, 7606, true);
     arrived.insert(arrived.end(), more.begin(), more.end());
   }
+  // Device buffers to a CUDA-aware communicator: every receive and send of the step posted at
+  // once (no chain order needed: nothing blocks until all four are under way), then waited for.
+  // Both messages have their size known on both sides (the guard region's), so no length goes
+  // first. A message towards the hi side is tagged tag, towards the lo side tag + 1: with two
+  // blocks on a ring both neighbours are one rank, and the tags tell its two messages apart.
+  void swap_device(int what, bool along_y, const double* to_lo, const double* to_hi, double* from_lo, double* from_hi,
+                   std::size_t count) override {
+    const int tag = (along_y ? 7750 : 7700) + 10 * what;
+    const int lo = along_y ? l_.down : l_.left, hi = along_y ? l_.up : l_.right;
+    if (((to_lo || from_lo) && lo < 0) || ((to_hi || from_hi) && hi < 0))
+      throw_runtime_error("pic: a device guard message to a side without a neighbour");
+    const auto n = static_cast<std::int64_t>(count);
+    constexpr comm::DataType f64 = comm::DataType::f64;
+    std::vector<std::unique_ptr<comm::Request>> pending;
+    if (from_lo) pending.push_back(comm_->irecv(from_lo, n, f64, lo, tag));
+    if (from_hi) pending.push_back(comm_->irecv(from_hi, n, f64, hi, tag + 1));
+    if (to_hi) pending.push_back(comm_->isend(to_hi, n, f64, hi, tag));
+    if (to_lo) pending.push_back(comm_->isend(to_lo, n, f64, lo, tag + 1));
+    for (auto& r : pending) r->wait();  // (on an error the others' destructors wait for them)
+  }
 
  private:
   template <class T>
@@ -71,6 +110,22 @@ DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm
   if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
       options.deposit != DepositKernel::deterministic)
     throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
+  // The guard messages' way, settled once for the run by every rank together: a rank handing
+  // device buffers to MPI while its neighbour stages through the host would wait forever, and
+  // device pointers to an MPI that does not take them would crash inside it (refused here).
+  GuardExchange& guards = options_.slab.guards;
+  if (comm.size() < 2) {
+    if (guards == GuardExchange::automatic) guards = GuardExchange::host;  // (no messages)
+  } else if (guards == GuardExchange::mpi || guards == GuardExchange::automatic) {
+    const comm::DeviceBufferSupport mine = comm.device_buffer_support();
+    const bool everywhere = comm.allreduce_max(mine.supported ? 0.0 : 1.0) == 0.0;
+    if (guards == GuardExchange::automatic) guards = everywhere ? GuardExchange::mpi : GuardExchange::host;
+    else if (!everywhere)
+      throw_input_error("pic: parallel.exchange = \"mpi\" hands GPU buffers to MPI, but " +
+                        (mine.supported ? std::string("another rank's MPI library reports no CUDA support") : mine.how) +
+                        ": use \"auto\" or \"host\" (or NBODY_MPI_CUDA_AWARE=1 where the library is CUDA-aware "
+                        "without reporting it)");
+  }
   host_ = std::make_unique<DomainPic>(global, comm, ranks_y);  // the block (and the check of its shape)
   for (const Species& s : host_->species()) mobile_.push_back(!s.immobile);
   const int devices = pic_gpu_device_count();
@@ -152,7 +207,7 @@ PicGpu::StepTimes DomainPicGpu::total_times() const {
 
 void DomainPicGpu::release_device() {
   // Direct exchanges: every rank unmaps its neighbours' buffers before any rank frees its own.
-  if (gpu_ && options_.slab.direct && host_->layout().size > 1) {
+  if (gpu_ && options_.slab.guards == GuardExchange::ipc && host_->layout().size > 1) {
     gpu_->close_peers();
     comm_->barrier();
   }

@@ -18,9 +18,11 @@
 //   3. the field solve on the block's points; after each of its three parts the E and B guard
 //      columns go to the neighbours along x, then the guard rows (every column: the corners)
 //      along y (copied, not added);
-//      (with options.slab.direct, parallel.exchange = "ipc", the guard messages of 2 and 3 go
-//      GPU to GPU: packed into buffers exported by CUDA IPC, read in place by the neighbour's
-//      unpacking kernel between a ready signal and an acknowledgement through the host)
+//      (with options.slab.guards = ipc, parallel.exchange = "ipc", the guard messages of 2 and 3
+//      go GPU to GPU: packed into buffers exported by CUDA IPC, read in place by the neighbour's
+//      unpacking kernel between a ready signal and an acknowledgement through the host; with
+//      mpi, "mpi" or "auto" on a CUDA-aware MPI, the packed device buffers go to MPI as they are
+//      and the neighbour unpacks from its device receive buffer)
 //   4. the particles whose cell left the block are compacted out on the device (a stable
 //      selection: the residents keep their order), sent as records (kMigrationRecord words):
 //      along x those whose block column changed, then along y those whose block row changed
@@ -52,7 +54,9 @@ inline constexpr int kMigrationRecord = kMigrationWords;  // species, id, then t
 // The slab run on GPUs (collective where DomainPic is).
 class DomainPicGpu {
  public:
-  // ranks_y block rows (comm.size() a multiple of it; 1: slabs along x).
+  // ranks_y block rows (comm.size() a multiple of it; 1: slabs along x). options.slab.guards
+  // automatic is resolved here, mpi where every rank's communicator takes device buffers, host
+  // otherwise; mpi where a rank's does not is an input error on every rank.
   DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options, int ranks_y = 1);
   ~DomainPicGpu();
   void step();

@@ -170,7 +170,7 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
     o.deposit = deposit_kernel(c.deposit);
     o.sort_every = c.sort_every;
     o.empty_ratio = c.empty_ratio;
-    o.slab.direct = c.exchange_ipc && comm.size() > 1;
+    o.slab.guards = comm.size() > 1 ? c.exchange : GuardExchange::host;  // ("auto" resolved by DomainPicGpu)
     gdom = std::make_unique<DomainPicGpu>(sim, comm, o, block_rows(c, comm.size()));
     gdom->track_poynting(i_left, i_right);
     r.gpu = true;

@@ -6,12 +6,15 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "comm/block_gather.hpp"
@@ -115,6 +118,72 @@ TEST(Communicator, RingOfMessages) {
     world().send(&out, 1, comm::DataType::i32, next, 5);
   }
   EXPECT_EQ(in, prev * 7);
+}
+
+// Non-blocking messages around the ring, both ways at once: every receive and send posted before
+// any is waited for (the PIC blocks' CUDA-aware guard exchange does so with device buffers).
+TEST(Communicator, NonBlockingMessagesBothWays) {
+  const int p = world().size(), r = world().rank();
+  if (p == 1) {
+    comm::NullCommunicator one;
+    double x = 0;
+    EXPECT_THROW((void)one.isend(&x, 1, comm::DataType::f64, 1, 0), Error);
+    EXPECT_THROW((void)one.irecv(&x, 1, comm::DataType::f64, 1, 0), Error);
+    GTEST_SKIP() << "point to point needs two ranks";
+  }
+  const int next = (r + 1) % p, prev = (r + p - 1) % p;
+  const std::vector<double> to_next{r + 0.5, -r - 0.25}, to_prev{10.0 * r, 1.0};
+  std::vector<double> from_prev(2, -1.0), from_next(2, -1.0);
+  std::vector<std::unique_ptr<comm::Request>> pending;
+  // (with two ranks prev == next: the tags tell the two messages apart)
+  pending.push_back(world().irecv(from_prev.data(), 2, comm::DataType::f64, prev, 40));
+  pending.push_back(world().irecv(from_next.data(), 2, comm::DataType::f64, next, 41));
+  pending.push_back(world().isend(to_next.data(), 2, comm::DataType::f64, next, 40));
+  pending.push_back(world().isend(to_prev.data(), 2, comm::DataType::f64, prev, 41));
+  for (auto& q : pending) q->wait();
+  EXPECT_EQ(from_prev, (std::vector<double>{prev + 0.5, -prev - 0.25}));
+  EXPECT_EQ(from_next, (std::vector<double>{10.0 * next, 1.0}));
+}
+
+// Device buffers to MPI (CUDA-aware MPI): the library's answer at run time, or
+// NBODY_MPI_CUDA_AWARE's (1: yes, 0: no, another value: an input error naming it); one process
+// without MPI never (it sends nothing). Every rank hears the same answer.
+TEST(Communicator, DeviceBufferSupportFollowsTheLibraryAndTheOverride) {
+  ::unsetenv("NBODY_MPI_CUDA_AWARE");
+  EXPECT_EQ(comm::cuda_aware_override(), std::nullopt);
+  const comm::DeviceBufferSupport asked = world().device_buffer_support();
+  EXPECT_FALSE(asked.how.empty());
+  const comm::NullCommunicator one;
+  EXPECT_FALSE(one.device_buffers_supported());
+  const auto answers = world().allgather_value<std::int32_t>(asked.supported ? 1 : 0);
+  for (std::int32_t a : answers) EXPECT_EQ(a, answers[0]) << "the ranks disagree";
+  if (world().rank() == 0) std::printf("[ device buffers to %s: %s ]\n", world().name().c_str(), asked.how.c_str());
+  const bool mpi = world().name() == "mpi";
+
+  ::setenv("NBODY_MPI_CUDA_AWARE", "1", 1);
+  EXPECT_EQ(comm::cuda_aware_override(), std::optional<bool>(true));
+  EXPECT_EQ(world().device_buffers_supported(), mpi);
+  if (mpi) EXPECT_EQ(world().device_buffer_support().how, "NBODY_MPI_CUDA_AWARE=1");
+  EXPECT_FALSE(one.device_buffers_supported());
+
+  ::setenv("NBODY_MPI_CUDA_AWARE", "0", 1);
+  EXPECT_EQ(comm::cuda_aware_override(), std::optional<bool>(false));
+  EXPECT_FALSE(world().device_buffers_supported());
+  if (mpi) EXPECT_EQ(world().device_buffer_support().how, "NBODY_MPI_CUDA_AWARE=0");
+
+  ::setenv("NBODY_MPI_CUDA_AWARE", "", 1);  // (empty: as unset)
+  EXPECT_EQ(world().device_buffers_supported(), asked.supported);
+
+  ::setenv("NBODY_MPI_CUDA_AWARE", "yes", 1);
+  try {
+    (void)comm::cuda_aware_override();
+    ADD_FAILURE() << "NBODY_MPI_CUDA_AWARE=yes not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_status(), 2);
+    EXPECT_NE(std::string(e.what()).find("NBODY_MPI_CUDA_AWARE"), std::string::npos) << e.what();
+  }
+  if (mpi) EXPECT_THROW((void)world().device_buffer_support(), Error);
+  ::unsetenv("NBODY_MPI_CUDA_AWARE");
 }
 
 // ---- the distributed direct sum -------------------------------------------------------------

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -130,7 +131,7 @@ PicSimulation run_gpu(const PicConfig& c, comm::Communicator& comm, int steps, s
                       std::int64_t* sorts = nullptr, int ranks_y = 1, PoyntingTrack* track = nullptr, bool direct = false) {
   PicSimulation sim = build_pic_simulation(c);
   PicGpuOptions o = options(c);
-  o.slab.direct = direct && comm.size() > 1;
+  o.slab.guards = direct && comm.size() > 1 ? GuardExchange::ipc : GuardExchange::host;
   DomainPicGpu d(sim, comm, o, ranks_y);
   if (track) d.track_poynting(10, c.nx - 12);
   for (int k = 0; k < steps; ++k) d.step();
@@ -409,7 +410,7 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
                  bool direct = false) {
     PicSimulation sim = build_pic_simulation(c);
     PicGpuOptions o = options(c);
-    o.slab.direct = direct && comm.size() > 1;
+    o.slab.guards = direct && comm.size() > 1 ? GuardExchange::ipc : GuardExchange::host;
     DomainPicGpu d(sim, comm, o, ranks_y);
     d.track_poynting(10, 50);
     for (int k = 1; k <= int(pic_steps(c)); ++k) {
@@ -480,6 +481,62 @@ TEST(PicGpuSlabsMpiTiming, OtherDepositKernelsAreRefused) {
     EXPECT_EQ(e.exit_status(), 2);
     EXPECT_NE(std::string(e.what()).find("solver.deposit"), std::string::npos) << e.what();
   }
+}
+
+// parallel.exchange = "auto": GPU buffers to MPI where the library reports CUDA support, the
+// host's way otherwise; the same values move either way, so the deterministic run keeps the bits
+// of "host" (and of one GPU), in slabs and, on 4 ranks and more, in 2 block rows. Where the
+// library reports CUDA support "mpi" is asked for by name too.
+TEST(PicGpuSlabsMpiExchange, AutoKeepsTheHostBits) {
+  REQUIRE_GPU();
+  const int P = world().size();
+  if (P < 2) GTEST_SKIP() << "needs several ranks";
+  const PicConfig c = config(kLangmuir, {"grid.ny=" + std::to_string(2 * kGuard * P)}, "deterministic");
+  const int steps = int(pic_steps(c));
+  auto run = [&](comm::Communicator& comm, GuardExchange guards, int ranks_y) {
+    PicSimulation sim = build_pic_simulation(c);
+    PicGpuOptions o = options(c);
+    o.slab.guards = guards;
+    DomainPicGpu d(sim, comm, o, ranks_y);
+    for (int k = 0; k < steps; ++k) d.step();
+    d.gather(sim);
+    return sim;
+  };
+  comm::NullCommunicator one;
+  const PicSimulation alone = run(one, GuardExchange::host, 1);
+  const bool device_mpi = world().device_buffers_supported();
+  for (int rows : {1, 2}) {
+    if (P % rows != 0 || (rows > 1 && P < 4)) continue;
+    const PicSimulation host = run(world(), GuardExchange::host, rows);
+    expect_same_bits(host, alone);
+    expect_same_bits(run(world(), GuardExchange::automatic, rows), host);
+    if (device_mpi) expect_same_bits(run(world(), GuardExchange::mpi, rows), host);
+  }
+  if (world().rank() == 0)
+    std::printf("[ parallel.exchange = \"auto\" on %d ranks: %s (%s) ]\n", P,
+                guard_exchange_name(resolve_guard_exchange(GuardExchange::automatic, world())),
+                world().device_buffer_support().how.c_str());
+}
+
+// "mpi" handed to the GPU blocks where the library does not take device buffers (here forced by
+// NBODY_MPI_CUDA_AWARE=0) is refused before any device work, with the reason: device pointers
+// to such a library would crash inside it. Needs no GPU.
+TEST(PicGpuSlabsMpiExchange, MpiWithoutCudaAwareLibraryIsRefused) {
+  if (world().size() < 2) GTEST_SKIP() << "needs several ranks";
+  const PicConfig c = config(kLangmuir, {}, "deterministic");
+  PicSimulation sim = build_pic_simulation(c);
+  PicGpuOptions o = options(c);
+  o.slab.guards = GuardExchange::mpi;
+  ::setenv("NBODY_MPI_CUDA_AWARE", "0", 1);
+  try {
+    DomainPicGpu d(sim, world(), o, 1);
+    ADD_FAILURE() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_status(), 2);
+    EXPECT_NE(std::string(e.what()).find("parallel.exchange = \"mpi\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NBODY_MPI_CUDA_AWARE=0"), std::string::npos) << e.what();
+  }
+  ::unsetenv("NBODY_MPI_CUDA_AWARE");
 }
 
 }  // namespace

@@ -516,6 +516,40 @@ TEST(PicSlabs, TooNarrowSlabsAreRefused) {
   }
 }
 
+// parallel.exchange = "mpi" hands GPU buffers to MPI: refused with one clear line where the MPI
+// library does not report CUDA support (Debian's Open MPI is built without it) or
+// NBODY_MPI_CUDA_AWARE=0 says so; NBODY_MPI_CUDA_AWARE=1 passes that check (a machine without a
+// CUDA device then refuses solver.device).
+TEST(PicSlabs, MpiExchangeNeedsACudaAwareLibrary) {
+  auto refusal = [](const char* env) {
+    if (env) ::setenv("NBODY_MPI_CUDA_AWARE", env, 1);
+    else ::unsetenv("NBODY_MPI_CUDA_AWARE");
+    std::string what;
+    try {
+      (void)config(kLangmuir, {"solver.device=\"cuda\"", "parallel.exchange=\"mpi\""});
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_status(), 2) << e.what();
+      what = e.what();
+    }
+    ::unsetenv("NBODY_MPI_CUDA_AWARE");
+    return what;
+  };
+  const std::string key = "parallel.exchange: \"mpi\" hands GPU buffers to MPI";
+  const std::string off = refusal("0");
+  EXPECT_NE(off.find(key), std::string::npos) << off;
+  EXPECT_NE(off.find("NBODY_MPI_CUDA_AWARE=0"), std::string::npos) << off;
+  EXPECT_NE(off.find("\"auto\""), std::string::npos) << "the way out named: " << off;
+  if (!world().device_buffers_supported()) {
+    const std::string asked = refusal(nullptr);
+    EXPECT_NE(asked.find(key), std::string::npos) << asked;
+    EXPECT_NE(asked.find(world().device_buffer_support().how), std::string::npos) << asked;
+  }
+  const std::string on = refusal("1");
+  EXPECT_EQ(on.find("parallel.exchange"), std::string::npos) << on;
+  // "auto" is never refused: it falls back to the host.
+  EXPECT_EQ(config(kLangmuir, {"parallel.exchange=\"auto\""}).exchange, GuardExchange::automatic);
+}
+
 }  // namespace
 }  // namespace nbody::pic
 

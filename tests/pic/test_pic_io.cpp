@@ -157,20 +157,44 @@ TEST(PicConfig, ReadsTheBlockRows) {
   EXPECT_EQ(block_shape_problem(64, 15, 4, 2).first, "grid.ny");
 }
 
-// parallel.exchange: "host" (the default) or "ipc" (GPU to GPU, CUDA IPC), which needs the GPU.
+// parallel.exchange: "host" (the default), "ipc" (GPU to GPU, CUDA IPC), "mpi" (GPU buffers to
+// CUDA-aware MPI) or "auto"; "ipc" and "mpi" need the GPU, "mpi" an MPI library that reports CUDA
+// support (never this process's: no MPI here, whatever NBODY_MPI_CUDA_AWARE says).
 TEST(PicConfig, ReadsTheExchange) {
   const fs::path d = temp_dir("exchange");
-  EXPECT_FALSE(read_pic_config(write(d, kBase).string(), {}).exchange_ipc);
-  EXPECT_FALSE(read_pic_config(write(d, kBase).string(), {"parallel.exchange=\"host\""}).exchange_ipc);
-  for (const char* bad : {"parallel.exchange=\"nccl\"", "parallel.exchange=\"ipc\"", "parallel.exchange=2"}) {
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {}).exchange, GuardExchange::host);
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.exchange=\"host\""}).exchange, GuardExchange::host);
+  // (on the CPU "auto" is the host's exchange: nothing to refuse)
+  EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.exchange=\"auto\""}).exchange, GuardExchange::automatic);
+  EXPECT_EQ(resolve_guard_exchange(GuardExchange::automatic, comm::NullCommunicator{}), GuardExchange::host);
+  EXPECT_EQ(resolve_guard_exchange(GuardExchange::ipc, comm::NullCommunicator{}), GuardExchange::ipc);
+  EXPECT_STREQ(guard_exchange_name(GuardExchange::automatic), "auto");
+  auto refusal = [&](const std::vector<std::string>& o) {
     try {
-      (void)read_pic_config(write(d, kBase).string(), {bad});
-      ADD_FAILURE() << bad << " not refused";
+      (void)read_pic_config(write(d, kBase).string(), o);
     } catch (const Error& e) {
-      EXPECT_EQ(e.exit_status(), 2) << bad;
-      EXPECT_NE(std::string(e.what()).find("parallel.exchange"), std::string::npos) << e.what();
+      EXPECT_EQ(e.exit_status(), 2) << o.back();
+      return std::string(e.what());
     }
-  }
+    ADD_FAILURE() << o.back() << " not refused";
+    return std::string();
+  };
+  for (const char* bad : {"parallel.exchange=\"nccl\"", "parallel.exchange=\"ipc\"", "parallel.exchange=\"mpi\"",
+                          "parallel.exchange=2"})
+    EXPECT_NE(refusal({bad}).find("parallel.exchange"), std::string::npos) << bad;
+  const std::string unknown = refusal({"parallel.exchange=\"gpudirect\""});
+  for (const char* choice : {"\"host\"", "\"ipc\"", "\"mpi\"", "\"auto\""})
+    EXPECT_NE(unknown.find(choice), std::string::npos) << unknown;
+  EXPECT_NE(refusal({"parallel.exchange=\"mpi\""}).find("solver.device"), std::string::npos) << "on the CPU path";
+  // On the GPU path: refused before the device is looked for, with the reason (no MPI here).
+  const std::vector<std::string> gpu_mpi = {"solver.device=\"cuda\"", "parallel.exchange=\"mpi\""};
+  const std::string no_mpi = refusal(gpu_mpi);
+  EXPECT_NE(no_mpi.find("parallel.exchange: \"mpi\" hands GPU buffers to MPI"), std::string::npos) << no_mpi;
+  EXPECT_NE(no_mpi.find("there is no MPI"), std::string::npos) << no_mpi;
+  ::setenv("NBODY_MPI_CUDA_AWARE", "1", 1);
+  EXPECT_FALSE(comm::NullCommunicator{}.device_buffers_supported()) << "one process sends nothing";
+  EXPECT_NE(refusal(gpu_mpi).find("parallel.exchange"), std::string::npos);
+  ::unsetenv("NBODY_MPI_CUDA_AWARE");
 }
 
 // "auto": the shape whose costliest block carries the least work (particles and cells), then the

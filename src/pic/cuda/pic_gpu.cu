@@ -1156,7 +1156,11 @@ struct PicGpu::Impl {
   int* starts = nullptr;  // the block columns' first columns (so.starts on the device)
   int* rows = nullptr;    // the block rows' first rows (so.rows on the device)
   double* flux = nullptr;  // poynting_rows' values (g.ny)
-  // direct exchanges (so.direct): this rank's exported message buffers (x lo, x hi, y lo, y hi,
+  // guard messages to CUDA-aware MPI (so.guards == mpi): the packed messages to the lo and hi
+  // neighbours and what they send back (send lo, send hi, receive lo, receive hi; stage_len each),
+  // taken at the first exchange
+  double* mpi_buf[4] = {};
+  // direct exchanges (so.guards == ipc): this rank's exported message buffers (x lo, x hi, y lo, y hi,
   // stage_len each) and the neighbours' it reads (the lo neighbour's hi buffer, the hi
   // neighbour's lo buffer, per axis), mapped by CUDA IPC
   double* out_buf[4] = {};
@@ -1505,7 +1509,29 @@ struct PicGpu::Impl {
       unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(first), stage, add);
       NBODY_CUDA_CHECK_LAUNCH();
     };
-    if (so.direct) {
+    if (so.guards == GuardExchange::mpi) {
+      // CUDA-aware MPI: packed into device buffers, the stream drained (MPI reads the buffers
+      // outside CUDA's stream order), the four messages through the communicator with device
+      // pointers, unpacked from the device receive buffers. One axis's exchange completes before
+      // the next begins, so the two axes share the buffers.
+      if (!mpi_buf[0])
+        for (double*& p : mpi_buf) p = alloc<double>(stage_len);
+      if (lo) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_lo), mpi_buf[0]);
+      NBODY_CUDA_CHECK_LAUNCH();
+      if (hi) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_hi), mpi_buf[1]);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+      so.exchange->swap_device(what, along_y, lo ? mpi_buf[0] : nullptr, hi ? mpi_buf[1] : nullptr,
+                               lo ? mpi_buf[2] : nullptr, hi ? mpi_buf[3] : nullptr, len);
+      if (lo) unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_lo), mpi_buf[2], add);
+      NBODY_CUDA_CHECK_LAUNCH();
+      if (hi) unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_hi), mpi_buf[3], add);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+      comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return;
+    }
+    if (so.guards == GuardExchange::ipc) {
       // GPU to GPU: packed into the exported buffers, a ready signal each way, each side unpacked
       // from the neighbour's buffer in place, then an acknowledgement (the buffers are free again).
       open_direct(along_y);
@@ -2042,6 +2068,8 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
     if ((m.so.cut_lo || m.so.cut_hi || m.so.cut_y_lo || m.so.cut_y_hi) && !m.so.exchange)
       throw_runtime_error("pic: a block with a cut side needs an exchange");
+    if (m.so.guards == GuardExchange::automatic)
+      throw_runtime_error("pic: a block's guard exchange \"auto\" must be resolved first (resolve_guard_exchange)");
     if (m.so.ids.size() != from.species().size()) throw_runtime_error("pic: the slab's particle ids do not match its species");
     for (std::size_t k = 0; k < m.so.ids.size(); ++k)
       if (m.so.ids[k].size() != from.species()[k].size())
@@ -2247,6 +2275,8 @@ PicGpu::~PicGpu() {
                   static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts),
                   static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.fdown),
                   static_cast<void*>(m.fup)})
+    if (p) cudaFree(p);
+  for (double* p : m.mpi_buf)
     if (p) cudaFree(p);
   // (exported buffers are freed only after every neighbour unmapped them: close_peers on every
   // rank, then a barrier; otherwise, on an error's way out, they are left to the process's end)
@@ -2624,6 +2654,29 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
     check("GPU-to-GPU");
     cleanup();
     comm.barrier();
+    // CUDA-aware MPI: the device buffers to send / recv as they are. Only where both ranks'
+    // library reports it (asked together, so that neither waits for a message the other never
+    // sends); a library that does not take device pointers would fail or crash inside MPI.
+    const comm::DeviceBufferSupport support = comm.device_buffer_support();
+    const bool both = comm.allreduce_max(support.supported ? 0.0 : 1.0) == 0.0;
+    if (both) {
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (check's memset done before MPI writes into recv)
+      auto mpi_leg = [&](bool sending) {
+        if (sending) comm.send(send, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
+        else comm.recv(recv, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
+      };
+      for (int r = -1; r < repeats; ++r) {
+        comm.barrier();
+        const auto t0 = std::chrono::steady_clock::now();
+        mpi_leg(me == 0);
+        mpi_leg(me == 1);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r >= 0 && me == 0) out.mpi_s.push_back(s);
+      }
+      check("CUDA-aware MPI");
+    } else {
+      out.mpi_unavailable = support.supported ? "the other rank's MPI library reports no CUDA support" : support.how;
+    }
   } catch (...) {
     cleanup();
     cudaFree(send);
