@@ -2,7 +2,9 @@
 """Plots from `nbody bench --json` results: scaling over N (time per step, speedup, rate),
 the ladder, the block-size sweeps (naive bars, split heat map), the kernel tuning sweep and the
 PIC blocks' message transfers by size (pic-scaling transfer records: host-staged, GPU to GPU by CUDA IPC,
-and device buffers to CUDA-aware MPI where the library reports it).
+and device buffers to CUDA-aware MPI where the library reports it), the direct sum over GPUs (multi-gpu:
+strong-scaling efficiency by N, weak scaling) and the PIC run over GPUs (pic-scaling: strong and weak
+efficiency, the sorting policies' mean step).
 
 Usage: scripts/plot_bench.py RESULTS.json [OUTDIR]    (needs matplotlib: python3-matplotlib)
 """
@@ -218,6 +220,85 @@ def transfer(results, env, out):
     return [save(fig, out, "pic_transfer.png")]
 
 
+def multi_gpu(results, env, out):
+    """multi-gpu records: strong-scaling efficiency against N for each GPU count, and weak scaling."""
+    rows = [r for r in results if r["suite"] == "multi-gpu" and timed(r)]
+    if not rows:
+        return []
+    fig, (ax_s, ax_w) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for prec in ("fp32", "fp64"):
+        strong = [r for r in rows if r["precision"] == prec and r["rung"].startswith("strong-") and r["ranks"] > 1]
+        for k in sorted({r["ranks"] for r in strong}):
+            sel = sorted((r for r in strong if r["ranks"] == k), key=lambda r: r["n"])
+            ax_s.semilogx([r["n"] for r in sel], [100 * r["efficiency"] for r in sel], STYLE.get(prec, "-"), marker="o",
+                          ms=3, base=2, label=f"{k} GPUs {prec}")
+        weak = sorted((r for r in rows if r["precision"] == prec and r["rung"].startswith("weak-")), key=lambda r: r["ranks"])
+        if weak:
+            ax_w.plot([r["ranks"] for r in weak], [100 * r.get("efficiency", 1.0) for r in weak], STYLE.get(prec, "-"),
+                      marker="o", label=prec)
+    ax_s.set_xlabel("N (bodies)")
+    ax_s.set_ylabel("strong-scaling efficiency (%)")
+    ax_w.set_xlabel("GPUs (N grows with them)")
+    ax_w.set_ylabel("weak-scaling efficiency (%)")
+    for ax in (ax_s, ax_w):
+        ax.set_ylim(0, 105)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Direct sum over GPUs (NCCL), " + title_suffix(env), fontsize=9)
+    return [save(fig, out, "multi_gpu_efficiency.png")]
+
+
+def pic_scaling(results, env, out):
+    """pic-scaling records: ns per particle per step and efficiency by ranks (strong, balanced,
+    weak); the sorting policies' mean step by ranks."""
+    rows = [r for r in results if r["suite"] == "pic-scaling" and timed(r) and not r["rung"].startswith("transfer-")]
+    files = []
+    groups = [("strong", "strong, even slabs"), ("strong-balanced", "strong, load-balanced"), ("weak", "weak")]
+    scal = {g: sorted((r for r in rows if r["rung"].rsplit("-", 1)[0] == g), key=lambda r: r["ranks"]) for g, _ in groups}
+    if any(scal.values()):
+        fig, (ax_t, ax_e) = plt.subplots(1, 2, figsize=(11, 4.2))
+        for g, label in groups:
+            sel = scal[g]
+            if g == "strong-balanced" and scal["strong"]:
+                sel = [r for r in scal["strong"] if r["ranks"] == 1] + sel  # (its 1-rank point is the strong one)
+            if not sel:
+                continue
+            ax_t.plot([r["ranks"] for r in sel], [r["ns_per_particle_step"] for r in sel], "o-", label=label)
+            ax_e.plot([r["ranks"] for r in sel], [100 * r.get("efficiency", 1.0) for r in sel], "o-", label=label)
+        ax_t.set_ylabel("ns per particle per step (median step)")
+        ax_e.set_ylabel("efficiency (%)")
+        ax_e.set_ylim(0, 105)
+        for ax in (ax_t, ax_e):
+            ax.set_xlabel("GPUs (ranks)")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle("PIC over GPU slabs, document 004's setup, " + title_suffix(env), fontsize=9)
+        files.append(save(fig, out, "pic_scaling.png"))
+    sort = [r for r in rows if r["rung"].startswith("sorting-")]
+    if sort:
+        fig, ax = plt.subplots(figsize=(8, 4.2))
+        def policy(r):
+            return f"every {r['sort_every']}" if r["sort_every"] > 0 else f"ratio {r['empty_ratio']:g}"
+        names = []
+        for r in sort:
+            if policy(r) not in names:
+                names.append(policy(r))
+        ks = sorted({r["ranks"] for r in sort})
+        width = 0.8 / len(ks)
+        for j, k in enumerate(ks):
+            by = {policy(r): r for r in sort if r["ranks"] == k}
+            xs = [i + j * width for i, n in enumerate(names) if n in by]
+            ax.bar(xs, [by[n]["mean_step_s"] * 1e3 for n in names if n in by], width, label=f"{k} GPU{'s' if k > 1 else ''}")
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))])
+        ax.set_xticklabels(names, rotation=30, fontsize=8)
+        ax.set_ylabel("mean step, sorts included (ms)")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.suptitle("Warp deposit: sorting policies (document 004's Fig. 10), " + title_suffix(env), fontsize=9)
+        files.append(save(fig, out, "pic_sorting.png"))
+    return files
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -228,7 +309,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     results, env = data["results"], data["environment"]
     files = (scaling(results, env, out) + ladder(results, env, out) + blocksize(results, env, out) + tune(results, env, out)
-             + transfer(results, env, out))
+             + transfer(results, env, out) + multi_gpu(results, env, out) + pic_scaling(results, env, out))
     for path in files:
         print(path)
     return 0
