@@ -236,7 +236,7 @@ class PicGpu {
   // kernels, current fold, field solve), on the device's clock (CUDA events).
   // With slabs (host clock, the device synchronised at each boundary): fields (fold and solve
   // without the messages), comm (the exchanges: staging copies and MPI), sort (the migration's
-  // compaction, unpacking and re-sorting by id).
+  // compaction, unpacking and, in the deterministic mode, re-sorting by id).
   struct StepTimes {
     double particles = 0, step = 0;
     double fields = 0, comm = 0, sort = 0;

@@ -26,8 +26,9 @@
 //   4. the particles whose cell left the block are compacted out on the device (a stable
 //      selection: the residents keep their order), sent as records (kMigrationRecord words):
 //      along x those whose block column changed, then along y those whose block row changed
-//      with the x arrivals of another block row; appended where they arrive, and the species is
-//      sorted by id again (warp: not; the arrivals wait at the end for the next sort by cell).
+//      with the x arrivals of another block row; appended where they arrive, and in the
+//      deterministic mode the species is sorted by id again (atomic: the order changes nothing;
+//      warp: the arrivals wait at the end for the next sort by cell).
 // The deterministic mode gives the same bits on any number and shape of blocks: a value of an
 // array is a sum over the particles of one cell in id order; the images and the arrays are added
 // in the order of one rank; the Poynting flux through a plane is summed row by row on the host

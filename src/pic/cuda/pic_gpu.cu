@@ -1737,8 +1737,8 @@ struct PicGpu::Impl {
     }
     NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
   }
-  // The arrived records of species k appended (in id order), the species sorted by id again
-  // (warp: not; the arrivals wait at the end for the next sort by cell).
+  // The arrived records of species k appended (in id order), the species sorted by id again in
+  // the deterministic mode (atomic and warp: the arrivals stay at the end).
   void append_arrivals(const std::vector<std::uint64_t>& arrived) {
     for (std::size_t k = 0; k < sp.size(); ++k) {
       const std::vector<std::uint64_t> rec = arrivals_of(arrived, k);
@@ -1760,9 +1760,13 @@ struct PicGpu::Impl {
       NBODY_CUDA_CHECK(cudaMemcpy(d.id + d.n, id.data(), na * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
       NBODY_CUDA_CHECK(cudaMemset(d.alive + d.n, 1, na));
       d.n += na;
-      // (the warp kernel keeps the residents in cell order and the arrivals at the end: its
-      // sorting policy counts them; the other kernels keep every slot in id order)
-      if (opt.deposit != DepositKernel::warp) sort_by_id(k);
+      // Only the deterministic mode needs every slot in id order (its fixed order of each cell's
+      // sum). The atomic kernel adds in no fixed order whatever the slots' order, and the warp
+      // kernel keeps the residents in cell order with the arrivals at the end for its sorting
+      // policy to count: both keep the arrivals where they are, which saves a radix sort of the
+      // species' ids and a gather of six arrays every step. (The outputs and checkpoints are in
+      // id order either way: DomainPic::gather and redistribute sort by id on the host.)
+      if (opt.deposit == DepositKernel::deterministic) sort_by_id(k);
     }
   }
   // DomainPic::migrate on the device: the particles whose cell left the block compacted out (the
