@@ -2604,6 +2604,18 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
       NBODY_CUDA_CHECK(cudaMemset(recv, 0, bytes));
     };
     NBODY_CUDA_CHECK(cudaMemset(recv, 0, bytes));
+    // One warm-up and `repeats` timed round trips of one way of moving (`leg(true)` sends, `leg(false)`
+    // receives): rank 0's seconds of each into `into`.
+    auto round_trips = [&](const auto& leg, std::vector<double>& into) {
+      for (int r = -1; r < repeats; ++r) {
+        comm.barrier();
+        const auto t0 = std::chrono::steady_clock::now();
+        leg(me == 0);
+        leg(me == 1);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r >= 0 && me == 0) into.push_back(s);
+      }
+    };
     std::vector<unsigned char> stage(bytes);
     // Host-staged: rank 0 sends first, rank 1 answers.
     auto host_leg = [&](bool sending) {
@@ -2615,14 +2627,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
         NBODY_CUDA_CHECK(cudaMemcpy(recv, stage.data(), bytes, cudaMemcpyHostToDevice));
       }
     };
-    for (int r = -1; r < repeats; ++r) {
-      comm.barrier();
-      const auto t0 = std::chrono::steady_clock::now();
-      host_leg(me == 0);
-      host_leg(me == 1);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (r >= 0 && me == 0) out.host_s.push_back(s);
-    }
+    round_trips(host_leg, out.host_s);
     check("host-staged");
     // GPU to GPU: the send buffers exported and mapped by the other rank.
     const cudaIpcMemHandle_t h = ipc_handle(send);
@@ -2645,14 +2650,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
         NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (a device-to-device copy returns before it ends)
       }
     };
-    for (int r = -1; r < repeats; ++r) {
-      comm.barrier();
-      const auto t0 = std::chrono::steady_clock::now();
-      direct_leg(me == 0);
-      direct_leg(me == 1);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (r >= 0 && me == 0) out.direct_s.push_back(s);
-    }
+    round_trips(direct_leg, out.direct_s);
     // (the last copy done on both sides before either unmaps or frees)
     comm.barrier();
     check("GPU-to-GPU");
@@ -2669,14 +2667,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
         if (sending) comm.send(send, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
         else comm.recv(recv, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
       };
-      for (int r = -1; r < repeats; ++r) {
-        comm.barrier();
-        const auto t0 = std::chrono::steady_clock::now();
-        mpi_leg(me == 0);
-        mpi_leg(me == 1);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (r >= 0 && me == 0) out.mpi_s.push_back(s);
-      }
+      round_trips(mpi_leg, out.mpi_s);
       check("CUDA-aware MPI");
     } else {
       out.mpi_unavailable = support.supported ? "the other rank's MPI library reports no CUDA support" : support.how;
