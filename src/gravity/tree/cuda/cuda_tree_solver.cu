@@ -83,8 +83,9 @@ class CudaTreeSolver final : public ForceSolver<T> {
     return weighted_sum(s, phi);
   }
 
-  TaggedBlob save_state() const override {
+  TaggedBlob save_state(bool repeats_last_pass) const override {
     ctx_->make_current();
+    (void)repeats_last_pass;
     return gravity::tree::save_history(params_, tree_.history());
   }
   void restore_state(const TaggedBlob& state, std::size_t n) override {
