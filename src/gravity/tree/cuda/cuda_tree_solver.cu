@@ -85,8 +85,7 @@ class CudaTreeSolver final : public ForceSolver<T> {
 
   TaggedBlob save_state(bool repeats_last_pass) const override {
     ctx_->make_current();
-    (void)repeats_last_pass;
-    return gravity::tree::save_history(params_, tree_.history());
+    return gravity::tree::save_history(params_, repeats_last_pass ? tree_.used_history() : tree_.history());
   }
   void restore_state(const TaggedBlob& state, std::size_t n) override {
     if (auto h = gravity::tree::restored_history(params_, state, n)) {
