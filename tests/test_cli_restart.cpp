@@ -170,10 +170,53 @@ INSTANTIATE_TEST_SUITE_P(
         ModelCase{"disk_galaxy_mixed", "--ic disk-galaxy -n 256 --precision mixed --dt 0.01"},
         ModelCase{"galaxy_collision_fp32", "--ic galaxy-collision -n 256 --precision fp32 --dt 0.01"},
         // The tree with GADGET's relative criterion: its |a| history is in the checkpoint (without
-        // it the resumed run's first pass would be Barnes-Hut, and the bits would part).
+        // it the resumed run's first pass would be Barnes-Hut, and the bits would part). Leaves
+        // and groups of 4: with the defaults (16, 64) 256 bodies make 4 groups, whose weakest
+        // |a| moves too little in a step for the cells the history opens to change, and a
+        // resumed run that opened cells by the wrong history still gave the same bits.
         ModelCase{"plummer_tree_relative_fp32", "--ic plummer -n 256 --precision fp32 --dt 0.01 --gravity tree "
-                                                "--tree-criterion relative --tree-alpha 0.05"}),
+                                                "--tree-criterion relative --tree-alpha 0.05 --tree-leaf-size 4 "
+                                                "--tree-group-size 4"}),
     [](const testing::TestParamInfo<ModelCase>& info) { return info.param.name; });
+
+// The tree's relative criterion opens the cells of a pass by the |a| of the pass before. The
+// checkpoint holds no accelerations, so a resumed leapfrog or yoshida4 run computes those at the
+// checkpoint's positions again as its first pass, which must open the cells the uninterrupted
+// run's last pass before the checkpoint opened (by the |a| of the pass before that one); a
+// resumed euler run's first pass is the next one (its steps start at new positions), by the
+// last pass's |a|. Resumed at step 50 (on the snapshot schedule), byte for byte the
+// uninterrupted run in both precisions.
+struct TreeResumeCase {
+  std::string integrator, precision;
+};
+void PrintTo(const TreeResumeCase& c, std::ostream* os) { *os << c.integrator << "_" << c.precision; }
+
+class CliTreeRestart : public testing::TestWithParam<TreeResumeCase> {
+ protected:
+  void SetUp() override { one_thread_children(); }
+};
+
+TEST_P(CliTreeRestart, RelativeCriterionResumedRunGivesTheSameBytes) {
+  const auto& c = GetParam();
+  const fs::path base = temp_dir("restart_tree_relative_" + c.integrator + "_" + c.precision);
+  const std::string args = "run --gravity tree --device cpu -n 2000 --dt 0.002 --diag-every 10 --snapshot-every 25 "
+                           "--snapshot-format csv --tree-criterion relative --tree-alpha 0.05 --integrator " +
+                           c.integrator + " --precision " + c.precision;
+  const auto resumed = run_straight_and_resumed(args, base.string(), 50, 100);
+  EXPECT_NE(resumed.out.find("resumed at step 50"), std::string::npos) << resumed.out;
+  for (const char* f : {"snapshot_002.csv", "snapshot_003.csv", "snapshot_004.csv", "diagnostics.csv",
+                        "lagrangian_radii.csv", "checkpoint_0000000100.ckpt"}) {
+    expect_same_file(base / "straight" / f, base / "run" / f);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Integrators, CliTreeRestart,
+                         testing::Values(TreeResumeCase{"leapfrog", "fp64"}, TreeResumeCase{"leapfrog", "fp32"},
+                                         TreeResumeCase{"euler", "fp64"}, TreeResumeCase{"euler", "fp32"},
+                                         TreeResumeCase{"yoshida4", "fp64"}, TreeResumeCase{"yoshida4", "fp32"}),
+                         [](const testing::TestParamInfo<TreeResumeCase>& info) {
+                           return info.param.integrator + "_" + info.param.precision;
+                         });
 
 // Waits until the run has started stepping (its step-0 diagnostics row is there).
 bool wait_until_running(const fs::path& dir, const Child& c) {

@@ -390,8 +390,11 @@ TEST(TreeAccuracy, RelativeCriterionStartsWithBarnesHutThenBoundsTheErrorByAlpha
 
 // The relative criterion's history is the solver's state (ForceSolver::save_state): a new solver
 // given the state of another's first pass makes that solver's second pass bit for bit, where
-// without it its first pass is Barnes-Hut (other cells opened, other bits). The state of another
-// body count is an input error; Barnes-Hut saves none and ignores one.
+// without it its first pass is Barnes-Hut (other cells opened, other bits). Saved for a pass made
+// again (save_state(true), a resumed leapfrog run), the state is the history the last pass read:
+// none after the first pass, the first pass's |a| after the second, and a new solver given it
+// makes the second pass again bit for bit. The state of another body count is an input error;
+// Barnes-Hut saves none and ignores one.
 TEST(TreeSolverState, TheRelativeCriterionsHistoryCarriesTheNextPassBitForBit) {
   constexpr int n = 4096;
   const auto p = model("plummer", n, 3);
@@ -415,9 +418,11 @@ TEST(TreeSolverState, TheRelativeCriterionsHistoryCarriesTheNextPassBitForBit) {
     return a;
   };
   auto first = make_solver<float>(r, nullptr);
-  EXPECT_TRUE(first->save_state().tag.empty()) << "no history before the first pass";
+  EXPECT_TRUE(first->save_state(false).tag.empty()) << "no history before the first pass";
+  EXPECT_TRUE(first->save_state(true).tag.empty()) << "no history before the first pass";
   (void)pass(*first);
-  const TaggedBlob state = first->save_state();
+  EXPECT_TRUE(first->save_state(true).tag.empty()) << "the first pass read no history (Barnes-Hut)";
+  const TaggedBlob state = first->save_state(false);
   ASSERT_EQ(state.bytes.size(), n * sizeof(double)) << state.tag;
   // |a| of the pass as returned (float), by body
   std::vector<double> h(n);
@@ -432,6 +437,20 @@ TEST(TreeSolverState, TheRelativeCriterionsHistoryCarriesTheNextPassBitForBit) {
     EXPECT_EQ(h[i], std::sqrt(ax * ax + ay * ay + az * az)) << i;
   }
   const Pass second = pass(*first);
+  // The second pass read the first one's |a|: saved for that pass made again, it is `state`.
+  const TaggedBlob used = first->save_state(true);
+  EXPECT_EQ(used.tag, state.tag);
+  EXPECT_TRUE(used.bytes == state.bytes) << "the history the second pass read is not the first pass's |a|";
+  EXPECT_FALSE(first->save_state(false).bytes == state.bytes) << "the second pass recorded nothing";
+  {
+    auto repeated = make_solver<float>(r, nullptr);
+    repeated->restore_state(used, n);
+    const Pass again2 = pass(*repeated);
+    EXPECT_TRUE(again2.ax == second.ax && again2.ay == second.ay && again2.az == second.az)
+        << "the second pass made again from the saved state is not the second pass";
+    EXPECT_TRUE(repeated->save_state(false).bytes == first->save_state(false).bytes);
+    EXPECT_TRUE(repeated->save_state(true).bytes == used.bytes);
+  }
 
   auto resumed = make_solver<float>(r, nullptr);
   resumed->restore_state(state, n);
@@ -458,7 +477,8 @@ TEST(TreeSolverState, TheRelativeCriterionsHistoryCarriesTheNextPassBitForBit) {
   auto bh_solver = make_solver<float>(r, nullptr);
   bh_solver->restore_state(state, n);
   (void)pass(*bh_solver);
-  EXPECT_TRUE(bh_solver->save_state().tag.empty());
+  EXPECT_TRUE(bh_solver->save_state(false).tag.empty());
+  EXPECT_TRUE(bh_solver->save_state(true).tag.empty());
 }
 
 // Newton's third law: the tree's forces are not pairwise symmetric, so the total force

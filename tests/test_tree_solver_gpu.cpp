@@ -262,18 +262,25 @@ TEST(TreeSolverGpu, StateLargerThanTheDeviceIsAnInputError) {
 }
 
 // Barnes-Hut, and the relative criterion, whose |a| history the checkpoint carries (the resumed
-// run's first pass opens the cells the uninterrupted run's pass opened).
+// run's first pass opens the cells the uninterrupted run's pass opened): with leapfrog, whose
+// resumed run computes the accelerations at the checkpoint's positions again (the last pass made
+// again, by the history that pass read), and with euler, whose resumed run's first pass is the
+// next one (by the last pass's |a|).
 TEST(TreeSolverGpu, ResumedRunGivesTheSameBytes) {
   REQUIRE_TREE_GPU();
   namespace fs = std::filesystem;
-  for (const std::string criterion : {"", " --tree-criterion relative --tree-alpha 0.05"}) {
-    const fs::path base = temp_dir(criterion.empty() ? "gpu_tree_restart" : "gpu_tree_restart_relative");
-    const auto resumed = run_straight_and_resumed("run --gravity tree --device cuda -n 5000 --dt 0.002 --diag-every 10 "
-                                                  "--snapshot-every 25 --snapshot-format csv" + criterion,
-                                                  base.string(), 50, 100);
-    EXPECT_NE(resumed.out.find("gravity: tree (cuda"), std::string::npos) << resumed.out;
-    for (const char* f : {"snapshot_004.csv", "diagnostics.csv"}) {
-      EXPECT_TRUE(read_text(base / "straight" / f) == read_text(base / "run" / f)) << f << " differs" << criterion;
+  for (const std::string integrator : {"leapfrog", "euler"}) {
+    for (const std::string criterion : {"", " --tree-criterion relative --tree-alpha 0.05"}) {
+      const fs::path base = temp_dir("gpu_tree_restart_" + integrator + (criterion.empty() ? "" : "_relative"));
+      const auto resumed = run_straight_and_resumed("run --gravity tree --device cuda -n 5000 --dt 0.002 --diag-every 10 "
+                                                    "--snapshot-every 25 --snapshot-format csv --integrator " +
+                                                        integrator + criterion,
+                                                    base.string(), 50, 100);
+      EXPECT_NE(resumed.out.find("gravity: tree (cuda"), std::string::npos) << resumed.out;
+      for (const char* f : {"snapshot_003.csv", "snapshot_004.csv", "diagnostics.csv", "checkpoint_0000000100.ckpt"}) {
+        EXPECT_TRUE(read_text(base / "straight" / f) == read_text(base / "run" / f))
+            << f << " differs: " << integrator << criterion;
+      }
     }
   }
 }

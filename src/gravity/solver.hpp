@@ -84,9 +84,23 @@ class ForceSolver {
   // State a solver carries from one pass into the next that changes what the next pass computes
   // (the tree's relative criterion: the previous pass's |a| of every body), for checkpoints: a
   // resumed run then makes the passes the uninterrupted one made. Empty (no tag): none.
-  [[nodiscard]] virtual TaggedBlob save_state() const { return {}; }
-  // Takes what save_state() gave, for n bodies. State of another tag (a run continued with other
-  // physics) is ignored; state of its own tag that does not fit n bodies is an input error.
+  //
+  // `repeats_last_pass`: whether the resumed run's first pass is the last pass made again. A
+  // checkpoint holds no accelerations: where the integrator ends a step with the accelerations
+  // at the current positions and uses them in the next step (leapfrog, yoshida4: the system's
+  // accelerations are current), the resumed run recomputes them, at the same positions, as its
+  // first pass, and for the same bits that pass must start from the state the last pass started
+  // from, not the one it left. Otherwise (euler, whose steps start with a pass at the new
+  // positions; a checkpoint before the first step) the first pass is the next one, and it starts
+  // from the state the last pass left. Where the state the last pass started from is "none"
+  // (it was the first), nothing is saved: the repeated pass starts from none too.
+  [[nodiscard]] virtual TaggedBlob save_state(bool repeats_last_pass) const {
+    (void)repeats_last_pass;
+    return {};
+  }
+  // Takes what save_state() gave, for n bodies: the state the resumed run's first pass starts
+  // from. State of another tag (a run continued with other physics) is ignored; state of its own
+  // tag that does not fit n bodies is an input error.
   virtual void restore_state(const TaggedBlob& state, std::size_t n) { (void)state, (void)n; }
   // After a pass over several ranks gathered every rank's block of `targets` into `out`: a solver
   // that keeps per-body state from its passes (save_state) keeps it for every body, so that the

@@ -117,7 +117,11 @@ class SimulationImpl final : public Simulation {
     system_->download(p);
     ck.state = std::move(p);
     ck.integrator = {integrator_->name(), integrator_->save_state(*system_)};
-    ck.solver = system_->solver().save_state();
+    // Current accelerations are not in the checkpoint: the resumed run's first step computes
+    // them again at these positions (leapfrog, yoshida4), which is the last pass made again.
+    // (hermite4 keeps its force state in its own and leaves the system's accelerations not
+    // current; euler's steps end with a drift.)
+    ck.solver = system_->solver().save_state(system_->accelerations_current());
     return ck;
   }
 

@@ -65,7 +65,7 @@ class DistributedSolver final : public ForceSolver<T> {
   double potential_energy(const SourceView<T>& sources) override { return local_->potential_energy(sources); }
   std::vector<double> potentials(const SourceView<T>& sources) override { return local_->potentials(sources); }
   // The local solver's state; after each pass it has seen every rank's block (gathered).
-  TaggedBlob save_state() const override { return local_->save_state(); }
+  TaggedBlob save_state(bool repeats_last_pass) const override { return local_->save_state(repeats_last_pass); }
   void restore_state(const TaggedBlob& state, std::size_t n) override { local_->restore_state(state, n); }
 
   [[nodiscard]] comm::Communicator& communicator() noexcept { return *comm_; }

@@ -393,7 +393,20 @@ void CpuTree::accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3
 
 template <class T>
 void CpuTree::record_history(int first, int count, int n, const T* ax, const T* ay, const T* az) {
-  if (last_acc_.size() != static_cast<std::size_t>(n)) last_acc_.assign(std::size_t(n), 0.0);
+  // The pass read last_acc_ where it held n values (walk: have_history); it is kept, swapped
+  // (not copied) into used_acc_, and the spare vector takes the pass's |a|.
+  const auto ns = static_cast<std::size_t>(n);
+  if (last_acc_.size() == ns) {
+    used_acc_.swap(last_acc_);
+    if (first == 0 && count == n) {
+      last_acc_.resize(ns);
+    } else {
+      last_acc_ = used_acc_;  // (part of the bodies: the others keep the values they had)
+    }
+  } else {
+    used_acc_.clear();
+    last_acc_.assign(ns, 0.0);
+  }
   for (int i = 0; i < count; ++i) {
     const double x = ax[i], y = ay[i], z = az[i];
     last_acc_[std::size_t(first + i)] = std::sqrt(x * x + y * y + z * z);
@@ -453,7 +466,9 @@ class CpuTreeSolver final : public ForceSolver<T> {
   Precision precision() const override { return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64; }
   SolverCapabilities capabilities() const override { return {true, false, false}; }
   double potential_energy(const SourceView<T>& s) override { return tree_.potential_energy(s); }
-  TaggedBlob save_state() const override { return gravity::tree::save_history(tree_.params(), tree_.history()); }
+  TaggedBlob save_state(bool repeats_last_pass) const override {
+    return gravity::tree::save_history(tree_.params(), repeats_last_pass ? tree_.used_history() : tree_.history());
+  }
   void restore_state(const TaggedBlob& state, std::size_t n) override {
     if (auto h = gravity::tree::restored_history(tree_.params(), state, n)) tree_.set_history(std::move(*h));
   }

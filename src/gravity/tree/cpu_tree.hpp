@@ -109,17 +109,22 @@ class CpuTree {
   [[nodiscard]] const Octree& octree() const noexcept { return tree_; }
   [[nodiscard]] const TreeParams& params() const noexcept { return params_; }
   // Forgets the previous pass's |a| (the relative criterion starts again with Barnes-Hut).
-  void reset_history() { last_acc_.clear(); }
+  void reset_history() { last_acc_.clear(), used_acc_.clear(); }
   // The previous pass's |a| by source index (0: unknown; empty before the first pass): the
-  // relative criterion's history, saved in checkpoints so that a resumed run opens the cells the
-  // uninterrupted one opened. |a| is taken from the accelerations as returned (in T, as the GPU
-  // tree takes it).
+  // relative criterion's history, what the next pass opens cells by, saved in checkpoints so that
+  // a resumed run opens the cells the uninterrupted one opened. |a| is taken from the
+  // accelerations as returned (in T, as the GPU tree takes it).
   [[nodiscard]] const std::vector<double>& history() const noexcept { return last_acc_; }
-  void set_history(std::vector<double> h) { last_acc_ = std::move(h); }
+  // The history the previous acceleration pass opened cells by (empty: none, it was Barnes-Hut),
+  // for a checkpoint after which that pass is made again (ForceSolver::save_state).
+  [[nodiscard]] const std::vector<double>& used_history() const noexcept { return used_acc_; }
+  // The history the next pass opens cells by (empty: none, Barnes-Hut).
+  void set_history(std::vector<double> h) { last_acc_ = std::move(h), used_acc_.clear(); }
   // Records |a| of targets first ... first + count - 1 of n sources: a pass over every source
   // records itself; a pass over a block of them (a rank's part) records nothing, and the whole
   // pass is recorded once every rank's block is gathered (ForceSolver::gathered), so that every
   // group of the next pass sees the previous pass's |a| of all its members, as on one process.
+  // One call a pass: the history the pass read becomes used_history().
   template <class T>
   void record_history(int first, int count, int n, const T* ax, const T* ay, const T* az);
 
@@ -151,6 +156,7 @@ class CpuTree {
   std::vector<std::uint64_t> tkeys_;
   std::vector<std::int32_t> tindex_;
   std::vector<double> last_acc_;  // |a| of each source in the previous acceleration pass
+  std::vector<double> used_acc_;  // the history that pass read (empty: none)
 };
 
 }  // namespace nbody::gravity::tree

@@ -63,9 +63,11 @@ class CudaTree {
   [[nodiscard]] std::vector<std::pair<std::int32_t, std::int32_t>> groups() const;
   [[nodiscard]] const TreeStats& stats() const noexcept;
   // The relative criterion's history (CpuTree::history): the last acceleration pass's |a| by
-  // body, copied to the host (empty before the first pass); set_history puts one back (empty:
-  // forgotten, the next pass is Barnes-Hut).
+  // body, copied to the host (empty before the first pass, and with Barnes-Hut); set_history
+  // puts one back for the next pass (empty: forgotten, the next pass is Barnes-Hut).
   [[nodiscard]] std::vector<double> history() const;
+  // The history the last acceleration pass read (CpuTree::used_history; empty: none).
+  [[nodiscard]] std::vector<double> used_history() const;
   void set_history(const std::vector<double>& h);
 
   struct Impl;

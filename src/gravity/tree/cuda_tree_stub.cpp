@@ -22,6 +22,7 @@ std::vector<std::int32_t> CudaTree::index() const { return {}; }
 std::vector<std::pair<std::int32_t, std::int32_t>> CudaTree::groups() const { return {}; }
 const TreeStats& CudaTree::stats() const noexcept { return impl_->stats; }
 std::vector<double> CudaTree::history() const { return {}; }
+std::vector<double> CudaTree::used_history() const { return {}; }
 void CudaTree::set_history(const std::vector<double>&) {}
 
 template <class T>

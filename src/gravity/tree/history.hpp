@@ -1,8 +1,10 @@
 #pragma once
-// The relative criterion's history in a checkpoint (the CPU and the GPU tree alike): the previous
-// force pass's |a| of every body, float64 by body index, under the tag kHistoryTag. Without it a
-// resumed run's first pass would fall back to Barnes-Hut and open other cells than the
-// uninterrupted run's pass did.
+// The relative criterion's history in a checkpoint (the CPU and the GPU tree alike): |a| of every
+// body, float64 by body index, under the tag kHistoryTag, that the resumed run's first pass opens
+// cells by: the last pass's where that first pass is the next one, the history the last pass read
+// where the resumed run makes the last pass again (ForceSolver::save_state). Without it a resumed
+// run's first pass would fall back to Barnes-Hut and open other cells than the uninterrupted
+// run's pass did.
 #include <cmath>
 #include <cstring>
 #include <optional>

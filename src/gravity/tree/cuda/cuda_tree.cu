@@ -57,6 +57,10 @@ struct DeviceArray {
     p = q;
     n = cap;
   }
+  void swap(DeviceArray& o) noexcept {
+    std::swap(p, o.p);
+    std::swap(n, o.n);
+  }
   [[nodiscard]] std::vector<T> to_host(std::size_t count) const {
     std::vector<T> h(count);
     if (count > 0) NBODY_CUDA_CHECK(cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost));
@@ -643,6 +647,11 @@ struct CudaTree::Impl {
   DeviceArray<double> last_acc;  // |a| of the previous acceleration pass, by body
   bool have_last_acc = false;
   int last_acc_n = -1;  // the body count of that pass
+  // The history that pass read (CpuTree::used_history), for a checkpoint after which the pass
+  // is made again; the two arrays swap after each pass (the pass's |a| goes into the spare).
+  DeviceArray<double> used_acc;
+  bool have_used_acc = false;
+  int used_acc_n = -1;
   CellArrays cells, group_cells;
   // The walk's packed copies: the cells' opening data, their multipoles and the sorted sources
   // in the arithmetic of the last prepare (float or double).
@@ -877,11 +886,18 @@ struct CudaTree::Impl {
     stats.m2p = c[0];
     stats.p2p = c[1];
     if constexpr (!kPotential) {
-      last_acc.reserve(std::size_t(n));
-      acc_norm_t<T><<<blocks_for(std::size_t(n)), kBlock>>>(ax, ay, az, n, last_acc.p);
-      NBODY_CUDA_CHECK_LAUNCH();
-      have_last_acc = true;
-      last_acc_n = n;
+      if (params.criterion == Criterion::relative) {
+        // The history this pass read is kept (used_acc), the spare array takes this pass's |a|.
+        last_acc.swap(used_acc);
+        std::swap(have_last_acc, have_used_acc);
+        std::swap(last_acc_n, used_acc_n);
+        if (!relative) have_used_acc = false, used_acc_n = -1;  // (it read none: Barnes-Hut)
+        last_acc.reserve(std::size_t(n));
+        acc_norm_t<T><<<blocks_for(std::size_t(n)), kBlock>>>(ax, ay, az, n, last_acc.p);
+        NBODY_CUDA_CHECK_LAUNCH();
+        have_last_acc = true;
+        last_acc_n = n;
+      }
     }
   }
 };
@@ -917,9 +933,9 @@ void CudaTree::potentials_device(const T* x, const T* y, const T* z, const T* m,
 
 // Per body: keys and sorted keys (16), indices in and sorted (8), the sorted float64 sources (32)
 // and their packed copy for the walk (at most 32), group flags and starts (5), |a| of the last
-// pass (8), CUB's temporary storage (the sort's, about 24). The cells (140 bytes each) of the
-// tree and of the groups' tree: a split cell holds more than `leaf` bodies and has at most 8
-// children, so at most 8n/(leaf + 1) + 1 cells, and the arrays grow by half again; the tree's
+// pass and the history it read (16, the relative criterion only), CUB's temporary storage (the
+// sort's, about 24). The cells (140 bytes each) of the tree and of the groups' tree: a split cell
+// holds more than `leaf` bodies and has at most 8 children, so at most 8n/(leaf + 1) + 1 cells, and the arrays grow by half again; the tree's
 // cells have packed copies for the walk (48 bytes of opening data, at most 96 of multipole). The
 // walk's frontier: 2 queues of kListCapacity ints for each warp of at most 8 blocks an SM (132
 // SMs of an H100: 4224 warps, 0.28 GB).
@@ -932,7 +948,8 @@ std::size_t CudaTree::device_bytes(std::size_t n, const TreeParams& p) {
   const std::size_t cells = tree_cells + 8 * n / group + 64;
   const std::size_t packed = sizeof(CellOpen) + sizeof(CellMultipole<double>);
   const std::size_t scratch = std::size_t(sms) * 8 * kWalkWarps * 2 * kListCapacity * sizeof(int);
-  return n * (16 + 8 + 32 + 32 + 5 + 8 + 24) + cells * 140 * 3 / 2 + tree_cells * packed * 3 / 2 + scratch +
+  const std::size_t history = p.criterion == Criterion::relative ? 2 * sizeof(double) : 0;
+  return n * (16 + 8 + 32 + 32 + 5 + history + 24) + cells * 140 * 3 / 2 + tree_cells * packed * 3 / 2 + scratch +
          (std::size_t(64) << 20);
 }
 
@@ -1021,8 +1038,17 @@ std::vector<double> CudaTree::history() const {
   return impl_->last_acc.to_host(std::size_t(impl_->last_acc_n));
 }
 
+std::vector<double> CudaTree::used_history() const {
+  if (!impl_->have_used_acc || impl_->used_acc_n <= 0) return {};
+  NBODY_CUDA_CHECK(cudaSetDevice(impl_->device));
+  NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (the pass before, which wrote it)
+  return impl_->used_acc.to_host(std::size_t(impl_->used_acc_n));
+}
+
 void CudaTree::set_history(const std::vector<double>& h) {
   NBODY_CUDA_CHECK(cudaSetDevice(impl_->device));
+  impl_->have_used_acc = false;
+  impl_->used_acc_n = -1;
   if (h.empty()) {
     impl_->have_last_acc = false;
     impl_->last_acc_n = -1;

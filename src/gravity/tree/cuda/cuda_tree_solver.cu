@@ -83,9 +83,9 @@ class CudaTreeSolver final : public ForceSolver<T> {
     return weighted_sum(s, phi);
   }
 
-  TaggedBlob save_state() const override {
+  TaggedBlob save_state(bool repeats_last_pass) const override {
     ctx_->make_current();
-    return gravity::tree::save_history(params_, tree_.history());
+    return gravity::tree::save_history(params_, repeats_last_pass ? tree_.used_history() : tree_.history());
   }
   void restore_state(const TaggedBlob& state, std::size_t n) override {
     if (auto h = gravity::tree::restored_history(params_, state, n)) {
