@@ -13,7 +13,8 @@ namespace nbody::bench {
 struct Options {
   std::vector<std::string> suites;       // ladder, blocksize, scaling, tune, precision, profile, multi-gpu
   std::int64_t n = 4096;                 // ladder / blocksize / profile
-  std::vector<Precision> precisions;     // ladder and profile (default fp32)
+  std::vector<Precision> precisions;     // ladder and profile (default fp32); multi-gpu where named
+  bool precisions_named = false;         // --precision given (multi-gpu: else fp32 and fp64)
   std::vector<std::string> rungs;        // only these rungs (empty: all)
   std::int64_t max_n = 4194304;          // scaling and tune stop here
   bool quick = false;                    // fewer repeats and sizes: a smoke test

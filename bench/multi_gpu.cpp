@@ -171,7 +171,15 @@ void multi_gpu(const Options& o, const std::function<void(Record)>& add) {
   }
   for (int k : ks) configs.push_back({"weak", weak_n0 * k, k});
 
-  for (const Precision p : {Precision::fp32, Precision::fp64}) {
+  // --precision names some of fp32 and fp64 (the pass's arithmetic: mixed has no multi-GPU pass).
+  std::vector<Precision> precisions = {Precision::fp32, Precision::fp64};
+  if (o.precisions_named) {
+    precisions.clear();
+    for (const Precision p : o.precisions)  // (mixed refused with the options)
+      if (p != Precision::mixed && std::find(precisions.begin(), precisions.end(), p) == precisions.end())
+        precisions.push_back(p);
+  }
+  for (const Precision p : precisions) {
     std::map<std::int64_t, Measured> one_rank;  // by N: the reference of speedups and bits
     std::map<std::int64_t, Particles<double>> bodies;
     double last_rate = 0;  // pairs per second of the last one-rank pass, for the estimates

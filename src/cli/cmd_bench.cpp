@@ -63,7 +63,10 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "docs/pic_optimization.md) "
                   "(default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
-  app->add_option("--precision", args->precisions, "ladder precisions, comma-separated: fp32, fp64, mixed (default: fp32)");
+  CLI::Option* precision_option = app->add_option(
+      "--precision", args->precisions,
+      "comma-separated: fp32, fp64, mixed: the ladder's and profile's precisions (default: fp32); multi-gpu: "
+      "only these of fp32, fp64 (default: both)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
   app->add_option("--rungs", args->rungs,
                   "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
@@ -92,7 +95,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
-  return {app, [args, command_line]() {
+  return {app, [args, command_line, precision_option]() {
             bench::Options o;
             o.suites = split_list(args->suites);
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
@@ -110,6 +113,11 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.quick = args->quick;
             for (const auto& p : split_list(args->precisions)) o.precisions.push_back(parse_precision(p, "--precision"));
             if (o.precisions.empty()) throw_input_error("--precision: none named");
+            o.precisions_named = precision_option->count() > 0;
+            const bool multi = std::find(o.suites.begin(), o.suites.end(), "multi-gpu") != o.suites.end();
+            if (multi && o.precisions_named &&
+                std::find(o.precisions.begin(), o.precisions.end(), Precision::mixed) != o.precisions.end())
+              throw_input_error("--precision: the multi-gpu suite measures fp32 and fp64 (not mixed)");
             o.rungs = split_list(args->rungs);
             auto known = bench::ladder_rung_names();
             for (auto& r : bench::pic_rung_names()) known.push_back(std::move(r));
