@@ -85,6 +85,9 @@ int run_pic_command(const PicRunOptions& o) {
   if (printer && cfg.balance.every > 0 && ranks < 2)
     std::printf("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries under mpirun)\n",
                 cfg.balance.every);
+  // The guard messages' way as the run will settle it (collective: every rank asks together).
+  const pic::GuardExchange way =
+      pic::use_gpu_slabs(cfg) && ranks > 1 ? pic::resolve_guard_exchange(cfg.exchange, comm::world()) : cfg.exchange;
   if (printer && pic::use_gpu_slabs(cfg)) {
     if (ranks > 1 && cfg.ranks_y > 1)
       std::printf("pic: the grid in %d x %d blocks on GPUs (rank r on GPU r %% devices), %s deposition%s\n",
@@ -95,8 +98,6 @@ int run_pic_command(const PicRunOptions& o) {
                   ranks > 1 ? "s" : "", cfg.deposit.c_str(),
                   cfg.deterministic ? " (the bits of any number of ranks)" : "");
     if (ranks > 1) {
-      // (every rank resolves "auto" on the same library, as DomainPicGpu does)
-      const pic::GuardExchange way = pic::resolve_guard_exchange(cfg.exchange, comm::world());
       const char* how = way == pic::GuardExchange::ipc   ? "GPU to GPU (CUDA IPC)"
                         : way == pic::GuardExchange::mpi ? "GPU buffers to CUDA-aware MPI"
                                                          : "staged through the host";

@@ -101,6 +101,13 @@ std::optional<bool> cuda_aware_override() {
                     "not); unset it to ask the library");
 }
 
+DeviceBufferSupport device_buffer_support_everywhere(Communicator& comm) {
+  DeviceBufferSupport mine = comm.device_buffer_support();
+  const bool everywhere = comm.allreduce_max(mine.supported ? 0.0 : 1.0) == 0.0;
+  if (mine.supported && !everywhere) return {false, "another rank's MPI library reports no CUDA support"};
+  return mine;
+}
+
 // ---- the process's communicator ----
 
 namespace {

@@ -79,6 +79,13 @@ struct DeviceBufferSupport {
 // (ask the library). Any other value is an input error naming the variable.
 [[nodiscard]] std::optional<bool> cuda_aware_override();
 
+class Communicator;
+// Whether every rank of `comm` may hand device pointers to its messages (collective: every rank
+// asks together, so that none hands device buffers to a neighbour that stages through the host),
+// and why not where one may not: this rank's reason, or that another rank's library reports no
+// CUDA support.
+[[nodiscard]] DeviceBufferSupport device_buffer_support_everywhere(Communicator& comm);
+
 class Communicator {
  public:
   virtual ~Communicator() = default;

@@ -74,9 +74,10 @@ inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id,
 enum class GuardExchange { host, ipc, mpi, automatic };
 // "host", "ipc", "mpi", "auto"
 [[nodiscard]] const char* guard_exchange_name(GuardExchange e) noexcept;
-// `e` on `comm`: automatic becomes mpi where comm.device_buffers_supported(), host otherwise;
-// the others stay as they are.
-[[nodiscard]] GuardExchange resolve_guard_exchange(GuardExchange e, const comm::Communicator& comm);
+// `e` settled on `comm` (collective over comm's ranks where it has several): automatic becomes mpi
+// where every rank's communicator takes device buffers, host otherwise (host on one process);
+// mpi where a rank's does not is an input error on every rank; the others stay as they are.
+[[nodiscard]] GuardExchange resolve_guard_exchange(GuardExchange e, comm::Communicator& comm);
 
 // One rank's block of a run split over several GPUs (pic/gpu_slabs.hpp): the exchanges with the
 // neighbour blocks, staged through the host (swap_device: device buffers to a CUDA-aware

@@ -34,9 +34,19 @@ const char* guard_exchange_name(GuardExchange e) noexcept {
   return "host";
 }
 
-GuardExchange resolve_guard_exchange(GuardExchange e, const comm::Communicator& comm) {
-  if (e != GuardExchange::automatic) return e;
-  return comm.device_buffers_supported() ? GuardExchange::mpi : GuardExchange::host;
+GuardExchange resolve_guard_exchange(GuardExchange e, comm::Communicator& comm) {
+  // Settled by every rank together: a rank handing device buffers to MPI while its neighbour
+  // stages through the host would wait forever, and device pointers to an MPI that does not take
+  // them would crash inside it (refused here).
+  if (comm.size() < 2) return e == GuardExchange::automatic ? GuardExchange::host : e;  // (no messages)
+  if (e != GuardExchange::mpi && e != GuardExchange::automatic) return e;
+  const comm::DeviceBufferSupport all = comm::device_buffer_support_everywhere(comm);
+  if (e == GuardExchange::automatic) return all.supported ? GuardExchange::mpi : GuardExchange::host;
+  if (!all.supported)
+    throw_input_error("pic: parallel.exchange = \"mpi\" hands GPU buffers to MPI, but " + all.how +
+                      ": use \"auto\" or \"host\" (or NBODY_MPI_CUDA_AWARE=1 where the library is CUDA-aware "
+                      "without reporting it)");
+  return e;
 }
 
 void SlabExchange::swap_device(int, bool, const double*, const double*, double*, double*, std::size_t) {
@@ -110,22 +120,8 @@ DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm
   if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
       options.deposit != DepositKernel::deterministic)
     throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
-  // The guard messages' way, settled once for the run by every rank together: a rank handing
-  // device buffers to MPI while its neighbour stages through the host would wait forever, and
-  // device pointers to an MPI that does not take them would crash inside it (refused here).
-  GuardExchange& guards = options_.slab.guards;
-  if (comm.size() < 2) {
-    if (guards == GuardExchange::automatic) guards = GuardExchange::host;  // (no messages)
-  } else if (guards == GuardExchange::mpi || guards == GuardExchange::automatic) {
-    const comm::DeviceBufferSupport mine = comm.device_buffer_support();
-    const bool everywhere = comm.allreduce_max(mine.supported ? 0.0 : 1.0) == 0.0;
-    if (guards == GuardExchange::automatic) guards = everywhere ? GuardExchange::mpi : GuardExchange::host;
-    else if (!everywhere)
-      throw_input_error("pic: parallel.exchange = \"mpi\" hands GPU buffers to MPI, but " +
-                        (mine.supported ? std::string("another rank's MPI library reports no CUDA support") : mine.how) +
-                        ": use \"auto\" or \"host\" (or NBODY_MPI_CUDA_AWARE=1 where the library is CUDA-aware "
-                        "without reporting it)");
-  }
+  // The guard messages' way, settled once for the run by every rank together.
+  options_.slab.guards = resolve_guard_exchange(options_.slab.guards, comm);
   host_ = std::make_unique<DomainPic>(global, comm, ranks_y);  // the block (and the check of its shape)
   for (const Species& s : host_->species()) mobile_.push_back(!s.immobile);
   const int devices = pic_gpu_device_count();

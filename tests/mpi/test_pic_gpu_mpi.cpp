@@ -512,9 +512,9 @@ TEST(PicGpuSlabsMpiExchange, AutoKeepsTheHostBits) {
     expect_same_bits(run(world(), GuardExchange::automatic, rows), host);
     if (device_mpi) expect_same_bits(run(world(), GuardExchange::mpi, rows), host);
   }
+  const GuardExchange settled = resolve_guard_exchange(GuardExchange::automatic, world());  // (collective)
   if (world().rank() == 0)
-    std::printf("[ parallel.exchange = \"auto\" on %d ranks: %s (%s) ]\n", P,
-                guard_exchange_name(resolve_guard_exchange(GuardExchange::automatic, world())),
+    std::printf("[ parallel.exchange = \"auto\" on %d ranks: %s (%s) ]\n", P, guard_exchange_name(settled),
                 world().device_buffer_support().how.c_str());
 }
 

@@ -166,8 +166,9 @@ TEST(PicConfig, ReadsTheExchange) {
   EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.exchange=\"host\""}).exchange, GuardExchange::host);
   // (on the CPU "auto" is the host's exchange: nothing to refuse)
   EXPECT_EQ(read_pic_config(write(d, kBase).string(), {"parallel.exchange=\"auto\""}).exchange, GuardExchange::automatic);
-  EXPECT_EQ(resolve_guard_exchange(GuardExchange::automatic, comm::NullCommunicator{}), GuardExchange::host);
-  EXPECT_EQ(resolve_guard_exchange(GuardExchange::ipc, comm::NullCommunicator{}), GuardExchange::ipc);
+  comm::NullCommunicator one;
+  EXPECT_EQ(resolve_guard_exchange(GuardExchange::automatic, one), GuardExchange::host);
+  EXPECT_EQ(resolve_guard_exchange(GuardExchange::ipc, one), GuardExchange::ipc);
   EXPECT_STREQ(guard_exchange_name(GuardExchange::automatic), "auto");
   auto refusal = [&](const std::vector<std::string>& o) {
     try {

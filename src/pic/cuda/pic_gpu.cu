@@ -2659,9 +2659,8 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
     // CUDA-aware MPI: the device buffers to send / recv as they are. Only where both ranks'
     // library reports it (asked together, so that neither waits for a message the other never
     // sends); a library that does not take device pointers would fail or crash inside MPI.
-    const comm::DeviceBufferSupport support = comm.device_buffer_support();
-    const bool both = comm.allreduce_max(support.supported ? 0.0 : 1.0) == 0.0;
-    if (both) {
+    const comm::DeviceBufferSupport support = comm::device_buffer_support_everywhere(comm);
+    if (support.supported) {
       NBODY_CUDA_CHECK(cudaDeviceSynchronize());  // (check's memset done before MPI writes into recv)
       auto mpi_leg = [&](bool sending) {
         if (sending) comm.send(send, std::int64_t(bytes), comm::DataType::byte, other, kTag + 3);
@@ -2670,7 +2669,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
       round_trips(mpi_leg, out.mpi_s);
       check("CUDA-aware MPI");
     } else {
-      out.mpi_unavailable = support.supported ? "the other rank's MPI library reports no CUDA support" : support.how;
+      out.mpi_unavailable = support.how;
     }
   } catch (...) {
     cleanup();
