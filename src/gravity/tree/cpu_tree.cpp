@@ -388,28 +388,20 @@ void CpuTree::accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3
     out.y[i] = static_cast<T>(ay[i]);
     out.z[i] = static_cast<T>(az[i]);
   }
-  if (targets_are_sources_ && params_.criterion == Criterion::relative) record_history(0, t.n, s.n, out.x, out.y, out.z);
+  if (targets_are_sources_ && params_.criterion == Criterion::relative) record_history(s.n, out.x, out.y, out.z);
 }
 
 template <class T>
-void CpuTree::record_history(int first, int count, int n, const T* ax, const T* ay, const T* az) {
+void CpuTree::record_history(int n, const T* ax, const T* ay, const T* az) {
   // The pass read last_acc_ where it held n values (walk: have_history); it is kept, swapped
   // (not copied) into used_acc_, and the spare vector takes the pass's |a|.
   const auto ns = static_cast<std::size_t>(n);
-  if (last_acc_.size() == ns) {
-    used_acc_.swap(last_acc_);
-    if (first == 0 && count == n) {
-      last_acc_.resize(ns);
-    } else {
-      last_acc_ = used_acc_;  // (part of the bodies: the others keep the values they had)
-    }
-  } else {
-    used_acc_.clear();
-    last_acc_.assign(ns, 0.0);
-  }
-  for (int i = 0; i < count; ++i) {
+  if (last_acc_.size() == ns) used_acc_.swap(last_acc_);
+  else used_acc_.clear();
+  last_acc_.resize(ns);
+  for (std::size_t i = 0; i < ns; ++i) {
     const double x = ax[i], y = ay[i], z = az[i];
-    last_acc_[std::size_t(first + i)] = std::sqrt(x * x + y * y + z * z);
+    last_acc_[i] = std::sqrt(x * x + y * y + z * z);
   }
 }
 
@@ -434,7 +426,7 @@ double CpuTree::potential_energy(const SourceView<T>& s) {
   template void CpuTree::accelerations<T>(const TargetView<T>&, const SourceView<T>&, Vec3Span<T>);     \
   template void CpuTree::potentials<T>(const TargetView<T>&, const SourceView<T>&, double*);            \
   template double CpuTree::potential_energy<T>(const SourceView<T>&);                                    \
-  template void CpuTree::record_history<T>(int, int, int, const T*, const T*, const T*);
+  template void CpuTree::record_history<T>(int, const T*, const T*, const T*);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)
 #undef NBODY_INSTANTIATE
@@ -474,8 +466,8 @@ class CpuTreeSolver final : public ForceSolver<T> {
   }
   // (a rank's block pass recorded nothing: the whole pass, every rank's block, recorded here)
   void gathered(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> out) override {
-    if (tree_.params().criterion == gravity::tree::Criterion::relative && t.self >= 0 && t.self + t.n <= s.n)
-      tree_.record_history(t.self, t.n, s.n, out.x, out.y, out.z);
+    if (tree_.params().criterion == gravity::tree::Criterion::relative && t.self == 0 && t.n == s.n)
+      tree_.record_history(s.n, out.x, out.y, out.z);
   }
   std::vector<double> potentials(const SourceView<T>& s) override {
     std::vector<double> phi(std::size_t(std::max(s.n, 0)));

@@ -120,13 +120,13 @@ class CpuTree {
   [[nodiscard]] const std::vector<double>& used_history() const noexcept { return used_acc_; }
   // The history the next pass opens cells by (empty: none, Barnes-Hut).
   void set_history(std::vector<double> h) { last_acc_ = std::move(h), used_acc_.clear(); }
-  // Records |a| of targets first ... first + count - 1 of n sources: a pass over every source
-  // records itself; a pass over a block of them (a rank's part) records nothing, and the whole
-  // pass is recorded once every rank's block is gathered (ForceSolver::gathered), so that every
-  // group of the next pass sees the previous pass's |a| of all its members, as on one process.
-  // One call a pass: the history the pass read becomes used_history().
+  // Records |a| of a whole pass over the n sources: a pass over every source records itself; a
+  // pass over a block of them (a rank's part) records nothing, and the whole pass is recorded
+  // once every rank's block is gathered (ForceSolver::gathered), so that every group of the next
+  // pass sees the previous pass's |a| of all its members, as on one process. One call a pass:
+  // the history the pass read becomes used_history().
   template <class T>
-  void record_history(int first, int count, int n, const T* ax, const T* ay, const T* az);
+  void record_history(int n, const T* ax, const T* ay, const T* az);
 
  private:
   enum class Mode { acceleration, potential };
