@@ -177,6 +177,8 @@ struct PicScalingCheck {
   std::string against = "the 1-rank run's", reference_is = "the 1-rank reference";  // its names in the text
   double gauss_bound = 1e-12, energy_bound = 1e-12;
 };
+// Sets r.charge_error, r.energy_error, r.verification and r.verified; an unverified record gets
+// r.error "pic WRONG: ..." (the suite then exits 1) and is given no times.
 void check_pic_scaling_record(Record& r, const PicScalingCheck& c);
 
 // The tree suite (bench/tree_suite.cpp): the Barnes-Hut tree's force error against a float64

@@ -456,6 +456,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
     double reference_energy = 0;
     for (int k : sk) {
       double every_step = 0;  // the mean step sorting every step, on these k ranks
+      auto part = world.split(world.rank() < k);
       for (const Policy& p : policies) {
         const std::string name =
             p.every > 0 ? "sort-every-" + std::to_string(p.every) : "empty-ratio-" + fmt("%g", p.ratio);
@@ -467,7 +468,6 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         opt.deposit = pic::DepositKernel::warp;
         opt.sort_every = p.every;
         opt.empty_ratio = p.ratio;
-        auto part = world.split(world.rank() < k);
         Outcome m;
         if (part) m = run_on(*part, sc, gpu, opt.deposit, 3, sort_timed, nullptr, 1, &from, &opt);
         world.barrier();
