@@ -4,6 +4,7 @@
 // field_stencils.hpp are shared __host__ __device__ code.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <array>
@@ -780,25 +781,71 @@ __global__ void drop_x_guards(const FieldView* views, int ncomp, int nx, int ny,
     for (int i = nx + 1; i < nx + kGuard; ++i) v(i, j) = 0;
 }
 // Migration (DomainPic::migrate): where each slot goes (slab_index.hpp's BlockNeighbours: along
-// x when its block column changed, else along y); one beyond the neighbours is counted in *bad;
-// empty slots nowhere.
-struct BlockMarks {
-  unsigned char *keep, *left, *right, *down, *up;
-};
-__global__ void mark_blocks(DevParticles d, SlabOwner own, SlabOwner row_own, BlockNeighbours nb, BlockMarks f,
+// x when its block column changed, else along y), as a code a slot: kSlotStay, kSlotEmpty (an
+// absorbed particle's slot) or kSlotLeaves + BlockMove; one beyond the neighbours is counted in
+// *bad (and its slot marked empty: the step fails).
+inline constexpr unsigned char kSlotStay = 0, kSlotEmpty = 1, kSlotLeaves = 2;
+__global__ void mark_blocks(DevParticles d, SlabOwner own, SlabOwner row_own, BlockNeighbours nb, unsigned char* dest,
                             unsigned long long* bad) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
-    f.keep[i] = 0, f.left[i] = 0, f.right[i] = 0, f.down[i] = 0, f.up[i] = 0;
-    if (!d.alive[i]) continue;
-    switch (nb(own(d.x[i]), row_own(d.y[i]))) {
-      case BlockMove::stay: f.keep[i] = 1; break;
-      case BlockMove::left: f.left[i] = 1; break;
-      case BlockMove::right: f.right[i] = 1; break;
-      case BlockMove::down: f.down[i] = 1; break;
-      case BlockMove::up: f.up[i] = 1; break;
-      case BlockMove::beyond: atomicAdd(bad, 1ull); break;
+    if (!d.alive[i]) {
+      dest[i] = kSlotEmpty;
+      continue;
     }
+    const BlockMove m = nb(own(d.x[i]), row_own(d.y[i]));
+    if (m == BlockMove::beyond) {
+      atomicAdd(bad, 1ull);
+      dest[i] = kSlotEmpty;
+    } else {
+      dest[i] = m == BlockMove::stay ? kSlotStay : static_cast<unsigned char>(kSlotLeaves + unsigned(m));
+    }
+  }
+}
+// The slot indices whose code lies in [lo, hi] (the selections of DevPicMigration, over a
+// counting iterator).
+struct SlotCodeIn {
+  const unsigned char* dest;
+  unsigned char lo, hi;
+  __device__ bool operator()(unsigned i) const { return dest[i] >= lo && dest[i] <= hi; }
+};
+// The leaving particles' records (kDeviceRecordWords words: the code, then a migration record)
+// in the order of their slots.
+inline constexpr int kDeviceRecordWords = kMigrationWords + 1;
+__global__ void pack_leavers(DevParticles d, const unsigned char* dest, const unsigned* slots, std::size_t n,
+                             std::uint64_t species, std::uint64_t* out) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < n; p += stride) {
+    const unsigned i = slots[p];
+    std::uint64_t* r = out + p * kDeviceRecordWords;
+    r[0] = dest[i];
+    r[1] = species;
+    r[2] = d.id[i];
+    const double v[6] = {d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    for (int q = 0; q < 6; ++q) r[3 + q] = static_cast<std::uint64_t>(__double_as_longlong(v[q]));
+  }
+}
+// Holes filled from the end: the t particles staying in the last m slots (from[p]) move into the
+// t slots before them that empty (to[p]); the species then holds n - m slots, every one alive.
+__global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* from, std::size_t t) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < t; p += stride) {
+    const unsigned a = to[p], b = from[p];
+    d.x[a] = d.x[b], d.y[a] = d.y[b], d.ux[a] = d.ux[b], d.uy[a] = d.uy[b], d.uz[a] = d.uz[b], d.w[a] = d.w[b];
+    d.id[a] = d.id[b];
+    d.alive[a] = 1;
+  }
+}
+// The arrivals (na of them, in `in` as 7 arrays of na words: id, then the bits of x, y, ux, uy,
+// uz, w) into slots n0 .. n0 + na.
+__global__ void unpack_arrivals(DevParticles d, std::size_t n0, const std::uint64_t* in, std::size_t na) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < na; p += stride) {
+    const std::size_t i = n0 + p;
+    d.id[i] = in[p];
+    double* a[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
+    for (int q = 0; q < 6; ++q) a[q][i] = __longlong_as_double(static_cast<long long>(in[(1 + std::size_t(q)) * na + p]));
+    d.alive[i] = 1;
   }
 }
 // The live particles per slab column (the load balance's costs): integer atomics, exact.
@@ -1149,10 +1196,12 @@ struct PicGpu::Impl {
   std::size_t stage_len = 0;
   std::size_t work_cap = 0;            // the per-slot work buffers' length
   signed char* offs = nullptr;
-  unsigned char *fkeep = nullptr, *fleft = nullptr, *fright = nullptr, *fdown = nullptr, *fup = nullptr;
+  unsigned char* fdest = nullptr;  // migration: each slot's code (mark_blocks)
   double* sel = nullptr;
-  std::uint64_t *sel_id = nullptr, *id_sorted = nullptr;
+  std::uint64_t* id_sorted = nullptr;
   int* nsel = nullptr;
+  std::uint64_t* mig = nullptr;  // migration: the leavers' records, then the arrivals (grows)
+  std::size_t mig_cap = 0;       // its words
   int* starts = nullptr;  // the block columns' first columns (so.starts on the device)
   int* rows = nullptr;    // the block rows' first rows (so.rows on the device)
   double* flux = nullptr;  // poynting_rows' values (g.ny)
@@ -1247,7 +1296,7 @@ struct PicGpu::Impl {
   TileGeometry tg;
   std::vector<unsigned*> tile_start, tile_end;  // per species
   double* scratch = nullptr;                    // a particle array, for permutations
-  unsigned long long* counters = nullptr;       // out of place, absorbed (this step); live count
+  unsigned long long* counters = nullptr;       // out of place, absorbed (this step); live count; migration's bad
   bool sorted = false;
   std::int64_t sort_count = 0;
   std::uint64_t dead_slots = 0;  // since the last sort
@@ -1636,12 +1685,10 @@ struct PicGpu::Impl {
   void free_work() {
     for (void* p : {static_cast<void*>(contrib), static_cast<void*>(keys), static_cast<void*>(keys_sorted),
                     static_cast<void*>(order), static_cast<void*>(order_sorted), static_cast<void*>(offs),
-                    static_cast<void*>(fkeep), static_cast<void*>(fleft), static_cast<void*>(fright),
-                    static_cast<void*>(fdown), static_cast<void*>(fup), static_cast<void*>(sel),
-                    static_cast<void*>(sel_id), static_cast<void*>(id_sorted)})
+                    static_cast<void*>(fdest), static_cast<void*>(sel), static_cast<void*>(id_sorted)})
       if (p) NBODY_CUDA_CHECK(cudaFree(p));
     contrib = nullptr, keys = keys_sorted = order = order_sorted = nullptr, offs = nullptr;
-    fkeep = fleft = fright = fdown = fup = nullptr, sel = nullptr, sel_id = id_sorted = nullptr;
+    fdest = nullptr, sel = nullptr, id_sorted = nullptr;
   }
   // The per-slot work buffers for `need` slots.
   void ensure_work(std::size_t need) {
@@ -1654,10 +1701,9 @@ struct PicGpu::Impl {
     keys = alloc<unsigned>(need), keys_sorted = alloc<unsigned>(need);
     order = alloc<unsigned>(need), order_sorted = alloc<unsigned>(need);
     offs = alloc<signed char>(2 * need);
-    fkeep = alloc<unsigned char>(need), fleft = alloc<unsigned char>(need), fright = alloc<unsigned char>(need);
-    fdown = alloc<unsigned char>(need), fup = alloc<unsigned char>(need);
+    fdest = alloc<unsigned char>(need);
     sel = alloc<double>(need);
-    sel_id = alloc<std::uint64_t>(need), id_sorted = alloc<std::uint64_t>(need);
+    id_sorted = alloc<std::uint64_t>(need);
     work_cap = need;
   }
   // Room for `need` particles of species k (the present ones kept).
@@ -1682,45 +1728,33 @@ struct PicGpu::Impl {
     d.cap = cap;
     ensure_work(cap);
   }
-  // Stable selection of the flagged slots of `in` (n of them) into `out`; returns their number.
-  template <class T>
-  std::size_t select(const T* in, const unsigned char* flags, T* out, std::size_t n) {
+  // The slot indices in [first, first + n) whose code lies in [lo, hi] (ascending) into `out`;
+  // returns their number.
+  std::size_t select_slots(std::size_t first, std::size_t n, unsigned char lo, unsigned char hi, unsigned* out) {
     if (n == 0) return 0;
-    if (n > std::size_t(0x7fffffff)) throw_input_error("pic: more than 2^31 particles of a species on one slab");
+    if (first + n > std::size_t(0x7fffffff)) throw_input_error("pic: more than 2^31 particles of a species on one slab");
+    const thrust::counting_iterator<unsigned> slots(static_cast<unsigned>(first));
+    const SlotCodeIn pred{fdest, lo, hi};
     std::size_t need = 0;
-    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, nsel, int(n)));
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, slots, out, nsel, int(n), pred));
     ensure_cub(need);
-    NBODY_CUDA_CHECK(cub::DeviceSelect::Flagged(cub_temp, cub_bytes, in, flags, out, nsel, int(n)));
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(cub_temp, cub_bytes, slots, out, nsel, int(n), pred));
     int c = 0;
     NBODY_CUDA_CHECK(cudaMemcpy(&c, nsel, sizeof c, cudaMemcpyDeviceToHost));
-    if (c < 0 || std::size_t(c) > n) throw_runtime_error("pic: the particle selection returned a bad count");
+    if (c < 0 || std::size_t(c) > n) throw_runtime_error("pic: the slot selection returned a bad count");
     return std::size_t(c);
   }
-  // The flagged particles of species k as migration records, appended to `out`.
-  void take_flagged(std::size_t k, const unsigned char* flags, std::vector<std::uint64_t>& out) {
-    const DevParticles& d = sp[k];
-    const std::size_t c = select(d.id, flags, sel_id, d.n);
-    if (c == 0) return;
-    std::vector<std::uint64_t> id(c);
-    NBODY_CUDA_CHECK(cudaMemcpy(id.data(), sel_id, c * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-    std::vector<double> a[6];
-    const double* src[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
-    for (int q = 0; q < 6; ++q) {
-      if (select(src[q], flags, sel, d.n) != c) throw_runtime_error("pic: the particle selection is inconsistent");
-      a[q].resize(c);
-      NBODY_CUDA_CHECK(cudaMemcpy(a[q].data(), sel, c * sizeof(double), cudaMemcpyDeviceToHost));
-    }
-    for (std::size_t p = 0; p < c; ++p) {
-      out.push_back(std::uint64_t(k));
-      out.push_back(id[p]);
-      for (int q = 0; q < 6; ++q) {
-        std::uint64_t b;
-        std::memcpy(&b, &a[q][p], sizeof b);
-        out.push_back(b);
-      }
-    }
+  // The migration buffer for `words` words.
+  void ensure_mig(std::size_t words) {
+    if (words <= mig_cap) return;
+    const std::size_t cap = std::max(words, mig_cap + mig_cap / 2 + 4096);
+    if (mig) NBODY_CUDA_CHECK(cudaFree(mig));
+    mig = nullptr;
+    mig_cap = 0;
+    mig = alloc<std::uint64_t>(cap);
+    mig_cap = cap;
   }
-  // Species k sorted by id (after arrivals were appended): the residents' order is kept.
+  // Species k sorted by id (the deterministic mode's order of the slots).
   void sort_by_id(std::size_t k) {
     DevParticles& d = sp[k];
     if (d.n < 2) return;
@@ -1737,74 +1771,89 @@ struct PicGpu::Impl {
     }
     NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
   }
-  // The arrived records of species k appended (in id order), the species sorted by id again in
-  // the deterministic mode (atomic and warp: the arrivals stay at the end).
-  void append_arrivals(const std::vector<std::uint64_t>& arrived) {
-    for (std::size_t k = 0; k < sp.size(); ++k) {
-      const std::vector<std::uint64_t> rec = arrivals_of(arrived, k);
-      if (rec.empty()) continue;
-      if (meta[k].immobile) throw_runtime_error("pic: an immobile particle arrived from another block");
-      const std::size_t na = rec.size() / kMigrationWords;
-      ensure_capacity(k, sp[k].n + na);
-      DevParticles& d = sp[k];
-      std::vector<std::uint64_t> id(na);
-      std::vector<double> a[6];
-      for (int q = 0; q < 6; ++q) a[q].resize(na);
-      for (std::size_t p = 0; p < na; ++p) {
-        id[p] = rec[p * kMigrationWords + 1];
-        for (int q = 0; q < 6; ++q) std::memcpy(&a[q][p], &rec[p * kMigrationWords + 2 + std::size_t(q)], sizeof(double));
+  // The particles of species k leaving the block: their records appended to `out` by direction
+  // (in the order of their slots), their slots and the empty ones filled from the end. Returns
+  // whether any slot changed.
+  bool take_leavers(std::size_t k, const SlabOwner& own, const SlabOwner& rown, const BlockNeighbours& nb,
+                    std::vector<std::uint64_t>* out) {
+    DevParticles& d = sp[k];
+    const std::size_t n = d.n;
+    // (counters[3]: counters[0] and [1] hold the step's counts for the sorting policy)
+    NBODY_CUDA_CHECK(cudaMemset(counters + 3, 0, sizeof(unsigned long long)));
+    mark_blocks<<<blocks_for(n), ElementwisePolicy::kBlock>>>(d, own, rown, nb, fdest, counters + 3);
+    NBODY_CUDA_CHECK_LAUNCH();
+    unsigned long long bad = 0;
+    NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters + 3, sizeof bad, cudaMemcpyDeviceToHost));
+    if (bad > 0)
+      throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
+                          std::to_string(so.rank) + "'s block beyond its neighbours in one step");
+    // the leavers' records, one copy to the host
+    const std::size_t nl = select_slots(0, n, kSlotLeaves, 0xff, order);
+    if (nl > 0) {
+      ensure_mig(nl * kDeviceRecordWords);
+      pack_leavers<<<blocks_for(nl), ElementwisePolicy::kBlock>>>(d, fdest, order, nl, std::uint64_t(k), mig);
+      NBODY_CUDA_CHECK_LAUNCH();
+      std::vector<std::uint64_t> rec(nl * kDeviceRecordWords);
+      NBODY_CUDA_CHECK(cudaMemcpy(rec.data(), mig, rec.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+      for (std::size_t p = 0; p < nl; ++p) {
+        const std::uint64_t* r = &rec[p * kDeviceRecordWords];
+        const std::uint64_t move = r[0] - kSlotLeaves;
+        if (r[0] < kSlotLeaves || move < std::uint64_t(BlockMove::left) || move > std::uint64_t(BlockMove::up))
+          throw_runtime_error("pic: a leaving particle's record of a bad direction");
+        std::vector<std::uint64_t>& o = out[move - std::uint64_t(BlockMove::left)];
+        o.insert(o.end(), r + 1, r + kDeviceRecordWords);
       }
-      double* dst[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
-      for (int q = 0; q < 6; ++q)
-        NBODY_CUDA_CHECK(cudaMemcpy(dst[q] + d.n, a[q].data(), na * sizeof(double), cudaMemcpyHostToDevice));
-      NBODY_CUDA_CHECK(cudaMemcpy(d.id + d.n, id.data(), na * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
-      NBODY_CUDA_CHECK(cudaMemset(d.alive + d.n, 1, na));
-      d.n += na;
-      // Only the deterministic mode needs every slot in id order (its fixed order of each cell's
-      // sum). The atomic kernel adds in no fixed order whatever the slots' order, and the warp
-      // kernel keeps the residents in cell order with the arrivals at the end for its sorting
-      // policy to count: both keep the arrivals where they are, which saves a radix sort of the
-      // species' ids and a gather of six arrays every step. (The outputs and checkpoints are in
-      // id order either way: DomainPic::gather and redistribute sort by id on the host.)
-      if (opt.deposit == DepositKernel::deterministic) sort_by_id(k);
     }
+    // the m slots that empty (leavers and absorbed) filled by the t staying in the last m
+    const std::size_t m = select_slots(0, n, kSlotEmpty, 0xff, order);
+    if (m == 0) return false;
+    const std::size_t t = select_slots(n - m, m, kSlotStay, kSlotStay, order_sorted);
+    if (t > m) throw_runtime_error("pic: the slot selection is inconsistent");
+    if (t > 0) {
+      fill_holes<<<blocks_for(t), ElementwisePolicy::kBlock>>>(d, order, order_sorted, t);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    d.n = n - m;
+    return true;
   }
-  // DomainPic::migrate on the device: the particles whose cell left the block compacted out (the
-  // residents keep their order, empty slots dropped); those whose block column changed sent
-  // along x, then those whose block row changed, with the x arrivals of another block row, along
-  // y (a corner crossing takes two hops); the arrivals appended in id order.
+  // The arrived records of species k appended (in id order). Returns whether any arrived.
+  bool append_arrivals(std::size_t k, const std::vector<std::uint64_t>& arrived) {
+    const std::vector<std::uint64_t> rec = arrivals_of(arrived, k);
+    if (rec.empty()) return false;
+    if (meta[k].immobile) throw_runtime_error("pic: an immobile particle arrived from another block");
+    const std::size_t na = rec.size() / kMigrationWords;
+    ensure_capacity(k, sp[k].n + na);
+    DevParticles& d = sp[k];
+    // 7 arrays of na words (id, x, y, ux, uy, uz, w), one copy to the device
+    std::vector<std::uint64_t> packed(7 * na);
+    for (std::size_t p = 0; p < na; ++p)
+      for (std::size_t q = 0; q < 7; ++q) packed[q * na + p] = rec[p * kMigrationWords + 1 + q];
+    ensure_mig(packed.size());
+    NBODY_CUDA_CHECK(cudaMemcpy(mig, packed.data(), packed.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+    unpack_arrivals<<<blocks_for(na), ElementwisePolicy::kBlock>>>(d, d.n, mig, na);
+    NBODY_CUDA_CHECK_LAUNCH();
+    d.n += na;
+    return true;
+  }
+  // DomainPic::migrate on the device: those whose block column changed sent along x, then those
+  // whose block row changed, with the x arrivals of another block row, along y (a corner crossing
+  // takes two hops); the arrivals appended in id order. The slots they and the absorbed particles
+  // leave are filled from the species' end (not compacted: a step moves only the leavers and as
+  // many from the end), so the slots' order changes: the atomic kernel adds in no fixed order
+  // anyway, the warp kernel's sorting policy counts the particles out of their warp's cells, and
+  // the deterministic mode sorts the species by id again (its fixed order of each cell's sum; the
+  // outputs and checkpoints are in id order in every mode: DomainPic::gather and redistribute
+  // sort by id on the host).
   void migrate_slab() {
     const SlabOwner own = owner(), rown = row_owner();
     const BlockNeighbours nb = block_neighbours(so.bx, so.by, so.ranks_x, so.left, so.right, so.down, so.up);
-    std::vector<std::uint64_t> to_left, to_right, to_down, to_up;
-    for (std::size_t k = 0; k < sp.size(); ++k) {
-      DevParticles& d = sp[k];
-      if (meta[k].immobile || d.n == 0) continue;
-      NBODY_CUDA_CHECK(cudaMemset(counters, 0, sizeof(unsigned long long)));
-      mark_blocks<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, own, rown, nb, BlockMarks{fkeep, fleft, fright, fdown, fup},
-                                                                  counters);
-      NBODY_CUDA_CHECK_LAUNCH();
-      unsigned long long bad = 0;
-      NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters, sizeof bad, cudaMemcpyDeviceToHost));
-      if (bad > 0)
-        throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
-                            std::to_string(so.rank) + "'s block beyond its neighbours in one step");
-      take_flagged(k, fleft, to_left);
-      take_flagged(k, fright, to_right);
-      if (so.ranks_y > 1) {
-        take_flagged(k, fdown, to_down);
-        take_flagged(k, fup, to_up);
-      }
-      const std::size_t kept = select(d.id, fkeep, sel_id, d.n);
-      NBODY_CUDA_CHECK(cudaMemcpy(d.id, sel_id, kept * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
-      for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
-        if (select(static_cast<const double*>(a), fkeep, sel, d.n) != kept)
-          throw_runtime_error("pic: the particle selection is inconsistent");
-        NBODY_CUDA_CHECK(cudaMemcpy(a, sel, kept * sizeof(double), cudaMemcpyDeviceToDevice));
-      }
-      d.n = kept;
-      if (d.n > 0) NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
-    }
+    std::vector<std::uint64_t> to[4];  // left, right, down, up
+    std::vector<char> changed(sp.size(), 0);
+    for (std::size_t k = 0; k < sp.size(); ++k)
+      if (!meta[k].immobile && sp[k].n > 0) changed[k] = take_leavers(k, own, rown, nb, to) ? 1 : 0;
+    std::vector<std::uint64_t>&to_left = to[0], &to_right = to[1], &to_down = to[2], &to_up = to[3];
+    if (so.ranks_y == 1 && (!to_down.empty() || !to_up.empty()))
+      throw_runtime_error("pic: particles leaving a slab along y");
     std::vector<std::uint64_t> arrived;
     auto exchange = [&](bool along_y, const std::vector<std::uint64_t>& lo, const std::vector<std::uint64_t>& hi,
                         std::vector<std::uint64_t>& in) {
@@ -1840,7 +1889,10 @@ struct PicGpu::Impl {
       arrived = std::move(stay);
       arrived.insert(arrived.end(), more.begin(), more.end());
     }
-    if (!arrived.empty()) append_arrivals(arrived);
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      if (!arrived.empty() && append_arrivals(k, arrived)) changed[k] = 1;
+      if (changed[k] && opt.deposit == DepositKernel::deterministic) sort_by_id(k);
+    }
   }
   // The deterministic deposition of a slab (particles_classed, reduce_classes into cls).
   template <class Shape>
@@ -2119,13 +2171,14 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
     if (options.slab.enabled) {
       // The slots' room for arrivals and their ids, and the per-slot work buffers of ensure_work
-      // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, 3 flags, a
-      // double and two 64-bit ids.
+      // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, a slot code, a
+      // double and a 64-bit id. (The migration's records buffer grows with the leavers, 72 bytes
+      // each: a slab's boundary cells at most.)
       const bool room = options.slab.ranks > 1;
       const std::size_t slots = particles + (room ? particles / 8 + 1024 * from.species().size() : 0);
       const std::size_t work = most + (room ? most / 8 + 1024 : 0);
       bytes += (slots - particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
-               work * (4 * sizeof(unsigned) + 7 + sizeof(double) + 2 * sizeof(std::uint64_t));
+               work * (4 * sizeof(unsigned) + 3 + sizeof(double) + sizeof(std::uint64_t));
       // the deterministic mode's class arrays (3 M^2 of the block's size) and guard staging
       const std::size_t M = m.s.shape == ShapeOrder::tsc ? 6 : 4;
       if (mode == DepositMode::deterministic) bytes += 3 * M * M * m.g.size() * sizeof(double);
@@ -2208,8 +2261,8 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     m.moves = m.alloc<ParticleMove>(most);
     m.active = m.alloc<unsigned char>(most);
   }
-  m.counters = m.alloc<unsigned long long>(3);
-  NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 3 * sizeof(unsigned long long)));
+  m.counters = m.alloc<unsigned long long>(4);
+  NBODY_CUDA_CHECK(cudaMemset(m.counters, 0, 4 * sizeof(unsigned long long)));
   if ((options.deposit == DepositKernel::tiled || options.deposit == DepositKernel::warp) && !m.slab) {
     m.keys = m.alloc<unsigned>(most);
     m.keys_sorted = m.alloc<unsigned>(most);
@@ -2274,11 +2327,9 @@ PicGpu::~PicGpu() {
     if (d.id) cudaFree(d.id);
   }
   for (void* p : {static_cast<void*>(m.cls), static_cast<void*>(m.cls_table), static_cast<void*>(m.stage),
-                  static_cast<void*>(m.offs), static_cast<void*>(m.fkeep), static_cast<void*>(m.fleft),
-                  static_cast<void*>(m.fright), static_cast<void*>(m.sel), static_cast<void*>(m.sel_id),
+                  static_cast<void*>(m.offs), static_cast<void*>(m.fdest), static_cast<void*>(m.sel),
                   static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts),
-                  static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.fdown),
-                  static_cast<void*>(m.fup)})
+                  static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.mig)})
     if (p) cudaFree(p);
   for (double* p : m.mpi_buf)
     if (p) cudaFree(p);
