@@ -121,6 +121,10 @@ struct Record {
   double speedup_vs_host = 0;
   double pic_fields_s = 0;
   double pic_migration_s = 0;
+  // pic-scaling: the fastest rank's particle phase a step (force_s: the slowest's) and the most
+  // mobile particles on a rank over the mean after the steps (1: even)
+  double particles_fastest_s = 0;
+  double most_particles_share = 0;
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };

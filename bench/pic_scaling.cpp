@@ -15,7 +15,9 @@
 // device is usable, else the CPU slabs (DomainPic, deterministic).
 // Each configuration runs W warm-up steps, then T timed steps: each step's host-clock time, the
 // slowest rank's, and the median over the T steps per particle; the time split (particles,
-// fields, communication, migration/sort) summed over the T steps, the slowest rank's, per step.
+// fields, communication, migration/sort) summed over the T steps, the slowest rank's, per step;
+// beside it the fastest rank's particle phase and the most mobile particles on a rank over the
+// mean (how even the work is).
 // strong-balanced (P > 1): the strong records on 2, 4, ..., P ranks with the load balance
 // (pic/balance.hpp: before the first step and every 5 steps, at 5 % over the mean; its moves in
 // the steps' times): the document's target fills 4.5 of the window's 7 wavelengths.
@@ -86,6 +88,8 @@ struct Outcome {
   double particles = 0;       // mobile, global
   int rebalances = 0;         // the load balance's moves (rank 0's count: the same on every rank)
   long long sorts = 0;        // the warp kernel's sorts by cell over the W + T steps (the most of a rank)
+  double particles_fastest = 0;  // the particle phase over the timed steps, the fastest rank's
+  double most_share = 0;         // the most mobile particles on a rank after the steps, over the mean
 };
 
 // The configuration of a record: the document's setup, nx columns (uniform: the window from
@@ -150,6 +154,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
                int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1, const Start* from = nullptr,
                const pic::PicGpuOptions* gpu_options = nullptr) {
   using clock = std::chrono::steady_clock;
+  const auto host0 = clock::now();
   // Rank 0 of the part builds the whole plasma (the checks below gather onto it), every other
   // rank its block's cells and one around them, as `nbody pic run` starts (pic::rank_load_window).
   pic::PicSimulation built = from ? pic::build_pic_simulation(c, false) : [&] {
@@ -163,6 +168,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   Start own;
   if (!from && part.rank() == 0) own = start_of(built);
   const Start& st = from ? *from : own;
+  const auto host1 = clock::now();
   std::unique_ptr<pic::DomainPic> cpu;
   std::unique_ptr<pic::DomainPicGpu> dev;
   if (gpu) {
@@ -189,6 +195,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
     if (dev) dev->balance(*balance);
     else cpu->balance(*balance);
   };
+  const auto host2 = clock::now();
   rebalance();
   auto step = [&] {
     dev ? dev->step() : cpu->step();
@@ -205,6 +212,13 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   const Split after = split_now();
   double split[5] = {after.particles - before.particles, after.fields - before.fields, after.comm - before.comm,
                      after.migration - before.migration, after.step - before.step};
+  // (the spread over the ranks: how even the work was, beside the slowest rank's split)
+  double spread[2] = {-split[0], double(dev ? dev->local_particles(true) : cpu->local_particles(true))};
+  const double mine = spread[1];
+  const double total_mobile = part.allreduce_sum(mine);
+  part.allreduce_max(spread, 2);
+  out.particles_fastest = -spread[0];
+  out.most_share = total_mobile > 0 ? spread[1] * part.size() / total_mobile : 0.0;
   part.allreduce_max(split, 5);
   part.allreduce_max(out.steps.data(), timed);
   out.split = {split[0], split[1], split[2], split[3], split[4]};
@@ -212,6 +226,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   double sorts = dev ? double(dev->sorts()) : 0.0;
   part.allreduce_max(&sorts, 1);
   out.sorts = static_cast<long long>(sorts);
+  const auto host3 = clock::now();
   // (into the state built here, which is not needed any more; a run from `from` leaves it whole)
   if (dev) dev->gather(built, 0);
   else cpu->gather(built, 0);
@@ -222,6 +237,11 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
     for (std::size_t k = 0; k < r.size() && k < st.gauss0.size(); ++k) m = std::max(m, std::fabs(r[k] - st.gauss0[k]));
     out.gauss_change = m / std::max(st.rho_scale, 1e-300);
     out.energy = built.energies().total;
+    // (where a record's wall time goes, beside its steps: to the log)
+    auto secs = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    std::fprintf(stderr, "pic-scaling: %d rank%s: built %.3g s, set up %.3g s, %d steps %.3g s, gathered and checked %.3g s\n",
+                 part.size(), part.size() > 1 ? "s" : "", secs(host0, host1), secs(host1, host2), warm + timed,
+                 secs(host2, host3), secs(host3, clock::now()));
   }
   return out;
 }
@@ -240,6 +260,8 @@ void set_times(Record& r, const Outcome& m, int timed) {
   r.pic_fields_s = m.split.fields * per;
   r.comm_s = m.split.comm * per;
   r.pic_migration_s = m.split.migration * per;
+  r.particles_fastest_s = m.particles_fastest * per;
+  r.most_particles_share = m.most_share;
 }
 
 std::string fmt(const char* f, double a) {

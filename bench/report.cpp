@@ -101,6 +101,11 @@ std::string table_row(const Record& r) {
                   r.ranks, r.ranks > 1 ? "s" : "", where.c_str(), r.ns_step, r.force_s * 1e3, r.pic_fields_s * 1e3,
                   r.comm_s * 1e3, r.pic_migration_s * 1e3);
     line += f;
+    if (r.ranks > 1) {
+      std::snprintf(f, sizeof f, " (fastest rank's particles %.4g ms; most particles on a rank %.3g x the mean)",
+                    r.particles_fastest_s * 1e3, r.most_particles_share);
+      line += f;
+    }
     if (r.speedup_vs_one_rank > 0) {
       std::snprintf(f, sizeof f, ", speedup %.3g", r.speedup_vs_one_rank);
       line += f;
@@ -328,6 +333,10 @@ void write_json(const Report& rep, const std::string& path) {
         if (r.timed()) {
           j.field("particles_median_s", r.force_s).field("fields_s", r.pic_fields_s);
           j.field("migration_sort_s", r.pic_migration_s);
+          if (r.ranks > 1) {
+            j.field("particles_fastest_rank_s", r.particles_fastest_s);
+            j.field("most_particles_on_a_rank_over_mean", r.most_particles_share);
+          }
         }
         if (r.energy_error >= 0) j.field("energy_change_vs_one_rank", r.energy_error);
       }

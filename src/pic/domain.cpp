@@ -81,6 +81,37 @@ int pieces(const std::vector<int>& cuts, const char* what) {
   return n;
 }
 
+
+// The positions of `ids` (unique) in ascending id order: where the ids span at most a few times
+// their number (a species' ids are its load order, gaps where particles were absorbed) by a table
+// indexed by id, a linear pass; otherwise by sorting (id, position) pairs.
+std::vector<std::size_t> order_by_id(const std::vector<std::uint64_t>& ids) {
+  std::vector<std::size_t> order;
+  order.reserve(ids.size());
+  if (ids.empty()) return order;
+  const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+  const std::uint64_t span = *hi - *lo;
+  if (span < 4 * std::uint64_t(ids.size()) + 1024) {
+    constexpr std::size_t none = ~std::size_t(0);
+    std::vector<std::size_t> at(std::size_t(span) + 1, none);
+    for (std::size_t q = 0; q < ids.size(); ++q) {
+      std::size_t& slot = at[std::size_t(ids[q] - *lo)];
+      if (slot != none) throw_runtime_error("pic: a particle id held twice");
+      slot = q;
+    }
+    for (std::size_t q : at)
+      if (q != none) order.push_back(q);
+    return order;
+  }
+  std::vector<std::pair<std::uint64_t, std::size_t>> keyed(ids.size());
+  for (std::size_t q = 0; q < ids.size(); ++q) keyed[q] = {ids[q], q};
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t q = 0; q + 1 < keyed.size(); ++q)
+    if (keyed[q].first == keyed[q + 1].first) throw_runtime_error("pic: a particle id held twice");
+  for (const auto& e : keyed) order.push_back(e.second);
+  return order;
+}
+
 }  // namespace
 
 std::vector<double> pack_region(const std::vector<double*>& arrays, int stride, const GuardRegion& r) {
@@ -840,11 +871,12 @@ void DomainPic::gather(PicSimulation& global, int root) {
     const std::vector<double> all = collect(mine, root);
     const std::vector<std::uint64_t> ids = collect(ids_[k], root);
     if (!here) continue;
-    std::vector<std::size_t> order(ids.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    if (all.size() != 6 * ids.size()) throw_runtime_error("pic: the gathered particles and ids differ in number");
+    const std::vector<std::size_t> order = order_by_id(ids);
     Species& gs = global.species()[k];
     gs.resize(0);
+    for (auto* v : {&gs.x, &gs.y, &gs.ux, &gs.uy, &gs.uz, &gs.w}) v->reserve(ids.size());
+    gids[k].reserve(ids.size());
     for (std::size_t q : order) {
       const double* r = &all[6 * q];
       gs.push_back(r[0], r[1], r[2], r[3], r[4], r[5]);
