@@ -32,6 +32,7 @@ struct Options {
   int tree_group = 64;                     // the walk's target group size (bodies)
   int pic_ny = 0;                          // pic-scaling: grid rows (0: the suite's default)
   std::string pic_deposit = "atomic";      // pic-scaling on GPUs: the slabs' deposit (atomic, warp)
+  std::string pic_exchange = "host";       // pic-scaling on GPUs: the guard messages (host-staged, ipc)
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,
@@ -109,6 +110,7 @@ struct Record {
   // per step (the slowest rank's).
   std::int64_t pic_cells = 0;
   std::string pic_deposit;  // the GPU slabs' deposition kernel ("" on the CPU: deterministic)
+  std::string pic_exchange;  // the GPU slabs' guard messages over several ranks ("host", "ipc")
   // pic-scaling moving-target records: the load balance's moves, and the even split's median step
   // over the balanced one's
   int rebalances = 0;

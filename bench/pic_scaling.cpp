@@ -148,11 +148,12 @@ Start start_of(pic::PicSimulation& s) {
 
 // Runs `c` on the ranks of `part` (this rank is one of them): warm + timed steps; with `balance`,
 // the load balance before the first step and every balance->every steps (in the steps' times).
-// With `from`, the run starts from that state (every rank holds all of it) with the GPU options
-// `gpu_options` instead of the setup's plasma with `deposit` and the default sorting policy.
-Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic::DepositKernel deposit, int warm,
-               int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1, const Start* from = nullptr,
-               const pic::PicGpuOptions* gpu_options = nullptr) {
+// With `from`, the run starts from that state (every rank holds all of it) instead of the
+// setup's plasma. On GPUs with the options `gpu_options` (the deposit, the sorting policy, the
+// guard exchange).
+Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, const pic::PicGpuOptions& gpu_options,
+               int warm, int timed, const pic::BalanceSettings* balance = nullptr, int ranks_y = 1,
+               const Start* from = nullptr) {
   using clock = std::chrono::steady_clock;
   const auto host0 = clock::now();
   // Rank 0 of the part builds the whole plasma (the checks below gather onto it), every other
@@ -172,9 +173,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, pic:
   std::unique_ptr<pic::DomainPic> cpu;
   std::unique_ptr<pic::DomainPicGpu> dev;
   if (gpu) {
-    pic::PicGpuOptions o;
-    o.deposit = deposit;  // (warp: sorted by cell under the default empty_ratio policy)
-    dev = std::make_unique<pic::DomainPicGpu>(initial, part, gpu_options ? *gpu_options : o, ranks_y);
+    dev = std::make_unique<pic::DomainPicGpu>(initial, part, gpu_options, ranks_y);
   } else {
     cpu = std::make_unique<pic::DomainPic>(initial, part, ranks_y);
   }
@@ -302,7 +301,14 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   std::string why;
   const bool gpu = pic::pic_gpu_available(&why);
   const std::string device = gpu ? "cuda" : "cpu";
-  const pic::DepositKernel deposit = pic::deposit_kernel(o.pic_deposit);
+  // (the GPU slabs' options: the deposit, warp sorted by cell under the default empty_ratio
+  // policy; the guard messages staged through the host or GPU to GPU)
+  pic::PicGpuOptions gpu_opt;
+  gpu_opt.deposit = pic::deposit_kernel(o.pic_deposit);
+  gpu_opt.slab.guards = o.pic_exchange == "ipc" ? pic::GuardExchange::ipc : pic::GuardExchange::host;
+  if (gpu && gpu_opt.slab.guards == pic::GuardExchange::ipc && world.local_size() != P)
+    throw_input_error("--pic-exchange ipc: needs every process on one node (" + std::to_string(world.local_size()) +
+                      " of " + std::to_string(P) + " here)");
   const bool quick = o.quick;
   const int ny = o.pic_ny > 0 ? o.pic_ny : quick ? 8 : gpu ? 800 : 100;
   const int strong_nx = quick ? 64 : 1400;
@@ -313,7 +319,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   for (int k = 1; k < P; k *= 2) ks.push_back(k);
   ks.push_back(P);
   std::printf("pic-scaling: %s slabs%s, %d rank%s; strong %d x %d cells%s, weak %d x %d cells per rank; %d warm-up + %d timed steps\n",
-              device.c_str(), gpu ? (" (" + o.pic_deposit + " deposition)").c_str() : " (deterministic deposition)", P, P > 1 ? "s" : "", strong_nx, ny, quick ? " (uniform slab)" : "", weak_nx0, ny, warm, timed);
+              device.c_str(), gpu ? (" (" + o.pic_deposit + " deposition, guards " + o.pic_exchange + ")").c_str() : " (deterministic deposition)", P, P > 1 ? "s" : "", strong_nx, ny, quick ? " (uniform slab)" : "", weak_nx0, ny, warm, timed);
   std::fflush(stdout);
 
   // A grid the configuration's checks refuse (--pic-ny) is bad input: every rank stops here (exit 2).
@@ -328,6 +334,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
     r.precision = "fp64";
     r.shape = device;
     r.pic_deposit = gpu ? o.pic_deposit : "";
+    r.pic_exchange = gpu && ranks > 1 ? o.pic_exchange : "";
     r.ranks = ranks;
     r.steps = 1;
     r.pic_cells = std::int64_t(nx) * ny;
@@ -339,7 +346,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
     if (!one_rank.count(key)) {
       auto part = world.split(world.rank() == 0);
       Outcome m;
-      if (part) m = run_on(*part, c, gpu, deposit, warm, timed);
+      if (part) m = run_on(*part, c, gpu, gpu_opt, warm, timed);
       world.barrier();
       one_rank[key] = m;
     }
@@ -380,7 +387,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         m = reference(key, c);
       } else {
         auto part = world.split(world.rank() < k);
-        if (part) m = run_on(*part, c, gpu, deposit, warm, timed, balanced ? &strong_balance : nullptr);
+        if (part) m = run_on(*part, c, gpu, gpu_opt, warm, timed, balanced ? &strong_balance : nullptr);
         world.barrier();
       }
       const Outcome& one = reference(key, c);  // (weak: the untimed 1-rank run of this grid)
@@ -428,7 +435,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         if (root) add(r);
         continue;
       }
-      Outcome m = run_on(world, bc, gpu, deposit, warm, timed, nullptr, ranks_y);
+      Outcome m = run_on(world, bc, gpu, gpu_opt, warm, timed, nullptr, ranks_y);
       if (ranks_y == 1) slabs = m;
       if (!root) continue;
       r.n = static_cast<std::int64_t>(m.particles);
@@ -486,12 +493,12 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         r.pic_deposit = "warp";
         r.sort_every = p.every;
         r.empty_ratio = p.ratio;
-        pic::PicGpuOptions opt;
+        pic::PicGpuOptions opt = gpu_opt;
         opt.deposit = pic::DepositKernel::warp;
         opt.sort_every = p.every;
         opt.empty_ratio = p.ratio;
         Outcome m;
-        if (part) m = run_on(*part, sc, gpu, opt.deposit, 3, sort_timed, nullptr, 1, &from, &opt);
+        if (part) m = run_on(*part, sc, gpu, opt, 3, sort_timed, nullptr, 1, &from);
         world.barrier();
         if (!root) continue;
         const bool first = reference_energy == 0;
@@ -572,7 +579,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   Outcome even;
   for (const bool on : {false, true}) {
     Record r = new_record(std::string("moving-target-") + (on ? "balanced" : "even") + "-" + std::to_string(P), P, strong_nx);
-    Outcome m = run_on(world, mc, gpu, deposit, warm, timed, on ? &bs : nullptr);
+    Outcome m = run_on(world, mc, gpu, gpu_opt, warm, timed, on ? &bs : nullptr);
     if (!on) even = m;
     if (!root) continue;
     r.n = static_cast<std::int64_t>(m.particles);

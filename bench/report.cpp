@@ -96,7 +96,8 @@ std::string table_row(const Record& r) {
     }
   } else if (r.suite == "pic-scaling" && r.timed()) {
     char f[240];
-    const std::string where = r.pic_deposit.empty() ? r.shape : r.shape + ", " + r.pic_deposit;
+    std::string where = r.pic_deposit.empty() ? r.shape : r.shape + ", " + r.pic_deposit;
+    if (!r.pic_exchange.empty()) where += ", guards " + r.pic_exchange;
     std::snprintf(f, sizeof f, ", %d rank%s (%s), %.4g ns/particle/step; per step: particles %.4g ms, fields %.4g ms, comm %.4g ms, migration %.4g ms",
                   r.ranks, r.ranks > 1 ? "s" : "", where.c_str(), r.ns_step, r.force_s * 1e3, r.pic_fields_s * 1e3,
                   r.comm_s * 1e3, r.pic_migration_s * 1e3);
@@ -322,6 +323,7 @@ void write_json(const Report& rep, const std::string& path) {
       if (r.suite == "pic-scaling") {
         j.field("device", r.shape).field("cells", static_cast<long long>(r.pic_cells));
         if (!r.pic_deposit.empty()) j.field("deposit", r.pic_deposit);
+        if (!r.pic_exchange.empty()) j.field("guard_exchange", r.pic_exchange);
         if (r.rung.rfind("moving-target", 0) == 0 || r.rung.rfind("strong-balanced", 0) == 0)
           j.field("rebalances", r.rebalances);
         if (r.speedup_vs_even_split > 0) j.field("speedup_vs_even_split", r.speedup_vs_even_split);

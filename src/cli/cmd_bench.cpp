@@ -35,6 +35,7 @@ struct BenchArgs {
   int tree_group = 64;
   int pic_ny = 0;
   std::string pic_deposit = "atomic";
+  std::string pic_exchange = "host";
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -92,6 +93,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "pic-scaling: grid rows (default: 800 on GPUs, the document's; 100 on the CPU; --quick: 8)");
   app->add_option("--pic-deposit", args->pic_deposit,
                   "pic-scaling on GPUs: the slabs' deposition, atomic or warp (default: atomic; the CPU slabs are deterministic)");
+  app->add_option("--pic-exchange", args->pic_exchange,
+                  "pic-scaling on GPUs: the guard messages, host (staged through the host) or ipc (GPU to GPU, CUDA IPC; "
+                  "every rank on one node) (default: host)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -161,6 +165,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (args->pic_deposit != "atomic" && args->pic_deposit != "warp")
               throw_input_error("--pic-deposit: must be atomic or warp (got '" + args->pic_deposit + "')");
             o.pic_deposit = args->pic_deposit;
+            if (args->pic_exchange != "host" && args->pic_exchange != "ipc")
+              throw_input_error("--pic-exchange: must be host or ipc (got '" + args->pic_exchange + "')");
+            o.pic_exchange = args->pic_exchange;
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;

@@ -781,53 +781,48 @@ __global__ void drop_x_guards(const FieldView* views, int ncomp, int nx, int ny,
     for (int i = nx + 1; i < nx + kGuard; ++i) v(i, j) = 0;
 }
 // Migration (DomainPic::migrate): where each slot goes (slab_index.hpp's BlockNeighbours: along
-// x when its block column changed, else along y), as a code a slot: kSlotStay, kSlotEmpty (an
-// absorbed particle's slot) or kSlotLeaves + BlockMove; one beyond the neighbours is counted in
-// *bad (and its slot marked empty: the step fails).
-inline constexpr unsigned char kSlotStay = 0, kSlotEmpty = 1, kSlotLeaves = 2;
-__global__ void mark_blocks(DevParticles d, SlabOwner own, SlabOwner row_own, BlockNeighbours nb, unsigned char* dest,
-                            unsigned long long* bad) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
-    if (!d.alive[i]) {
-      dest[i] = kSlotEmpty;
-      continue;
-    }
-    const BlockMove m = nb(own(d.x[i]), row_own(d.y[i]));
-    if (m == BlockMove::beyond) {
-      atomicAdd(bad, 1ull);
-      dest[i] = kSlotEmpty;
-    } else {
-      dest[i] = m == BlockMove::stay ? kSlotStay : static_cast<unsigned char>(kSlotLeaves + unsigned(m));
-    }
+// x when its block column changed, else along y). A slot empties when its particle leaves or was
+// absorbed; the selections below ask that of a counting iterator's slots.
+struct SlotEmpties {
+  DevParticles d;
+  SlabOwner own, row_own;
+  BlockNeighbours nb;
+  bool want = true;  // true: the slots that empty; false: those that stay
+  __device__ bool operator()(unsigned i) const {
+    const bool empties = !d.alive[i] || nb(own(d.x[i]), row_own(d.y[i])) != BlockMove::stay;
+    return empties == want;
   }
-}
-// The slot indices whose code lies in [lo, hi] (the selections of DevPicMigration, over a
-// counting iterator).
-struct SlotCodeIn {
-  const unsigned char* dest;
-  unsigned char lo, hi;
-  __device__ bool operator()(unsigned i) const { return dest[i] >= lo && dest[i] <= hi; }
 };
-// The leaving particles' records (kDeviceRecordWords words: the code, then a migration record)
-// in the order of their slots.
+// The records of the m slots that empty (kDeviceRecordWords words: a code, then a migration
+// record): the code kSlotEmpty for an absorbed particle's slot, else kSlotLeaves + its BlockMove;
+// one beyond the neighbours is counted in *bad.
+inline constexpr unsigned char kSlotEmpty = 1, kSlotLeaves = 2;
 inline constexpr int kDeviceRecordWords = kMigrationWords + 1;
-__global__ void pack_leavers(DevParticles d, const unsigned char* dest, const unsigned* slots, std::size_t n,
-                             std::uint64_t species, std::uint64_t* out) {
+__global__ void pack_emptied(DevParticles d, SlabOwner own, SlabOwner row_own, BlockNeighbours nb, const unsigned* slots,
+                             std::size_t m, std::uint64_t species, std::uint64_t* out, unsigned long long* bad) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < n; p += stride) {
+  for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < m; p += stride) {
     const unsigned i = slots[p];
     std::uint64_t* r = out + p * kDeviceRecordWords;
-    r[0] = dest[i];
+    std::uint64_t code = kSlotEmpty;
+    if (d.alive[i]) {
+      const BlockMove move = nb(own(d.x[i]), row_own(d.y[i]));
+      if (move == BlockMove::beyond) atomicAdd(bad, 1ull);
+      else code = kSlotLeaves + std::uint64_t(move);
+    }
+    r[0] = code;
     r[1] = species;
     r[2] = d.id[i];
     const double v[6] = {d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
     for (int q = 0; q < 6; ++q) r[3 + q] = static_cast<std::uint64_t>(__double_as_longlong(v[q]));
   }
 }
-// Holes filled from the end: the t particles staying in the last m slots (from[p]) move into the
-// t slots before them that empty (to[p]); the species then holds n - m slots, every one alive.
-__global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* from, std::size_t t) {
+// Holes filled from the end: the *t particles staying in the last m slots (from[p]) move into the
+// *t slots before them that empty (to[p]: the first of the ascending emptied slots; as many as
+// stay in the last m); the species then holds n - m slots, every one alive. (*t on the device:
+// at most m, the launch's bound.)
+__global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* from, const int* t_count) {
+  const std::size_t t = std::size_t(*t_count);
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < t; p += stride) {
     const unsigned a = to[p], b = from[p];
@@ -1196,10 +1191,9 @@ struct PicGpu::Impl {
   std::size_t stage_len = 0;
   std::size_t work_cap = 0;            // the per-slot work buffers' length
   signed char* offs = nullptr;
-  unsigned char* fdest = nullptr;  // migration: each slot's code (mark_blocks)
   double* sel = nullptr;
   std::uint64_t* id_sorted = nullptr;
-  int* nsel = nullptr;
+  int* nsel = nullptr;  // selections' counts (2)
   std::uint64_t* mig = nullptr;  // migration: the leavers' records, then the arrivals (grows)
   std::size_t mig_cap = 0;       // its words
   int* starts = nullptr;  // the block columns' first columns (so.starts on the device)
@@ -1685,10 +1679,10 @@ struct PicGpu::Impl {
   void free_work() {
     for (void* p : {static_cast<void*>(contrib), static_cast<void*>(keys), static_cast<void*>(keys_sorted),
                     static_cast<void*>(order), static_cast<void*>(order_sorted), static_cast<void*>(offs),
-                    static_cast<void*>(fdest), static_cast<void*>(sel), static_cast<void*>(id_sorted)})
+                    static_cast<void*>(sel), static_cast<void*>(id_sorted)})
       if (p) NBODY_CUDA_CHECK(cudaFree(p));
     contrib = nullptr, keys = keys_sorted = order = order_sorted = nullptr, offs = nullptr;
-    fdest = nullptr, sel = nullptr, id_sorted = nullptr;
+    sel = nullptr, id_sorted = nullptr;
   }
   // The per-slot work buffers for `need` slots.
   void ensure_work(std::size_t need) {
@@ -1701,7 +1695,6 @@ struct PicGpu::Impl {
     keys = alloc<unsigned>(need), keys_sorted = alloc<unsigned>(need);
     order = alloc<unsigned>(need), order_sorted = alloc<unsigned>(need);
     offs = alloc<signed char>(2 * need);
-    fdest = alloc<unsigned char>(need);
     sel = alloc<double>(need);
     id_sorted = alloc<std::uint64_t>(need);
     work_cap = need;
@@ -1728,21 +1721,15 @@ struct PicGpu::Impl {
     d.cap = cap;
     ensure_work(cap);
   }
-  // The slot indices in [first, first + n) whose code lies in [lo, hi] (ascending) into `out`;
-  // returns their number.
-  std::size_t select_slots(std::size_t first, std::size_t n, unsigned char lo, unsigned char hi, unsigned* out) {
-    if (n == 0) return 0;
+  // The slots in [first, first + n) that empty (or, want = false, stay) into `out` in ascending
+  // order, their number into *count on the device (no wait).
+  void select_slots(std::size_t first, std::size_t n, const SlotEmpties& pred, unsigned* out, int* count) {
     if (first + n > std::size_t(0x7fffffff)) throw_input_error("pic: more than 2^31 particles of a species on one slab");
     const thrust::counting_iterator<unsigned> slots(static_cast<unsigned>(first));
-    const SlotCodeIn pred{fdest, lo, hi};
     std::size_t need = 0;
-    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, slots, out, nsel, int(n), pred));
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, slots, out, count, int(n), pred));
     ensure_cub(need);
-    NBODY_CUDA_CHECK(cub::DeviceSelect::If(cub_temp, cub_bytes, slots, out, nsel, int(n), pred));
-    int c = 0;
-    NBODY_CUDA_CHECK(cudaMemcpy(&c, nsel, sizeof c, cudaMemcpyDeviceToHost));
-    if (c < 0 || std::size_t(c) > n) throw_runtime_error("pic: the slot selection returned a bad count");
-    return std::size_t(c);
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(cub_temp, cub_bytes, slots, out, count, int(n), pred));
   }
   // The migration buffer for `words` words.
   void ensure_mig(std::size_t words) {
@@ -1772,48 +1759,49 @@ struct PicGpu::Impl {
     NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
   }
   // The particles of species k leaving the block: their records appended to `out` by direction
-  // (in the order of their slots), their slots and the empty ones filled from the end. Returns
-  // whether any slot changed.
+  // (in the order of their slots); their slots and the absorbed particles' filled from the end.
+  // Two waits: the number of slots that empty, and their records on the host. Returns whether
+  // any slot changed.
   bool take_leavers(std::size_t k, const SlabOwner& own, const SlabOwner& rown, const BlockNeighbours& nb,
                     std::vector<std::uint64_t>* out) {
     DevParticles& d = sp[k];
     const std::size_t n = d.n;
+    SlotEmpties empties{d, own, rown, nb, true};
+    select_slots(0, n, empties, order, nsel);
+    int mc = 0;
+    NBODY_CUDA_CHECK(cudaMemcpy(&mc, nsel, sizeof mc, cudaMemcpyDeviceToHost));
+    if (mc < 0 || std::size_t(mc) > n) throw_runtime_error("pic: the slot selection returned a bad count");
+    const std::size_t m = std::size_t(mc);
+    if (m == 0) return false;
+    // the emptied slots' records (to the host), then the ones staying in the last m into them
     // (counters[3]: counters[0] and [1] hold the step's counts for the sorting policy)
-    NBODY_CUDA_CHECK(cudaMemset(counters + 3, 0, sizeof(unsigned long long)));
-    mark_blocks<<<blocks_for(n), ElementwisePolicy::kBlock>>>(d, own, rown, nb, fdest, counters + 3);
+    ensure_mig(m * kDeviceRecordWords);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(counters + 3, 0, sizeof(unsigned long long)));
+    pack_emptied<<<blocks_for(m), ElementwisePolicy::kBlock>>>(d, own, rown, nb, order, m, std::uint64_t(k), mig,
+                                                               counters + 3);
     NBODY_CUDA_CHECK_LAUNCH();
+    SlotEmpties stays = empties;
+    stays.want = false;
+    select_slots(n - m, m, stays, order_sorted, nsel + 1);
+    fill_holes<<<blocks_for(m), ElementwisePolicy::kBlock>>>(d, order, order_sorted, nsel + 1);
+    NBODY_CUDA_CHECK_LAUNCH();
+    d.n = n - m;
+    std::vector<std::uint64_t> rec(m * kDeviceRecordWords);
+    NBODY_CUDA_CHECK(cudaMemcpy(rec.data(), mig, rec.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
     unsigned long long bad = 0;
     NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters + 3, sizeof bad, cudaMemcpyDeviceToHost));
     if (bad > 0)
       throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
                           std::to_string(so.rank) + "'s block beyond its neighbours in one step");
-    // the leavers' records, one copy to the host
-    const std::size_t nl = select_slots(0, n, kSlotLeaves, 0xff, order);
-    if (nl > 0) {
-      ensure_mig(nl * kDeviceRecordWords);
-      pack_leavers<<<blocks_for(nl), ElementwisePolicy::kBlock>>>(d, fdest, order, nl, std::uint64_t(k), mig);
-      NBODY_CUDA_CHECK_LAUNCH();
-      std::vector<std::uint64_t> rec(nl * kDeviceRecordWords);
-      NBODY_CUDA_CHECK(cudaMemcpy(rec.data(), mig, rec.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
-      for (std::size_t p = 0; p < nl; ++p) {
-        const std::uint64_t* r = &rec[p * kDeviceRecordWords];
-        const std::uint64_t move = r[0] - kSlotLeaves;
-        if (r[0] < kSlotLeaves || move < std::uint64_t(BlockMove::left) || move > std::uint64_t(BlockMove::up))
-          throw_runtime_error("pic: a leaving particle's record of a bad direction");
-        std::vector<std::uint64_t>& o = out[move - std::uint64_t(BlockMove::left)];
-        o.insert(o.end(), r + 1, r + kDeviceRecordWords);
-      }
+    for (std::size_t p = 0; p < m; ++p) {
+      const std::uint64_t* r = &rec[p * kDeviceRecordWords];
+      if (r[0] == kSlotEmpty) continue;
+      const std::uint64_t move = r[0] - kSlotLeaves;
+      if (r[0] < kSlotLeaves || move < std::uint64_t(BlockMove::left) || move > std::uint64_t(BlockMove::up))
+        throw_runtime_error("pic: a leaving particle's record of a bad direction");
+      std::vector<std::uint64_t>& o = out[move - std::uint64_t(BlockMove::left)];
+      o.insert(o.end(), r + 1, r + kDeviceRecordWords);
     }
-    // the m slots that empty (leavers and absorbed) filled by the t staying in the last m
-    const std::size_t m = select_slots(0, n, kSlotEmpty, 0xff, order);
-    if (m == 0) return false;
-    const std::size_t t = select_slots(n - m, m, kSlotStay, kSlotStay, order_sorted);
-    if (t > m) throw_runtime_error("pic: the slot selection is inconsistent");
-    if (t > 0) {
-      fill_holes<<<blocks_for(t), ElementwisePolicy::kBlock>>>(d, order, order_sorted, t);
-      NBODY_CUDA_CHECK_LAUNCH();
-    }
-    d.n = n - m;
     return true;
   }
   // The arrived records of species k appended (in id order). Returns whether any arrived.
@@ -2171,14 +2159,14 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       bytes += most * (sizeof(double) + 4 * sizeof(unsigned));
     if (options.slab.enabled) {
       // The slots' room for arrivals and their ids, and the per-slot work buffers of ensure_work
-      // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, a slot code, a
-      // double and a 64-bit id. (The migration's records buffer grows with the leavers, 72 bytes
+      // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, a double and a
+      // 64-bit id. (The migration's records buffer grows with the leavers, 72 bytes
       // each: a slab's boundary cells at most.)
       const bool room = options.slab.ranks > 1;
       const std::size_t slots = particles + (room ? particles / 8 + 1024 * from.species().size() : 0);
       const std::size_t work = most + (room ? most / 8 + 1024 : 0);
       bytes += (slots - particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
-               work * (4 * sizeof(unsigned) + 3 + sizeof(double) + sizeof(std::uint64_t));
+               work * (4 * sizeof(unsigned) + 2 + sizeof(double) + sizeof(std::uint64_t));
       // the deterministic mode's class arrays (3 M^2 of the block's size) and guard staging
       const std::size_t M = m.s.shape == ShapeOrder::tsc ? 6 : 4;
       if (mode == DepositMode::deterministic) bytes += 3 * M * M * m.g.size() * sizeof(double);
@@ -2284,7 +2272,7 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
     NBODY_CUDA_CHECK(cudaMemcpy(m.rows, m.so.rows.data(), m.so.rows.size() * sizeof(int), cudaMemcpyHostToDevice));
     m.flux = m.alloc<double>(std::size_t(m.g.ny));
     m.ensure_work(std::max<std::size_t>(most, 1));
-    m.nsel = m.alloc<int>(1);
+    m.nsel = m.alloc<int>(2);
     m.stage_len = std::size_t(std::max(3 * m.classes, 6)) * std::size_t(std::max(m.g.rows(), m.g.stride())) * kGuard;
     m.stage = m.alloc<double>(m.stage_len);
     if (mode == DepositMode::deterministic) {
@@ -2327,7 +2315,7 @@ PicGpu::~PicGpu() {
     if (d.id) cudaFree(d.id);
   }
   for (void* p : {static_cast<void*>(m.cls), static_cast<void*>(m.cls_table), static_cast<void*>(m.stage),
-                  static_cast<void*>(m.offs), static_cast<void*>(m.fdest), static_cast<void*>(m.sel),
+                  static_cast<void*>(m.offs), static_cast<void*>(m.sel),
                   static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts),
                   static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.mig)})
     if (p) cudaFree(p);
