@@ -234,14 +234,29 @@ DomainPic::DomainPic(const PicSimulation& global, comm::Communicator& comm, int 
   const auto& gids = global.particle_ids();
   for (std::size_t k = 0; k < global.species().size(); ++k) {
     const Species& gs = global.species()[k];
-    Species sp = gs;
-    sp.resize(0);
+    Species sp = gs.without_particles();
     std::vector<std::uint64_t> id;
     const bool have_ids = gids.size() == global.species().size() && gids[k].size() == gs.size();
-    for (std::size_t p = 0; p < gs.size(); ++p) {
-      if (owner_rank(gs.x[p], gs.y[p]) != layout_.rank) continue;
-      sp.push_back(gs.x[p], gs.y[p], gs.ux[p], gs.uy[p], gs.uz[p], gs.w[p]);
-      id.push_back(have_ids ? gids[k][p] : std::uint64_t(p));
+    if (layout_.size == 1) {
+      // (one block: every particle is its own, the arrays copied whole)
+      sp.x = gs.x, sp.y = gs.y, sp.ux = gs.ux, sp.uy = gs.uy, sp.uz = gs.uz, sp.w = gs.w;
+      if (have_ids) {
+        id = gids[k];
+      } else {
+        id.resize(gs.size());
+        std::iota(id.begin(), id.end(), std::uint64_t(0));
+      }
+    } else {
+      // (counted first: the arrays sized once, not grown particle by particle)
+      std::size_t mine = 0;
+      for (std::size_t p = 0; p < gs.size(); ++p) mine += owner_rank(gs.x[p], gs.y[p]) == layout_.rank ? 1 : 0;
+      sp.reserve(mine);
+      id.reserve(mine);
+      for (std::size_t p = 0; p < gs.size(); ++p) {
+        if (owner_rank(gs.x[p], gs.y[p]) != layout_.rank) continue;
+        sp.push_back(gs.x[p], gs.y[p], gs.ux[p], gs.uy[p], gs.uz[p], gs.w[p]);
+        id.push_back(have_ids ? gids[k][p] : std::uint64_t(p));
+      }
     }
     species_.push_back(std::move(sp));
     ids_.push_back(std::move(id));
@@ -549,18 +564,25 @@ void DomainPic::merge_by_id(std::size_t k, const std::vector<std::uint64_t>& in)
   }
 }
 
-void DomainPic::set_state(const Fields& f, const std::vector<Species>& species,
-                          std::vector<std::vector<std::uint64_t>> ids, std::int64_t step, double t) {
+void DomainPic::set_state(const Fields& f, std::vector<Species> species, std::vector<std::vector<std::uint64_t>> ids,
+                          std::int64_t step, double t) {
   if (f.geom.nx != lg_.nx || f.geom.ny != lg_.ny || species.size() != species_.size() || ids.size() != species.size())
     throw_runtime_error("pic: a slab state of another shape");
   for (std::size_t k = 0; k < species.size(); ++k)
     if (ids[k].size() != species[k].size()) throw_runtime_error("pic: a slab state with ids that do not match its particles");
   for (int c = 0; c < kComponents; ++c) fields_.data[c] = f.data[c];
   for (int c = 0; c < kPsiCount; ++c) fields_.psi[c] = f.psi[c];
-  species_ = species;
+  species_ = std::move(species);
   ids_ = std::move(ids);
   step_ = step;
   t_ = t;
+}
+
+void DomainPic::take_particles(std::vector<Species>& species, std::vector<std::vector<std::uint64_t>>& ids) {
+  species.clear();
+  for (Species& sp : species_) species.push_back(sp.take_particles());
+  ids = std::move(ids_);
+  ids_.assign(species_.size(), {});
 }
 
 void DomainPic::step() {
@@ -862,25 +884,43 @@ void DomainPic::gather(PicSimulation& global, int root) {
     if (!fields_.psi[c].empty()) gather_array(fields_.psi[c], gf.psi[c]);
   auto& gids = global.particle_ids();
   if (here) gids.assign(species_.size(), {});
+  // The particles component by component (each rank's arrays as they are, no packing), placed
+  // in id order: a table from order_by_id, or none where the gathered ids already ascend (one
+  // rank's, which it keeps sorted).
   for (std::size_t k = 0; k < species_.size(); ++k) {
     const Species& sp = species_[k];
-    std::vector<double> mine;
-    mine.reserve(6 * sp.size());
-    for (std::size_t p = 0; p < sp.size(); ++p)
-      for (double v : {sp.x[p], sp.y[p], sp.ux[p], sp.uy[p], sp.uz[p], sp.w[p]}) mine.push_back(v);
-    const std::vector<double> all = collect(mine, root);
-    const std::vector<std::uint64_t> ids = collect(ids_[k], root);
+    const bool whole = layout_.size == 1;  // (this rank's arrays are all of them: not copied)
+    std::vector<std::uint64_t> ids = whole ? std::vector<std::uint64_t>{} : collect(ids_[k], root);
+    const std::vector<std::uint64_t>& all_ids = whole ? ids_[k] : ids;
+    std::vector<std::size_t> order;
+    const bool sorted =
+        here && std::adjacent_find(all_ids.begin(), all_ids.end(), std::greater_equal<>()) == all_ids.end();
+    if (here && !sorted) order = order_by_id(all_ids);
+    Species* gs = here ? &global.species()[k] : nullptr;
+    std::vector<double> Species::*const parts[6] = {&Species::x,  &Species::y,  &Species::ux,
+                                                    &Species::uy, &Species::uz, &Species::w};
+    for (const auto part : parts) {
+      std::vector<double> all = whole ? std::vector<double>{} : collect(sp.*part, root);
+      if (!here) continue;
+      const std::vector<double>& from = whole ? sp.*part : all;
+      if (from.size() != all_ids.size()) throw_runtime_error("pic: the gathered particles and ids differ in number");
+      std::vector<double>& to = gs->*part;
+      if (sorted && !whole) {
+        to = std::move(all);
+      } else if (sorted) {
+        to.assign(from.begin(), from.end());
+      } else {
+        to.resize(from.size());
+        for (std::size_t q = 0; q < order.size(); ++q) to[q] = from[order[q]];
+      }
+    }
     if (!here) continue;
-    if (all.size() != 6 * ids.size()) throw_runtime_error("pic: the gathered particles and ids differ in number");
-    const std::vector<std::size_t> order = order_by_id(ids);
-    Species& gs = global.species()[k];
-    gs.resize(0);
-    for (auto* v : {&gs.x, &gs.y, &gs.ux, &gs.uy, &gs.uz, &gs.w}) v->reserve(ids.size());
-    gids[k].reserve(ids.size());
-    for (std::size_t q : order) {
-      const double* r = &all[6 * q];
-      gs.push_back(r[0], r[1], r[2], r[3], r[4], r[5]);
-      gids[k].push_back(ids[q]);
+    std::vector<std::uint64_t>& gid = gids[k];
+    if (sorted) {
+      gid = whole ? all_ids : std::move(ids);
+    } else {
+      gid.resize(order.size());
+      for (std::size_t q = 0; q < order.size(); ++q) gid[q] = all_ids[order[q]];
     }
   }
   if (here) global.set_time(t_, step_);

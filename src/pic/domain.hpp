@@ -95,9 +95,13 @@ class DomainPic {
   // One step (collective).
   void step();
   // Replaces the slab's fields (E, B, J, rho and the PML memories), particles with their ids,
-  // step and time: the GPU slab path (pic/gpu_slabs.hpp) brings its state back through this.
-  void set_state(const Fields& f, const std::vector<Species>& species, std::vector<std::vector<std::uint64_t>> ids,
+  // step and time: the GPU slab path (pic/gpu_slabs.hpp) brings its state back through this
+  // (the particles moved in where the caller has no more use for them).
+  void set_state(const Fields& f, std::vector<Species> species, std::vector<std::vector<std::uint64_t>> ids,
                  std::int64_t step, double t);
+  // The slab's particles and their ids moved out (the GPU slabs upload them); the slab keeps
+  // its species without particles.
+  void take_particles(std::vector<Species>& species, std::vector<std::vector<std::uint64_t>>& ids);
   // The whole state into `global` (collective): fields of every slab, guard columns as one
   // process has them, particles in id order with their ids, step and time; on every rank, or
   // on rank `root` only (the others' `global` is left as it is).

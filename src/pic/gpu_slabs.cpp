@@ -138,7 +138,12 @@ void DomainPicGpu::build_device() {
   ls.geom.ny = l.j1 - l.j0;
   ls.geom.x0 = gg.x0 + l.i0 * gg.dx;  // (y0 stays the whole grid's: the rows are offset by j_offset)
   local_ = std::make_unique<PicSimulation>(ls);
-  for (const Species& s : host_->species()) local_->add_species(s);
+  // The slab's particles and ids move to the upload (the host copy keeps its species without
+  // particles: gather brings them back).
+  std::vector<Species> species;
+  std::vector<std::vector<std::uint64_t>> ids;
+  host_->take_particles(species, ids);
+  for (Species& s : species) local_->add_species(std::move(s));
   for (int c = 0; c < kComponents; ++c) local_->fields().data[c] = host_->fields().data[c];
   for (int c = 0; c < kPsiCount; ++c) local_->fields().psi[c] = host_->fields().psi[c];
   local_->set_time(host_->time(), host_->step_count());
@@ -153,23 +158,20 @@ void DomainPicGpu::build_device() {
   so.cut_lo = l.left >= 0, so.cut_hi = l.right >= 0;
   so.cut_y_lo = l.down >= 0, so.cut_y_hi = l.up >= 0;
   so.exchange = exchange_.get();
-  so.ids = host_->ids();
+  so.ids = std::move(ids);
   so.starts = l.starts;
   so.rows = l.ranks_y > 1 ? l.rows : std::vector<int>{0, gg.ny};
   o.device = device_;
   gpu_ = std::make_unique<PicGpu>(*local_, o);
   // The particles live on the device now: the host copies are dropped (gather brings them back).
-  std::vector<Species> none = host_->species();
-  for (Species& s : none) {
-    s.resize(0);
-    for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
-  }
-  host_->set_state(host_->fields(), none, std::vector<std::vector<std::uint64_t>>(none.size()), host_->step_count(),
-                   host_->time());
-  for (Species& s : local_->species()) {
-    s.resize(0);
-    for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
-  }
+  for (Species& s : local_->species()) (void)s.take_particles();
+}
+
+// The particles copy_to brought into local_ moved out (local_ keeps its species without them).
+std::vector<Species> DomainPicGpu::take_local_particles() {
+  std::vector<Species> out;
+  for (Species& s : local_->species()) out.push_back(s.take_particles());
+  return out;
 }
 
 bool DomainPicGpu::balance(const BalanceSettings& b) {
@@ -182,7 +184,7 @@ bool DomainPicGpu::balance(const BalanceSettings& b) {
   if (starts.empty()) return false;
   if (tracking_) track_ = poynting();  // (collective: every rank holds the integrals so far)
   gpu_->copy_to(*local_);
-  host_->set_state(local_->fields(), local_->species(), gpu_->ids(), gpu_->step_count(), local_->time());
+  host_->set_state(local_->fields(), take_local_particles(), gpu_->ids(), gpu_->step_count(), local_->time());
   const PicGpu::StepTimes t = gpu_->total_times();
   times_before_.particles += t.particles, times_before_.fields += t.fields, times_before_.comm += t.comm;
   times_before_.sort += t.sort, times_before_.step += t.step;
@@ -253,8 +255,12 @@ std::size_t DomainPicGpu::local_particles(bool mobile_only) const {
 }
 
 void DomainPicGpu::gather(PicSimulation& global, int root) {
+  // (room for every slot, so that copy_to's appends never grow the arrays: the live particles
+  // are at most that many)
+  const std::vector<std::size_t> slots = gpu_->slot_counts();
+  for (std::size_t k = 0; k < slots.size() && k < local_->species().size(); ++k) local_->species()[k].reserve(slots[k]);
   gpu_->copy_to(*local_);
-  host_->set_state(local_->fields(), local_->species(), gpu_->ids(), gpu_->step_count(), local_->time());
+  host_->set_state(local_->fields(), take_local_particles(), gpu_->ids(), gpu_->step_count(), local_->time());
   host_->gather(global, root);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/parallel.hpp"
 #include "nbody/error.hpp"
 #include "pic/interpolation.hpp"
 #include "pic/particle_step.hpp"
@@ -37,16 +38,40 @@ void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* wind
     if (ids_.size() < species_.size()) ids_.resize(species_.size());
     ids = &ids_[std::size_t(index)];
   }
-  std::uint64_t loaded = 0;  // particles of the whole load before this cell (row by row)
-  for (int j = 0; j < g.ny; ++j)
+  auto loads = [&](int i, int j) { return spec.profile(g.x0 + (i + 0.5) * g.dx, g.y0 + (j + 0.5) * g.dy) > 0; };
+  auto kept = [&](int i, int j) {
+    return !window || (i >= window->i0 && i < window->i1 && j >= window->j0 && j < window->j1);
+  };
+  // Per row, the particles of the whole load before it (its ids start there) and those kept here
+  // before it (where its particles go in the arrays), counted over the cell centres first: the
+  // arrays are sized once, and every row fills its own part (on several threads: a particle's
+  // values are a function of its cell alone, so the plasma is the same on any number of them).
+  std::vector<std::uint64_t> loaded(std::size_t(g.ny) + 1, 0);
+  std::vector<std::size_t> at(std::size_t(g.ny) + 1, 0);
+  for (int j = 0; j < g.ny; ++j) {
+    std::uint64_t row = 0;
+    std::size_t row_kept = 0;
     for (int i = 0; i < g.nx; ++i) {
-      const double xc = g.x0 + (i + 0.5) * g.dx, yc = g.y0 + (j + 0.5) * g.dy;
-      if (!(spec.profile(xc, yc) > 0)) continue;
-      const std::uint64_t first = loaded;
-      loaded += std::uint64_t(ppc);
-      if (window && (i < window->i0 || i >= window->i1 || j < window->j0 || j >= window->j1)) continue;
+      if (!loads(i, j)) continue;
+      row += std::uint64_t(ppc);
+      if (kept(i, j)) row_kept += std::size_t(ppc);
+    }
+    loaded[std::size_t(j) + 1] = loaded[std::size_t(j)] + row;
+    at[std::size_t(j) + 1] = at[std::size_t(j)] + row_kept;
+  }
+  const std::size_t base = sp.size(), id_base = ids ? ids->size() : 0, total = at[std::size_t(g.ny)];
+  sp.resize(base + total);
+  if (ids) ids->resize(id_base + total);
+  const auto fill_row = [&](int j) {
+    std::uint64_t next = loaded[std::size_t(j)];
+    std::size_t to = at[std::size_t(j)];
+    for (int i = 0; i < g.nx; ++i) {
+      if (!loads(i, j)) continue;
+      const std::uint64_t first = next;  // particles of the whole load before this cell
+      next += std::uint64_t(ppc);
+      if (!kept(i, j)) continue;
       if (ids)
-        for (int q = 0; q < ppc; ++q) ids->push_back(first + std::uint64_t(q));
+        for (int q = 0; q < ppc; ++q) (*ids)[id_base + to + std::size_t(q)] = first + std::uint64_t(q);
       const std::uint64_t cell = std::uint64_t(j) * std::uint64_t(g.nx) + std::uint64_t(i);
       for (int b = 0; b < spec.ppc_y; ++b)
         for (int a = 0; a < spec.ppc_x; ++a) {
@@ -64,9 +89,13 @@ void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* wind
           double u[3];
           for (int c = 0; c < 3; ++c)
             u[c] = spec.u_drift[c] + (spec.u_thermal[c] > 0 ? spec.u_thermal[c] * rng.normal(4 * k + 1 + c) : 0.0);
-          sp.push_back(x, y, u[0], u[1], u[2], n * g.dx * g.dy / ppc);
+          const std::size_t p = base + to++;
+          sp.x[p] = x, sp.y[p] = y, sp.ux[p] = u[0], sp.uy[p] = u[1], sp.uz[p] = u[2], sp.w[p] = n * g.dx * g.dy / ppc;
         }
     }
+  };
+#pragma omp parallel for schedule(dynamic, 1) if (parallel_elements(std::int64_t(total)))
+  for (int j = 0; j < g.ny; ++j) fill_row(j);
 }
 
 PushParams PicSimulation::push_params(const Species& sp) const { return make_push_params(s_, sp, step_); }

@@ -31,6 +31,22 @@ struct Species {
   void push_back(double px, double py, double pux, double puy, double puz, double pw) {
     x.push_back(px), y.push_back(py), ux.push_back(pux), uy.push_back(puy), uz.push_back(puz), w.push_back(pw);
   }
+  void reserve(std::size_t n) {
+    for (auto* v : {&x, &y, &ux, &uy, &uz, &w}) v->reserve(n);
+  }
+  // The same species (name, charge, mass, boundaries) without particles: a copy of everything
+  // but the particle arrays, which may hold many millions.
+  [[nodiscard]] Species without_particles() const {
+    Species s;
+    s.name = name, s.charge = charge, s.mass = mass, s.immobile = immobile, s.thermal_u = thermal_u, s.bc = bc;
+    return s;
+  }
+  // The particles moved out into a species of the same kind; this one is left without any.
+  [[nodiscard]] Species take_particles() {
+    Species s = without_particles();
+    s.x.swap(x), s.y.swap(y), s.ux.swap(ux), s.uy.swap(uy), s.uz.swap(uz), s.w.swap(w);
+    return s;
+  }
 };
 
 // The predefined species: electron (q = -1, m = 1), proton, deuteron (m = 3670.48),
