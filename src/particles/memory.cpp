@@ -79,7 +79,7 @@ Buffer::~Buffer() {
 }
 
 void copy_bytes(void* dst, Location dst_at, const void* src, Location src_at, std::size_t bytes,
-                StreamHandle stream) {
+                [[maybe_unused]] StreamHandle stream) {
   if (bytes == 0) return;
   if (!dst_at.on_device() && !src_at.on_device()) {
     std::memcpy(dst, src, bytes);
@@ -100,7 +100,7 @@ void copy_bytes(void* dst, Location dst_at, const void* src, Location src_at, st
 #endif
 }
 
-void zero_bytes(void* dst, Location at, std::size_t bytes, StreamHandle stream) {
+void zero_bytes(void* dst, Location at, std::size_t bytes, [[maybe_unused]] StreamHandle stream) {
   if (bytes == 0) return;
   if (!at.on_device()) {
     std::memset(dst, 0, bytes);
