@@ -543,6 +543,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         const bool direct = way != "host";
         Record r = new_record("transfer-" + way + "-" + std::to_string(bytes), 2, 0);
         r.pic_deposit.clear();
+        r.pic_exchange.clear();  // (the way is in the rung's name)
         r.energy_error = -1;
         r.transfer_bytes = double(bytes);
         const std::vector<double>& s = way == "host" ? t.host_s : way == "ipc" ? t.direct_s : t.mpi_s;
