@@ -81,7 +81,6 @@ int pieces(const std::vector<int>& cuts, const char* what) {
   return n;
 }
 
-
 // The positions of `ids` (unique) in ascending id order: where the ids span at most a few times
 // their number (a species' ids are its load order, gaps where particles were absorbed) by a table
 // indexed by id, a linear pass; otherwise by sorting (id, position) pairs.
@@ -579,8 +578,7 @@ void DomainPic::set_state(const Fields& f, std::vector<Species> species, std::ve
 }
 
 void DomainPic::take_particles(std::vector<Species>& species, std::vector<std::vector<std::uint64_t>>& ids) {
-  species.clear();
-  for (Species& sp : species_) species.push_back(sp.take_particles());
+  species = pic::take_particles(species_);
   ids = std::move(ids_);
   ids_.assign(species_.size(), {});
 }

@@ -164,14 +164,17 @@ void DomainPicGpu::build_device() {
   o.device = device_;
   gpu_ = std::make_unique<PicGpu>(*local_, o);
   // The particles live on the device now: the host copies are dropped (gather brings them back).
-  for (Species& s : local_->species()) (void)s.take_particles();
+  (void)take_particles(local_->species());
 }
 
-// The particles copy_to brought into local_ moved out (local_ keeps its species without them).
-std::vector<Species> DomainPicGpu::take_local_particles() {
-  std::vector<Species> out;
-  for (Species& s : local_->species()) out.push_back(s.take_particles());
-  return out;
+void DomainPicGpu::state_to_host() {
+  // (room for every slot, so that copy_to's appends never grow the arrays: the live particles
+  // are at most that many)
+  const std::vector<std::size_t> slots = gpu_->slot_counts();
+  for (std::size_t k = 0; k < slots.size() && k < local_->species().size(); ++k) local_->species()[k].reserve(slots[k]);
+  gpu_->copy_to(*local_);
+  host_->set_state(local_->fields(), take_particles(local_->species()), gpu_->ids(), gpu_->step_count(),
+                   local_->time());
 }
 
 bool DomainPicGpu::balance(const BalanceSettings& b) {
@@ -183,8 +186,7 @@ bool DomainPicGpu::balance(const BalanceSettings& b) {
   const std::vector<int> starts = host_->plan_balance(cost, b);
   if (starts.empty()) return false;
   if (tracking_) track_ = poynting();  // (collective: every rank holds the integrals so far)
-  gpu_->copy_to(*local_);
-  host_->set_state(local_->fields(), take_local_particles(), gpu_->ids(), gpu_->step_count(), local_->time());
+  state_to_host();
   const PicGpu::StepTimes t = gpu_->total_times();
   times_before_.particles += t.particles, times_before_.fields += t.fields, times_before_.comm += t.comm;
   times_before_.sort += t.sort, times_before_.step += t.step;
@@ -255,12 +257,7 @@ std::size_t DomainPicGpu::local_particles(bool mobile_only) const {
 }
 
 void DomainPicGpu::gather(PicSimulation& global, int root) {
-  // (room for every slot, so that copy_to's appends never grow the arrays: the live particles
-  // are at most that many)
-  const std::vector<std::size_t> slots = gpu_->slot_counts();
-  for (std::size_t k = 0; k < slots.size() && k < local_->species().size(); ++k) local_->species()[k].reserve(slots[k]);
-  gpu_->copy_to(*local_);
-  host_->set_state(local_->fields(), take_local_particles(), gpu_->ids(), gpu_->step_count(), local_->time());
+  state_to_host();
   host_->gather(global, root);
 }
 

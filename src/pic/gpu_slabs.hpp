@@ -88,7 +88,7 @@ class DomainPicGpu {
  private:
   void build_device();  // local_, exchange_ and gpu_ for host_'s slab (its particles then dropped)
   void release_device();  // gpu_ destroyed (collective with direct exchanges: the peers unmapped first)
-  std::vector<Species> take_local_particles();  // local_'s particles moved out (after copy_to)
+  void state_to_host();  // the device's state into host_ (through local_, its particles moved, not copied)
   comm::Communicator* comm_;
   PicSettings global_settings_;
   PicGpuOptions options_;

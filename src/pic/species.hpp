@@ -49,6 +49,14 @@ struct Species {
   }
 };
 
+// Every species' particles moved out of `from` (its species kept without particles).
+[[nodiscard]] inline std::vector<Species> take_particles(std::vector<Species>& from) {
+  std::vector<Species> out;
+  out.reserve(from.size());
+  for (Species& s : from) out.push_back(s.take_particles());
+  return out;
+}
+
 // The predefined species: electron (q = -1, m = 1), proton, deuteron (m = 3670.48),
 // triton (m = 5496.92), positron. Returns false for an unknown name.
 bool predefined_species(const std::string& name, double& charge, double& mass);

@@ -1839,9 +1839,10 @@ struct PicGpu::Impl {
     std::vector<char> changed(sp.size(), 0);
     for (std::size_t k = 0; k < sp.size(); ++k)
       if (!meta[k].immobile && sp[k].n > 0) changed[k] = take_leavers(k, own, rown, nb, to) ? 1 : 0;
-    std::vector<std::uint64_t>&to_left = to[0], &to_right = to[1], &to_down = to[2], &to_up = to[3];
-    if (so.ranks_y == 1 && (!to_down.empty() || !to_up.empty()))
-      throw_runtime_error("pic: particles leaving a slab along y");
+    std::vector<std::uint64_t>& to_left = to[0];
+    std::vector<std::uint64_t>& to_right = to[1];
+    std::vector<std::uint64_t>& to_down = to[2];
+    std::vector<std::uint64_t>& to_up = to[3];
     std::vector<std::uint64_t> arrived;
     auto exchange = [&](bool along_y, const std::vector<std::uint64_t>& lo, const std::vector<std::uint64_t>& hi,
                         std::vector<std::uint64_t>& in) {
