@@ -73,7 +73,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
                   "gpu-split-unrolled, gpu-best; pic: cas, separate, atomic, redundant, float32, tiled, warp, "
                   "deterministic, and the sorting records: sorting, tiled-sorting, warp-sorting; pic-scaling: strong, "
-                  "strong-balanced, weak, moving-target, blocks, sorting, transfer; default: all)");
+                  "strong-balanced, weak, moving-target, blocks, sorting, sorting-multi (the sorting records on 2 and "
+                  "P ranks only), transfer; default: all)");
   app->add_flag("--quick", args->quick, "fewer repeats and sizes: a smoke test");
   app->add_option("--tree-n", args->tree_n,
                   "tree: comma-separated body counts (1e6 and 2^20 forms too; default on a GPU: "
