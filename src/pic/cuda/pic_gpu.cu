@@ -111,17 +111,37 @@ struct Float32Accumulate {
   }
 };
 
+// A block among several (the atomic and warp kernels): the slots that empty in the particle
+// kernel, because the particle was absorbed or its cell left the block, appended in no fixed
+// order for the migration, which then reads only these (not every slot). At most cap are noted;
+// the count goes on past it (the migration then selects the slots itself). Off: slots null.
+struct EmptiedList {
+  unsigned* slots = nullptr;
+  unsigned* count = nullptr;
+  unsigned cap = 0;
+  SlabOwner own, row_own;  // the global columns' and rows' blocks
+  int bx = 0, by = 0;      // this block's
+  __device__ void note(std::size_t i) const {
+    const unsigned k = atomicAdd(count, 1u);
+    if (k < cap) slots[k] = unsigned(i);
+  }
+  // (DomainPic::migrate's rule: a particle stays while its cell is in the block's column and row)
+  __device__ bool leaves(double x, double y) const { return own(x) != bx || row_own(y) != by; }
+};
+
 // The particle kernel with one thread per slot (empty slots skipped) and the accumulator Acc.
 template <class Shape, class Acc>
-__global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc acc) {
+__global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc acc, EmptiedList emptied = {}) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
     ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
     if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, acc)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      if (emptied.slots && emptied.leaves(r.x, r.y)) emptied.note(i);
     } else {
       d.alive[i] = 0;
+      if (emptied.slots) emptied.note(i);
     }
   }
 }
@@ -247,7 +267,7 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 // counters[1] += particles absorbed.
 template <class Shape>
 __global__ void __launch_bounds__(kWarpBlock, 4)
-    particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters) {
+    particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters, EmptiedList emptied) {
   constexpr int W = Shape::support + 3;
   __shared__ double window[kWarpBlock / 32][W * W][kWarpLanesPadded];
   __shared__ unsigned long long scratch[kWarpBlock / 32];
@@ -287,9 +307,11 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
     if (!live) continue;
     if (finish_move(r, mv, pp)) {
       d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      if (emptied.slots && emptied.leaves(r.x, r.y)) emptied.note(i);
     } else {
       d.alive[i] = 0;
       ++absorbed;
+      if (emptied.slots) emptied.note(i);
     }
   }
   alone = nbody::cuda::block_reduce<kWarpBlock>(alone, scratch, nbody::cuda::Sum{});
@@ -821,7 +843,8 @@ __global__ void pack_emptied(DevParticles d, SlabOwner own, SlabOwner row_own, B
 // *t slots before them that empty (to[p]: the first of the ascending emptied slots; as many as
 // stay in the last m); the species then holds n - m slots, every one alive. (*t on the device:
 // at most m, the launch's bound.)
-__global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* from, const int* t_count) {
+template <class Count>
+__global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* from, const Count* t_count) {
   const std::size_t t = std::size_t(*t_count);
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < t; p += stride) {
@@ -830,6 +853,25 @@ __global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* f
     d.id[a] = d.id[b];
     d.alive[a] = 1;
   }
+}
+// The holes of a species from its emptied slots in no fixed order (`list`, m of them, n slots):
+// those before the last m into holes[atomicAdd(holes_count)]; those among the last m flagged
+// in tail[slot - (n - m)] (zeroed before).
+__global__ void split_emptied(const unsigned* list, std::size_t m, std::size_t n, unsigned* tail, unsigned* holes,
+                             unsigned* holes_count) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < m; p += stride) {
+    const std::size_t e = list[p];
+    if (e >= n - m) tail[e - (n - m)] = 1;
+    else holes[atomicAdd(holes_count, 1u)] = unsigned(e);
+  }
+}
+// The slots among the last m (n slots) not flagged in `tail`: the particles that stay there, into
+// stay[atomicAdd(stay_count)]. (As many as there are holes before them.)
+__global__ void collect_staying(const unsigned* tail, std::size_t m, std::size_t n, unsigned* stay, unsigned* stay_count) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < m; q += stride)
+    if (!tail[q]) stay[atomicAdd(stay_count, 1u)] = unsigned(n - m + q);
 }
 // The arrivals (na of them, in `in` as 7 arrays of na words: id, then the bits of x, y, ux, uy,
 // uz, w) into slots n0 .. n0 + na.
@@ -1196,6 +1238,16 @@ struct PicGpu::Impl {
   int* nsel = nullptr;  // selections' counts (2)
   std::uint64_t* mig = nullptr;  // migration: the leavers' records, then the arrivals (grows)
   std::size_t mig_cap = 0;       // its words
+  // Over several blocks with the atomic or warp kernel: each species' slots emptied in the step's
+  // particle kernel (EmptiedList; species k's at list_at[k], at most list_cap[k] of them), the
+  // counts (one a species, then the migration's bad count and two for the holes' split), and
+  // whether the kernel that ran noted them (listed[k]).
+  unsigned* lists = nullptr;
+  std::size_t lists_cap = 0;
+  unsigned* list_counts = nullptr;
+  std::size_t list_counts_len = 0;
+  std::vector<std::size_t> list_at, list_cap;
+  std::vector<char> listed;
   int* starts = nullptr;  // the block columns' first columns (so.starts on the device)
   int* rows = nullptr;    // the block rows' first rows (so.rows on the device)
   double* flux = nullptr;  // poynting_rows' values (g.ny)
@@ -1731,6 +1783,45 @@ struct PicGpu::Impl {
     ensure_cub(need);
     NBODY_CUDA_CHECK(cub::DeviceSelect::If(cub_temp, cub_bytes, slots, out, count, int(n), pred));
   }
+  // Before a step's particle kernels over several blocks (atomic and warp kernels): room for each
+  // mobile species' emptied slots, an eighth of its slots and 1024 (a step empties far fewer:
+  // the block's edge cells), and the counts zeroed.
+  void prepare_lists() {
+    listed.assign(sp.size(), 0);
+    if (!(slab && so.ranks > 1) || opt.deposit == DepositKernel::deterministic) return;
+    list_at.assign(sp.size(), 0);
+    list_cap.assign(sp.size(), 0);
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < sp.size(); ++k) {
+      if (meta[k].immobile) continue;
+      list_at[k] = total;
+      list_cap[k] = std::min<std::size_t>(sp[k].n / 8 + 1024, 0x7fffffff);
+      total += list_cap[k];
+    }
+    if (total > lists_cap) {
+      if (lists) NBODY_CUDA_CHECK(cudaFree(lists));
+      lists = nullptr;
+      lists_cap = 0;
+      lists = alloc<unsigned>(total);
+      lists_cap = total;
+    }
+    if (list_counts_len < sp.size() + 3) {
+      if (list_counts) NBODY_CUDA_CHECK(cudaFree(list_counts));
+      list_counts = nullptr;
+      list_counts_len = 0;
+      list_counts = alloc<unsigned>(sp.size() + 3);
+      list_counts_len = sp.size() + 3;
+    }
+    NBODY_CUDA_CHECK(cudaMemsetAsync(list_counts, 0, list_counts_len * sizeof(unsigned)));
+  }
+  // Species k's list for its particle kernel (off where prepare_lists made none); marks it noted.
+  EmptiedList emptied_list(std::size_t k) {
+    if (!lists || k >= list_cap.size() || list_cap[k] == 0 || !(slab && so.ranks > 1) ||
+        opt.deposit == DepositKernel::deterministic)
+      return {};
+    listed[k] = 1;
+    return EmptiedList{lists + list_at[k], list_counts + k, unsigned(list_cap[k]), owner(), row_owner(), so.bx, so.by};
+  }
   // The migration buffer for `words` words.
   void ensure_mig(std::size_t words) {
     if (words <= mig_cap) return;
@@ -1793,7 +1884,13 @@ struct PicGpu::Impl {
     if (bad > 0)
       throw_runtime_error("pic: " + std::to_string(bad) + " particles of " + meta[k].name + " left rank " +
                           std::to_string(so.rank) + "'s block beyond its neighbours in one step");
-    for (std::size_t p = 0; p < m; ++p) {
+    sort_records(rec, out);
+    return true;
+  }
+  // The emptied slots' records (pack_emptied's) to the neighbours by direction (`out`: left,
+  // right, down, up); the absorbed particles' skipped.
+  static void sort_records(const std::vector<std::uint64_t>& rec, std::vector<std::uint64_t>* out) {
+    for (std::size_t p = 0; p < rec.size() / kDeviceRecordWords; ++p) {
       const std::uint64_t* r = &rec[p * kDeviceRecordWords];
       if (r[0] == kSlotEmpty) continue;
       const std::uint64_t move = r[0] - kSlotLeaves;
@@ -1802,7 +1899,30 @@ struct PicGpu::Impl {
       std::vector<std::uint64_t>& o = out[move - std::uint64_t(BlockMove::left)];
       o.insert(o.end(), r + 1, r + kDeviceRecordWords);
     }
-    return true;
+  }
+  // Species k's m slots that the particle kernel noted (prepare_lists): their records into mig
+  // from record `at`, and the holes filled from the end, no wait (the caller copies the records).
+  void take_listed(std::size_t k, std::size_t m, std::size_t at, const SlabOwner& own, const SlabOwner& rown,
+                   const BlockNeighbours& nb) {
+    DevParticles& d = sp[k];
+    const std::size_t n = d.n;
+    if (m > n) throw_runtime_error("pic: more emptied slots than slots");
+    const unsigned* list = lists + list_at[k];
+    pack_emptied<<<blocks_for(m), ElementwisePolicy::kBlock>>>(d, own, rown, nb, list, m, std::uint64_t(k),
+                                                               mig + at * kDeviceRecordWords, counters + 3);
+    NBODY_CUDA_CHECK_LAUNCH();
+    // (the holes before the last m into order, the particles staying in the last m into
+    // order_sorted, the tail's flags in keys; the two counts after the species' counts)
+    unsigned* split_counts = list_counts + sp.size() + 1;
+    NBODY_CUDA_CHECK(cudaMemsetAsync(keys, 0, m * sizeof(unsigned)));
+    NBODY_CUDA_CHECK(cudaMemsetAsync(split_counts, 0, 2 * sizeof(unsigned)));
+    split_emptied<<<blocks_for(m), ElementwisePolicy::kBlock>>>(list, m, n, keys, order, split_counts);
+    NBODY_CUDA_CHECK_LAUNCH();
+    collect_staying<<<blocks_for(m), ElementwisePolicy::kBlock>>>(keys, m, n, order_sorted, split_counts + 1);
+    NBODY_CUDA_CHECK_LAUNCH();
+    fill_holes<<<blocks_for(m), ElementwisePolicy::kBlock>>>(d, order, order_sorted, split_counts);
+    NBODY_CUDA_CHECK_LAUNCH();
+    d.n = n - m;
   }
   // The arrived records of species k appended (in id order). Returns whether any arrived.
   bool append_arrivals(std::size_t k, const std::vector<std::uint64_t>& arrived) {
@@ -1825,8 +1945,10 @@ struct PicGpu::Impl {
   }
   // DomainPic::migrate on the device: those whose block column changed sent along x, then those
   // whose block row changed, with the x arrivals of another block row, along y (a corner crossing
-  // takes two hops); the arrivals appended in id order. The slots they and the absorbed particles
-  // leave are filled from the species' end (not compacted: a step moves only the leavers and as
+  // takes two hops); the arrivals appended in id order. The slots that empty are those the atomic
+  // and warp kernels noted as they moved the particles (EmptiedList: no pass over every slot), or
+  // for the deterministic kernel (and a list that overflowed) those selected from the positions.
+  // They are filled from the species' end (not compacted: a step moves only the leavers and as
   // many from the end), so the slots' order changes: the atomic kernel adds in no fixed order
   // anyway, the warp kernel's sorting policy counts the particles out of their warp's cells, and
   // the deterministic mode sorts the species by id again (its fixed order of each cell's sum; the
@@ -1837,12 +1959,39 @@ struct PicGpu::Impl {
     const BlockNeighbours nb = block_neighbours(so.bx, so.by, so.ranks_x, so.left, so.right, so.down, so.up);
     std::vector<std::uint64_t> to[4];  // left, right, down, up
     std::vector<char> changed(sp.size(), 0);
+    // The slots the particle kernels noted (atomic and warp kernels): their counts (one wait).
+    // A species without a list, or with more than its list holds, selects them itself first.
+    std::vector<unsigned> counts(sp.size(), 0);
+    const bool any_listed = std::find(listed.begin(), listed.end(), char(1)) != listed.end();
+    if (any_listed) NBODY_CUDA_CHECK(cudaMemcpy(counts.data(), list_counts, sp.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    auto use_list = [&](std::size_t k) { return k < listed.size() && listed[k] && counts[k] <= list_cap[k]; };
     for (std::size_t k = 0; k < sp.size(); ++k)
-      if (!meta[k].immobile && sp[k].n > 0) changed[k] = take_leavers(k, own, rown, nb, to) ? 1 : 0;
-    std::vector<std::uint64_t>& to_left = to[0];
-    std::vector<std::uint64_t>& to_right = to[1];
-    std::vector<std::uint64_t>& to_down = to[2];
-    std::vector<std::uint64_t>& to_up = to[3];
+      if (!meta[k].immobile && sp[k].n > 0 && !use_list(k)) changed[k] = take_leavers(k, own, rown, nb, to) ? 1 : 0;
+    // The listed species: their records one after another in mig, the holes filled, then one
+    // copy of all the records to the host (the second wait).
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < sp.size(); ++k)
+      if (!meta[k].immobile && use_list(k)) total += counts[k];
+    if (total > 0) {
+      ensure_mig(total * kDeviceRecordWords);
+      NBODY_CUDA_CHECK(cudaMemsetAsync(counters + 3, 0, sizeof(unsigned long long)));
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < sp.size(); ++k) {
+        if (meta[k].immobile || !use_list(k) || counts[k] == 0) continue;
+        take_listed(k, counts[k], at, own, rown, nb);
+        at += counts[k];
+        changed[k] = 1;
+      }
+      std::vector<std::uint64_t> rec(total * kDeviceRecordWords);
+      NBODY_CUDA_CHECK(cudaMemcpy(rec.data(), mig, rec.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+      unsigned long long bad = 0;
+      NBODY_CUDA_CHECK(cudaMemcpy(&bad, counters + 3, sizeof bad, cudaMemcpyDeviceToHost));
+      if (bad > 0)
+        throw_runtime_error("pic: " + std::to_string(bad) + " particles left rank " + std::to_string(so.rank) +
+                            "'s block beyond its neighbours in one step");
+      sort_records(rec, to);
+    }
+    std::vector<std::uint64_t>&to_left = to[0], &to_right = to[1], &to_down = to[2], &to_up = to[3];
     std::vector<std::uint64_t> arrived;
     auto exchange = [&](bool along_y, const std::vector<std::uint64_t>& lo, const std::vector<std::uint64_t>& hi,
                         std::vector<std::uint64_t>& in) {
@@ -1955,6 +2104,7 @@ struct PicGpu::Impl {
     if (det) NBODY_CUDA_CHECK(cudaMemset(cls, 0, std::size_t(3 * classes) * g.size() * sizeof(double)));
     // (the warp kernel's sorts by cell: counted with the particles, as on one GPU)
     if (opt.deposit == DepositKernel::warp && s.deposit) sort_if_due(true);
+    prepare_lists();
     for (std::size_t k = 0; k < sp.size(); ++k) {
       if (meta[k].immobile) continue;
       if (s.shape == ShapeOrder::tsc) push<ShapeTSC>(k);
@@ -2009,7 +2159,8 @@ struct PicGpu::Impl {
     }
     switch (kind) {
       case DepositKernel::atomic:
-        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, AtomicAccumulate{});
+        particles_with<Shape><<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, v, pp, AtomicAccumulate{},
+                                                                              emptied_list(k));
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       case DepositKernel::separate:
@@ -2030,7 +2181,7 @@ struct PicGpu::Impl {
         }
         const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
         const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(resident))));
-        particles_warp<Shape><<<blocks, kWarpBlock>>>(d, v, pp, counters);
+        particles_warp<Shape><<<blocks, kWarpBlock>>>(d, v, pp, counters, emptied_list(k));
         NBODY_CUDA_CHECK_LAUNCH();
         return;
       }
@@ -2166,6 +2317,8 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
       const bool room = options.slab.ranks > 1;
       const std::size_t slots = particles + (room ? particles / 8 + 1024 * from.species().size() : 0);
       const std::size_t work = most + (room ? most / 8 + 1024 : 0);
+      // (and the emptied slots' lists of the atomic and warp kernels, an eighth of the slots)
+      if (room && mode != DepositMode::deterministic) bytes += (slots / 8 + 1024 * from.species().size()) * sizeof(unsigned);
       bytes += (slots - particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
                work * (4 * sizeof(unsigned) + 2 + sizeof(double) + sizeof(std::uint64_t));
       // the deterministic mode's class arrays (3 M^2 of the block's size) and guard staging
@@ -2318,7 +2471,8 @@ PicGpu::~PicGpu() {
   for (void* p : {static_cast<void*>(m.cls), static_cast<void*>(m.cls_table), static_cast<void*>(m.stage),
                   static_cast<void*>(m.offs), static_cast<void*>(m.sel),
                   static_cast<void*>(m.id_sorted), static_cast<void*>(m.nsel), static_cast<void*>(m.starts),
-                  static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.mig)})
+                  static_cast<void*>(m.rows), static_cast<void*>(m.flux), static_cast<void*>(m.mig),
+                  static_cast<void*>(m.lists), static_cast<void*>(m.list_counts)})
     if (p) cudaFree(p);
   for (double* p : m.mpi_buf)
     if (p) cudaFree(p);
