@@ -199,7 +199,7 @@ TransferRoundTrips pic_transfer_round_trips(comm::Communicator& comm, std::size_
 class PicGpu {
  public:
   PicGpu(const PicSimulation& from, DepositMode mode, int device = 0);
-  PicGpu(const PicSimulation& from, const PicGpuOptions& options);
+  PicGpu(const PicSimulation& from, PicGpuOptions options);
   ~PicGpu();
   PicGpu(const PicGpu&) = delete;
   PicGpu& operator=(const PicGpu&) = delete;

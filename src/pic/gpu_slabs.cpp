@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "nbody/error.hpp"
 
@@ -162,7 +163,7 @@ void DomainPicGpu::build_device() {
   so.starts = l.starts;
   so.rows = l.ranks_y > 1 ? l.rows : std::vector<int>{0, gg.ny};
   o.device = device_;
-  gpu_ = std::make_unique<PicGpu>(*local_, o);
+  gpu_ = std::make_unique<PicGpu>(*local_, std::move(o));
   // The particles live on the device now: the host copies are dropped (gather brings them back).
   (void)take_particles(local_->species());
 }

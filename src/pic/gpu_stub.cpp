@@ -14,7 +14,7 @@ bool pic_gpu_available(std::string* why) {
 PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
   throw_input_error("pic: the GPU path needs a build with CUDA (configure with -DNBODY_ENABLE_CUDA=ON)");
 }
-PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& o) : PicGpu(from, DepositMode::atomic, o.device) {}
+PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
 int pic_gpu_device_count() { return 0; }
 TransferRoundTrips pic_transfer_round_trips(comm::Communicator&, std::size_t, int) {

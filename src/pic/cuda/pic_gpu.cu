@@ -2241,13 +2241,15 @@ PicGpuOptions options_of(DepositMode mode, int device) {
 
 PicGpu::PicGpu(const PicSimulation& from, DepositMode mode, int device) : PicGpu(from, options_of(mode, device)) {}
 
-PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(std::make_unique<Impl>()) {
+PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions options) : impl_(std::make_unique<Impl>()) {
   std::string why;
   if (!pic_gpu_available(&why)) throw_input_error("pic: no usable CUDA device (" + why + ")");
   const int device = options.device;
   const DepositMode mode = options.deposit == DepositKernel::deterministic ? DepositMode::deterministic : DepositMode::atomic;
   NBODY_CUDA_CHECK(cudaSetDevice(device));
   Impl& m = *impl_;
+  // (a block's particle ids, 8 bytes a particle, moved into m.so once, never copied)
+  if (options.slab.enabled) m.so = std::move(options.slab);
   m.opt = options;
   m.s = from.settings();
   m.g = m.s.geom;
@@ -2257,8 +2259,6 @@ PicGpu::PicGpu(const PicSimulation& from, const PicGpuOptions& options) : impl_(
   m.step = from.step_count();
   m.slab = options.slab.enabled;
   if (m.slab) {
-    m.so = options.slab;
-    m.opt.slab.ids.clear();
     if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
         options.deposit != DepositKernel::deterministic)
       throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
@@ -2729,6 +2729,12 @@ std::vector<std::vector<std::uint64_t>> PicGpu::ids() const {
       NBODY_CUDA_CHECK(cudaMemcpy(id.data(), d.id, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
       NBODY_CUDA_CHECK(cudaMemcpy(alive.data(), d.alive, d.n, cudaMemcpyDeviceToHost));
     }
+    // (every slot live, as a block among several keeps them after its migration: the copy itself)
+    if (std::find(alive.begin(), alive.end(), 0) == alive.end()) {
+      out[k] = std::move(id);
+      continue;
+    }
+    out[k].reserve(d.n);
     for (std::size_t p = 0; p < d.n; ++p)
       if (alive[p]) out[k].push_back(id[p]);
   }
@@ -2749,15 +2755,25 @@ void PicGpu::copy_to(PicSimulation& to) const {
   if (to.species().size() != m.sp.size()) throw_runtime_error("pic: copy_to a simulation with other species");
   for (std::size_t k = 0; k < m.sp.size(); ++k) {
     const DevParticles& d = m.sp[k];
-    std::vector<double> a[6];
     const double* src[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
+    std::vector<unsigned char> alive(d.n);
+    NBODY_CUDA_CHECK(cudaMemcpy(alive.data(), d.alive, d.n, cudaMemcpyDeviceToHost));
+    Species& s = to.species()[k];
+    // (every slot live, as a block among several keeps them after its migration: straight into
+    // the species' arrays)
+    if (std::find(alive.begin(), alive.end(), 0) == alive.end()) {
+      std::vector<double>* dst[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
+      for (int q = 0; q < 6; ++q) {
+        dst[q]->resize(d.n);
+        NBODY_CUDA_CHECK(cudaMemcpy(dst[q]->data(), src[q], d.n * sizeof(double), cudaMemcpyDeviceToHost));
+      }
+      continue;
+    }
+    std::vector<double> a[6];
     for (int q = 0; q < 6; ++q) {
       a[q].resize(d.n);
       NBODY_CUDA_CHECK(cudaMemcpy(a[q].data(), src[q], d.n * sizeof(double), cudaMemcpyDeviceToHost));
     }
-    std::vector<unsigned char> alive(d.n);
-    NBODY_CUDA_CHECK(cudaMemcpy(alive.data(), d.alive, d.n, cudaMemcpyDeviceToHost));
-    Species& s = to.species()[k];
     s.resize(0);
     for (std::size_t p = 0; p < d.n; ++p)
       if (alive[p]) s.push_back(a[0][p], a[1][p], a[2][p], a[3][p], a[4][p], a[5][p]);
