@@ -107,6 +107,13 @@ class SlabExchange {
   // and are free again when it returns. This default refuses: a host-only exchange.
   virtual void swap_device(int what, bool along_y, const double* to_lo, const double* to_hi, double* from_lo,
                            double* from_hi, std::size_t count);
+  // A one-value signal each way along x (or y: along_y) with the neighbours on the sides lo / hi
+  // (false: that side has none), returning once theirs arrived (`what` tells the kinds apart).
+  // This default goes through swap.
+  virtual void notify(int what, bool along_y, bool lo, bool hi);
+  // The sums of `count` values over the run's ranks, into `values` (every rank calls it at the
+  // same point of the step).
+  virtual void sum(double* values, int count) = 0;
 };
 
 // A PicGpu working on one block of cells (a slab when ranks_y = 1): the simulation it is built

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <exception>
+#include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "nbody/error.hpp"
@@ -54,35 +58,61 @@ void SlabExchange::swap_device(int, bool, const double*, const double*, double*,
   throw_runtime_error("pic: this block exchange moves host buffers only (no device-buffer transport)");
 }
 
-// The messages between neighbour blocks: blocking sends and receives along the block row or
-// column (a chain, or a ring), its first rank sending first (DomainPic's order), every call
-// checked by the communicator.
+void SlabExchange::notify(int what, bool along_y, bool lo, bool hi) {
+  const std::vector<double> one{1.0}, none;
+  std::vector<double> from_lo, from_hi;
+  if (along_y) swap_y(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
+  else swap(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
+  if (from_lo.size() != (lo ? 1u : 0u) || from_hi.size() != (hi ? 1u : 0u))
+    throw_runtime_error("pic: a block's direct exchange lost its neighbour's signal");
+}
+
+// The messages between neighbour blocks along the block row or column (a chain, or a ring),
+// every call checked by the communicator.
 class DomainPicGpu::Exchange : public SlabExchange {
  public:
   Exchange(comm::Communicator& c, const SlabLayout& l) : comm_(&c), l_(l) {}
   void swap(int what, const std::vector<double>& to_left, const std::vector<double>& to_right, std::vector<double>& from_left,
             std::vector<double>& from_right) override {
-    const int tag = 7500 + 10 * what;
-    from_left = shift(l_.right >= 0 ? to_right : std::vector<double>{}, true, tag, false);
-    from_right = shift(l_.left >= 0 ? to_left : std::vector<double>{}, false, tag + 2, false);
+    neighbours(false, to_left, to_right, from_left, from_right, 7500 + 10 * what);
   }
   void swap_y(int what, const std::vector<double>& to_down, const std::vector<double>& to_up, std::vector<double>& from_down,
               std::vector<double>& from_up) override {
-    const int tag = 7550 + 10 * what;
-    from_down = shift(l_.up >= 0 ? to_up : std::vector<double>{}, true, tag, true);
-    from_up = shift(l_.down >= 0 ? to_down : std::vector<double>{}, false, tag + 2, true);
+    neighbours(true, to_down, to_up, from_down, from_up, 7550 + 10 * what);
   }
+  // (what came from the left, then what came from the right: the order the host slabs keep)
   void migrate(const std::vector<std::uint64_t>& to_left, const std::vector<std::uint64_t>& to_right,
                std::vector<std::uint64_t>& arrived) override {
-    arrived = shift(to_right, true, 7600, false);
-    const std::vector<std::uint64_t> more = shift(to_left, false, 7602, false);
+    std::vector<std::uint64_t> more;
+    neighbours(false, to_left, to_right, arrived, more, 7600);
     arrived.insert(arrived.end(), more.begin(), more.end());
   }
   void migrate_y(const std::vector<std::uint64_t>& to_down, const std::vector<std::uint64_t>& to_up,
                  std::vector<std::uint64_t>& arrived) override {
-    arrived = shift(to_up, true, 7604, true);
-    const std::vector<std::uint64_t> more = shift(to_down, false, 7606, true);
+    std::vector<std::uint64_t> more;
+    neighbours(true, to_down, to_up, arrived, more, 7604);
     arrived.insert(arrived.end(), more.begin(), more.end());
+  }
+  // One value each way, posted at once (tagged as swap_device's messages).
+  void notify(int what, bool along_y, bool lo, bool hi) override {
+    const int tag = (along_y ? 7850 : 7800) + 10 * what;
+    const int lo_rank = along_y ? l_.down : l_.left, hi_rank = along_y ? l_.up : l_.right;
+    if ((lo && lo_rank < 0) || (hi && hi_rank < 0)) throw_runtime_error("pic: a signal to a side without a neighbour");
+    double in[2] = {0, 0};
+    const double one = 1.0;
+    constexpr comm::DataType f64 = comm::DataType::f64;
+    std::vector<std::unique_ptr<comm::Request>> pending;
+    if (lo) pending.push_back(comm_->irecv(&in[0], 1, f64, lo_rank, tag));
+    if (hi) pending.push_back(comm_->irecv(&in[1], 1, f64, hi_rank, tag + 1));
+    if (hi) pending.push_back(comm_->isend(&one, 1, f64, hi_rank, tag));
+    if (lo) pending.push_back(comm_->isend(&one, 1, f64, lo_rank, tag + 1));
+    for (auto& r : pending) r->wait();
+    if ((lo && in[0] != 1.0) || (hi && in[1] != 1.0))
+      throw_runtime_error("pic: a block's direct exchange lost its neighbour's signal");
+  }
+  void sum(double* values, int count) override {
+    const std::vector<double> all = comm_->allreduce_sum(std::span<const double>(values, std::size_t(count)));
+    std::copy(all.begin(), all.end(), values);
   }
   // Device buffers to a CUDA-aware communicator: every receive and send of the step posted at
   // once (no chain order needed: nothing blocks until all four are under way), then waited for.
@@ -106,10 +136,40 @@ class DomainPicGpu::Exchange : public SlabExchange {
   }
 
  private:
+  // `to_lo` to the neighbour on the lo side (along x the left one, along y the one below) and
+  // `to_hi` to the hi side's, what they sent into from_lo / from_hi (a side without a neighbour
+  // sends and gets nothing; an empty message still goes to one that is there). Every receive and
+  // send posted at once, the lengths first, then the data: a message towards the hi side is
+  // tagged tag (its length) and tag + 2, towards the lo side tag + 1 and tag + 3 (with two blocks
+  // on a ring both neighbours are one rank, and the tags tell its messages apart).
   template <class T>
-  std::vector<T> shift(const std::vector<T>& out, bool forward, int tag, bool along_y) {
-    return along_y ? chain_shift(*comm_, l_.by, l_.ranks_y, l_.down, l_.up, out, forward, tag)
-                   : slab_shift(*comm_, l_, out, forward, tag);
+  void neighbours(bool along_y, const std::vector<T>& to_lo, const std::vector<T>& to_hi, std::vector<T>& from_lo,
+                  std::vector<T>& from_hi, int tag) {
+    const int lo = along_y ? l_.down : l_.left, hi = along_y ? l_.up : l_.right;
+    constexpr comm::DataType type = std::is_same_v<T, double> ? comm::DataType::f64 : comm::DataType::u64;
+    constexpr comm::DataType i64 = comm::DataType::i64;
+    const std::int64_t out_len[2] = {std::int64_t(to_lo.size()), std::int64_t(to_hi.size())};
+    std::int64_t in_len[2] = {0, 0};
+    std::vector<std::unique_ptr<comm::Request>> pending;
+    auto wait_all = [&] {
+      for (auto& r : pending) r->wait();  // (on an error the others' destructors wait for them)
+      pending.clear();
+    };
+    if (lo >= 0) pending.push_back(comm_->irecv(&in_len[0], 1, i64, lo, tag));
+    if (hi >= 0) pending.push_back(comm_->irecv(&in_len[1], 1, i64, hi, tag + 1));
+    if (hi >= 0) pending.push_back(comm_->isend(&out_len[1], 1, i64, hi, tag));
+    if (lo >= 0) pending.push_back(comm_->isend(&out_len[0], 1, i64, lo, tag + 1));
+    wait_all();
+    for (std::int64_t n : in_len)
+      if (n < 0 || std::uint64_t(n) > std::uint64_t(1) << 40)
+        throw_runtime_error("pic: a neighbour block's message announced " + std::to_string(n) + " values");
+    from_lo.assign(std::size_t(in_len[0]), T{});
+    from_hi.assign(std::size_t(in_len[1]), T{});
+    if (in_len[0] > 0) pending.push_back(comm_->irecv(from_lo.data(), in_len[0], type, lo, tag + 2));
+    if (in_len[1] > 0) pending.push_back(comm_->irecv(from_hi.data(), in_len[1], type, hi, tag + 3));
+    if (hi >= 0 && out_len[1] > 0) pending.push_back(comm_->isend(to_hi.data(), out_len[1], type, hi, tag + 2));
+    if (lo >= 0 && out_len[0] > 0) pending.push_back(comm_->isend(to_lo.data(), out_len[0], type, lo, tag + 3));
+    wait_all();
   }
   comm::Communicator* comm_;
   SlabLayout l_;

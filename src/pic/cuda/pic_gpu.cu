@@ -1257,9 +1257,12 @@ struct PicGpu::Impl {
   double* mpi_buf[4] = {};
   // direct exchanges (so.guards == ipc): this rank's exported message buffers (x lo, x hi, y lo, y hi,
   // stage_len each) and the neighbours' it reads (the lo neighbour's hi buffer, the hi
-  // neighbour's lo buffer, per axis), mapped by CUDA IPC
-  double* out_buf[4] = {};
-  double* peer_buf[4] = {};
+  // neighbour's lo buffer, per axis), mapped by CUDA IPC; two sets, the exchanges of an axis
+  // taking turns (swap_guards: a set is written again only after the neighbours' ready signal of
+  // the exchange between, sent once they had read it)
+  double* out_buf[2][4] = {};
+  double* peer_buf[2][4] = {};
+  unsigned direct_swaps[2] = {};  // per axis: the exchanges so far
   bool direct_open[2] = {};  // per axis: the handles exchanged
   bool exported = false;     // a buffer's handle went to a neighbour
   bool peers_closed = false;  // close_peers ran (every rank's, then a barrier: the exports may be freed)
@@ -1627,23 +1630,27 @@ struct PicGpu::Impl {
       return;
     }
     if (so.guards == GuardExchange::ipc) {
-      // GPU to GPU: packed into the exported buffers, a ready signal each way, each side unpacked
-      // from the neighbour's buffer in place, then an acknowledgement (the buffers are free again).
+      // GPU to GPU: packed into this exchange's set of exported buffers, a ready signal each way,
+      // each side unpacked from the neighbour's buffer in place. No acknowledgement: the next
+      // exchange of the axis writes the other set, and the one after this set again only once
+      // the neighbours' ready signal of the one between came, which they send after they read
+      // this one (the stream drained after the unpacking).
       open_direct(along_y);
       const int a = along_y ? 2 : 0;
-      if (lo) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_lo), out_buf[a]);
+      const unsigned set = direct_swaps[a / 2]++ & 1u;
+      double* const* out = out_buf[set];
+      double* const* peer = peer_buf[set];
+      if (lo) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_lo), out[a]);
       NBODY_CUDA_CHECK_LAUNCH();
-      if (hi) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_hi), out_buf[a + 1]);
-      NBODY_CUDA_CHECK_LAUNCH();
-      NBODY_CUDA_CHECK(cudaDeviceSynchronize());
-      signal(along_y, 2, lo, hi);
-      if (lo) unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_lo), peer_buf[a], add);
-      NBODY_CUDA_CHECK_LAUNCH();
-      if (hi)
-        unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_hi), peer_buf[a + 1], add);
+      if (hi) pack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(send_hi), out[a + 1]);
       NBODY_CUDA_CHECK_LAUNCH();
       NBODY_CUDA_CHECK(cudaDeviceSynchronize());
-      signal(along_y, 3, lo, hi);
+      so.exchange->notify(2, along_y, lo, hi);
+      if (lo) unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_lo), peer[a], add);
+      NBODY_CUDA_CHECK_LAUNCH();
+      if (hi) unpack_guards<<<exact_blocks(len), ElementwisePolicy::kBlock>>>(table, ncomp, region(recv_hi), peer[a + 1], add);
+      NBODY_CUDA_CHECK_LAUNCH();
+      NBODY_CUDA_CHECK(cudaDeviceSynchronize());
       comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return;
     }
@@ -1658,46 +1665,40 @@ struct PicGpu::Impl {
     NBODY_CUDA_CHECK(cudaDeviceSynchronize());
     comm_now += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  // A one-value message to each cut side's neighbour and from it (`what`: 2 ready, 3 done).
-  void signal(bool along_y, int what, bool lo, bool hi) {
-    const std::vector<double> one{1.0}, none;
-    std::vector<double> from_lo, from_hi;
-    if (along_y) so.exchange->swap_y(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
-    else so.exchange->swap(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
-    if (from_lo.size() != (lo ? 1u : 0u) || from_hi.size() != (hi ? 1u : 0u))
-      throw_runtime_error("pic: a block's direct exchange lost its neighbour's signal");
-  }
   // The direct exchange of an axis set up at its first use (every rank at the same point): this
-  // rank's two buffers exported, their CUDA IPC handles swapped with the neighbours, theirs mapped.
+  // rank's buffers exported (two sets), their CUDA IPC handles swapped with the neighbours, theirs
+  // mapped.
   void open_direct(bool along_y) {
     const int a = along_y ? 2 : 0;
     if (direct_open[a / 2]) return;
     const bool lo = along_y ? so.cut_y_lo : so.cut_lo, hi = along_y ? so.cut_y_hi : so.cut_hi;
     static_assert(sizeof(cudaIpcMemHandle_t) % sizeof(double) == 0);
     constexpr std::size_t words = sizeof(cudaIpcMemHandle_t) / sizeof(double);
-    auto handle_of = [&](double* p) {
-      const cudaIpcMemHandle_t h = ipc_handle(p);
-      std::vector<double> v(words);
-      std::memcpy(v.data(), &h, sizeof h);
-      return v;
-    };
     std::vector<double> to_lo, to_hi, from_lo, from_hi;
     for (int s = 0; s < 2; ++s) {
       if (!(s == 0 ? lo : hi)) continue;
-      out_buf[a + s] = alloc<double>(stage_len);
-      (s == 0 ? to_lo : to_hi) = handle_of(out_buf[a + s]);
+      std::vector<double>& to = s == 0 ? to_lo : to_hi;
+      for (int set = 0; set < 2; ++set) {
+        out_buf[set][a + s] = alloc<double>(stage_len);
+        const cudaIpcMemHandle_t h = ipc_handle(out_buf[set][a + s]);
+        to.resize(to.size() + words);
+        std::memcpy(to.data() + to.size() - words, &h, sizeof h);
+      }
     }
     exported = exported || lo || hi;
     if (along_y) so.exchange->swap_y(4, to_lo, to_hi, from_lo, from_hi);
     else so.exchange->swap(4, to_lo, to_hi, from_lo, from_hi);
-    if (from_lo.size() != (lo ? words : 0) || from_hi.size() != (hi ? words : 0))
+    if (from_lo.size() != (lo ? 2 * words : 0) || from_hi.size() != (hi ? 2 * words : 0))
       throw_runtime_error("pic: a block's neighbour sent no CUDA IPC handle");
     for (int s = 0; s < 2; ++s) {
       const std::vector<double>& in = s == 0 ? from_lo : from_hi;
       if (in.empty()) continue;
-      cudaIpcMemHandle_t h;
-      std::memcpy(&h, in.data(), sizeof h);
-      peer_buf[a + s] = static_cast<double*>(ipc_map(h, "parallel.exchange = \"ipc\" (use \"host\" where it fails)"));
+      for (int set = 0; set < 2; ++set) {
+        cudaIpcMemHandle_t h;
+        std::memcpy(&h, in.data() + std::size_t(set) * words, sizeof h);
+        peer_buf[set][a + s] =
+            static_cast<double*>(ipc_map(h, "parallel.exchange = \"ipc\" (use \"host\" where it fails)"));
+      }
     }
     direct_open[a / 2] = true;
   }
@@ -2080,8 +2081,11 @@ struct PicGpu::Impl {
         if (alone_after_sort < 0) alone_after_sort = out;
         out = std::max(0.0, out - alone_after_sort);
       }
-      const std::size_t n = slots();
-      due = n > 0 && out + double(dead_slots) > opt.empty_ratio * double(n);
+      // Over several blocks the share is the run's: every rank sorts at the same step (one
+      // GPU's decision, and no step waits for one block's sort while the others sort later).
+      double share[2] = {out + double(dead_slots), double(slots())};
+      if (slab && so.ranks > 1 && so.exchange) so.exchange->sum(share, 2);
+      due = share[1] > 0 && share[0] > opt.empty_ratio * share[1];
     }
     if (due) {
       for (std::size_t k = 0; k < sp.size(); ++k) sort_particles(k, warp);
@@ -2478,11 +2482,13 @@ PicGpu::~PicGpu() {
     if (p) cudaFree(p);
   // (exported buffers are freed only after every neighbour unmapped them: close_peers on every
   // rank, then a barrier; otherwise, on an error's way out, they are left to the process's end)
-  for (double* p : m.peer_buf)
-    if (p) cudaIpcCloseMemHandle(p);
+  for (auto& set : m.peer_buf)
+    for (double* p : set)
+      if (p) cudaIpcCloseMemHandle(p);
   if (m.peers_closed || !m.exported)
-    for (double* p : m.out_buf)
-      if (p) cudaFree(p);
+    for (auto& set : m.out_buf)
+      for (double* p : set)
+        if (p) cudaFree(p);
   for (float* p : m.fj)
     if (p) cudaFree(p);
   for (auto* v : {&m.tile_start, &m.tile_end})
@@ -2642,10 +2648,11 @@ DeviceDiagnostics PicGpu::diagnostics() {
 
 void PicGpu::close_peers() {
   Impl& m = *impl_;
-  for (double*& p : m.peer_buf) {
-    if (p) NBODY_CUDA_CHECK(cudaIpcCloseMemHandle(p));
-    p = nullptr;
-  }
+  for (auto& set : m.peer_buf)
+    for (double*& p : set) {
+      if (p) NBODY_CUDA_CHECK(cudaIpcCloseMemHandle(p));
+      p = nullptr;
+    }
   m.direct_open[0] = m.direct_open[1] = false;
   m.peers_closed = true;
 }
