@@ -471,6 +471,27 @@ TEST(PicGpuSlabsMpiBalance, MovingTargetKeepsTheBits) {
 }
 
 // Deposition kernels that do not run over slabs are refused with one clear line (exit status 2).
+// The devices' column counts (a shared-memory histogram a block) against the host's: from one
+// state (the moving target before its first step, every particle where the setup put it) the GPU
+// slabs plan the same new starts as the CPU slabs, by the warp and the atomic kernels' layouts.
+TEST(PicGpuSlabsMpiBalance, DeviceColumnCountsPlanTheHostsStarts) {
+  REQUIRE_GPU();
+  if (world().size() < 2) GTEST_SKIP() << "needs several ranks";
+  BalanceSettings b;
+  b.every = 1, b.threshold = 0.01, b.cell_cost = 1.0;
+  for (const char* deposit : {"atomic", "warp"}) {
+    const PicConfig c = config(testcfg::kMovingTarget, {"time.steps=4"}, deposit);
+    const PicSimulation sim = build_pic_simulation(c);
+    DomainPic cpu(sim, world());
+    DomainPicGpu gpu(sim, world(), options(c));
+    const bool cpu_moved = cpu.balance(b), gpu_moved = gpu.balance(b);
+    EXPECT_TRUE(cpu_moved) << deposit << ": the target makes the even split uneven";
+    EXPECT_EQ(gpu_moved, cpu_moved) << deposit;
+    EXPECT_EQ(gpu.layout().starts, cpu.layout().starts) << deposit;
+    EXPECT_EQ(gpu.local_particles(), cpu.local_particles()) << deposit;
+  }
+}
+
 TEST(PicGpuSlabsMpiTiming, OtherDepositKernelsAreRefused) {
   REQUIRE_GPU();
   if (world().size() < 2) GTEST_SKIP() << "needs several ranks";

@@ -886,13 +886,39 @@ __global__ void unpack_arrivals(DevParticles d, std::size_t n0, const std::uint6
   }
 }
 // The live particles per slab column (the load balance's costs): integer atomics, exact.
-__global__ void count_columns(DevParticles d, SlabOwner own, int ioff, int ncols, unsigned long long* counts) {
+// The live particles of each of the block's ncols cell columns, added into counts. With
+// `shared` a block counts into shared memory (ncols 32-bit counters) and adds its nonzero
+// counts once at the end (a few blocks a multiprocessor: the particles lie sorted by cell, so
+// counting straight into global memory would queue every thread of a warp on one address);
+// the lanes of a warp in one column count together either way.
+__global__ void count_columns(DevParticles d, SlabOwner own, int ioff, int ncols, unsigned long long* counts,
+                              bool shared) {
+  extern __shared__ unsigned column_bins[];
+  if (shared) {
+    for (int c = threadIdx.x; c < ncols; c += blockDim.x) column_bins[c] = 0;
+    __syncthreads();
+  }
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
-    if (!d.alive[i]) continue;
-    int c = own.column(d.x[i]) - ioff;
-    c = c < 0 ? 0 : (c > ncols - 1 ? ncols - 1 : c);
-    atomicAdd(counts + c, 1ull);
+  const unsigned lane = threadIdx.x % 32u;
+  // (every lane of a warp goes round the same number of times: the match below needs them all)
+  for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x + (threadIdx.x - lane); base < d.n; base += stride) {
+    const std::size_t i = base + lane;
+    int c = -1;
+    if (i < d.n && d.alive[i]) {
+      c = own.column(d.x[i]) - ioff;
+      c = c < 0 ? 0 : (c > ncols - 1 ? ncols - 1 : c);
+    }
+    const unsigned same = __match_any_sync(0xffffffffu, c);
+    if (c >= 0 && lane == unsigned(__ffs(same) - 1)) {
+      const unsigned n = unsigned(__popc(same));
+      if (shared) atomicAdd(&column_bins[c], n);
+      else atomicAdd(counts + c, static_cast<unsigned long long>(n));
+    }
+  }
+  if (shared) {
+    __syncthreads();
+    for (int c = threadIdx.x; c < ncols; c += blockDim.x)
+      if (column_bins[c] != 0) atomicAdd(counts + c, static_cast<unsigned long long>(column_bins[c]));
   }
 }
 __global__ void iota_kernel(unsigned* order, std::size_t n) {
@@ -2677,10 +2703,20 @@ std::vector<std::uint64_t> PicGpu::column_counts() const {
   std::vector<std::uint64_t> out(std::size_t(ncols), 0);
   try {
     NBODY_CUDA_CHECK(cudaMemset(counts, 0, std::size_t(ncols) * sizeof(unsigned long long)));
+    // Shared-memory counters where the columns fit the default 48 KiB; four blocks a
+    // multiprocessor, each going over the slots with a grid stride (a block's nonzero counts
+    // added once: a few hundred thousand additions, not one a warp).
+    const std::size_t shared_bytes = std::size_t(ncols) * sizeof(unsigned);
+    const bool shared = shared_bytes <= 48u * 1024u;
+    int sms = 0;
+    NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m.opt.device));
     for (std::size_t k = 0; k < m.sp.size(); ++k) {
       const DevParticles& d = m.sp[k];
       if (m.meta[k].immobile || d.n == 0) continue;
-      count_columns<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(d, m.owner(), m.so.i_offset, ncols, counts);
+      const std::size_t most = (d.n + ElementwisePolicy::kBlock - 1) / ElementwisePolicy::kBlock;
+      const int blocks = int(std::min<std::size_t>(most, std::size_t(4 * std::max(sms, 1))));
+      count_columns<<<blocks, ElementwisePolicy::kBlock, shared ? shared_bytes : 0>>>(d, m.owner(), m.so.i_offset, ncols,
+                                                                                     counts, shared);
       NBODY_CUDA_CHECK_LAUNCH();
     }
     static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
