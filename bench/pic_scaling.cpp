@@ -320,7 +320,7 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
   const int ny = o.pic_ny > 0 ? o.pic_ny : quick ? 8 : gpu ? 800 : 100;
   const int strong_nx = quick ? 64 : 1400;
   const int weak_nx0 = quick ? 48 : 700;
-  const int warm = quick ? 2 : 3, timed = quick ? 3 : 10;
+  const int warm = quick ? 2 : 3, timed = o.pic_steps > 0 ? o.pic_steps : quick ? 3 : 10;
   const double energy_bound = gpu ? 1e-9 : 1e-12, gauss_bound = 1e-12;
   std::vector<int> ks;
   for (int k = 1; k < P; k *= 2) ks.push_back(k);

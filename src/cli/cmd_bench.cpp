@@ -34,6 +34,7 @@ struct BenchArgs {
   int tree_leaf = 16;
   int tree_group = 64;
   int pic_ny = 0;
+  int pic_steps = 0;
   std::string pic_deposit = "atomic";
   std::string pic_exchange = "host";
 };
@@ -92,6 +93,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 64)");
   app->add_option("--pic-ny", args->pic_ny,
                   "pic-scaling: grid rows (default: 800 on GPUs, the document's; 100 on the CPU; --quick: 8)");
+  app->add_option("--pic-steps", args->pic_steps,
+                  "pic-scaling: timed steps of the strong, weak and load-balanced records, after 3 warm-up steps "
+                  "(default: 10; --quick: 3)");
   app->add_option("--pic-deposit", args->pic_deposit,
                   "pic-scaling on GPUs: the slabs' deposition, atomic or warp (default: atomic; the CPU slabs are deterministic)");
   app->add_option("--pic-exchange", args->pic_exchange,
@@ -163,6 +167,10 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (args->pic_ny < 0 || args->pic_ny > 100000)
               throw_input_error("--pic-ny: must be in [0, 100000], 0 for the suite's default (got " + std::to_string(args->pic_ny) + ")");
             o.pic_ny = args->pic_ny;
+            if (args->pic_steps < 0 || args->pic_steps > 100000)
+              throw_input_error("--pic-steps: must be in [0, 100000], 0 for the suite's default (got " +
+                                std::to_string(args->pic_steps) + ")");
+            o.pic_steps = args->pic_steps;
             if (args->pic_deposit != "atomic" && args->pic_deposit != "warp")
               throw_input_error("--pic-deposit: must be atomic or warp (got '" + args->pic_deposit + "')");
             o.pic_deposit = args->pic_deposit;
