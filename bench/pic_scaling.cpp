@@ -51,6 +51,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -203,11 +204,22 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, cons
   for (int k = 0; k < warm; ++k) step();
   const Split before = split_now();
   out.steps.resize(timed);
+  // Each rank's timed steps, one by one: the step's wall time, then its particles, fields, comm
+  // and migration phases (at this rank's slot of every rank's table, summed over the ranks below:
+  // the log's per-step lines).
+  const int P = part.size(), me = part.rank();
+  std::vector<double> each(std::size_t(P) * std::size_t(timed) * 5, 0.0);
   for (int k = 0; k < timed; ++k) {
+    const Split s0 = split_now();
     const auto t0 = clock::now();
     step();
     out.steps[k] = std::chrono::duration<double>(clock::now() - t0).count();
+    const Split s1 = split_now();
+    double* e = &each[(std::size_t(me) * std::size_t(timed) + std::size_t(k)) * 5];
+    e[0] = out.steps[k], e[1] = s1.particles - s0.particles, e[2] = s1.fields - s0.fields;
+    e[3] = s1.comm - s0.comm, e[4] = s1.migration - s0.migration;
   }
+  if (P > 1) each = part.allreduce_sum(std::span<const double>(each));
   const Split after = split_now();
   double split[5] = {after.particles - before.particles, after.fields - before.fields, after.comm - before.comm,
                      after.migration - before.migration, after.step - before.step};
@@ -241,13 +253,27 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, cons
     std::fprintf(stderr, "pic-scaling: %d rank%s: built %.3g s, set up %.3g s, %d steps %.3g s, gathered and checked %.3g s\n",
                  part.size(), part.size() > 1 ? "s" : "", secs(host0, host1), secs(host1, host2), warm + timed,
                  secs(host2, host3), secs(host3, clock::now()));
-    std::string each;
+    std::string list;
     for (double t : out.steps) {
       char buf[32];
       std::snprintf(buf, sizeof buf, " %.3f", t * 1e3);
-      each += buf;
+      list += buf;
     }
-    std::fprintf(stderr, "pic-scaling: the timed steps (ms, the slowest rank's):%s; sorts %lld\n", each.c_str(), out.sorts);
+    std::fprintf(stderr, "pic-scaling: the timed steps (ms, the slowest rank's):%s; sorts %lld\n", list.c_str(), out.sorts);
+    // Per step and rank: wall = particles + fields + comm + migration (+ the rest: the load
+    // balance's checks and moves, the host's calls around the phases), in ms.
+    for (int k = 0; k < timed; ++k) {
+      std::string line;
+      for (int r = 0; r < P; ++r) {
+        const double* e = &each[(std::size_t(r) * std::size_t(timed) + std::size_t(k)) * 5];
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s r%d %.3f = %.3f + %.3f + %.3f + %.3f (+%.3f)", r > 0 ? " |" : "", r,
+                      e[0] * 1e3, e[1] * 1e3, e[2] * 1e3, e[3] * 1e3, e[4] * 1e3,
+                      (e[0] - e[1] - e[2] - e[3] - e[4]) * 1e3);
+        line += buf;
+      }
+      std::fprintf(stderr, "pic-scaling:   step %d:%s\n", k + 1, line.c_str());
+    }
   }
   return out;
 }
