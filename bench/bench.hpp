@@ -31,7 +31,7 @@ struct Options {
   int tree_leaf = 16;                      // the tree's leaf size (bodies)
   int tree_group = 64;                     // the walk's target group size (bodies)
   int pic_ny = 0;                          // pic-scaling: grid rows (0: the suite's default)
-  int pic_steps = 0;                       // pic-scaling: timed steps of a strong/weak record (0: 10)
+  int pic_steps = 0;                       // pic-scaling: timed steps a record (not sorting, transfer; 0: 10)
   std::string pic_deposit = "atomic";      // pic-scaling on GPUs: the slabs' deposit (atomic, warp)
   std::string pic_exchange = "host";       // pic-scaling on GPUs: the guard messages (host-staged, ipc)
 };

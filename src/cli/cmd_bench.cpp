@@ -94,8 +94,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--pic-ny", args->pic_ny,
                   "pic-scaling: grid rows (default: 800 on GPUs, the document's; 100 on the CPU; --quick: 8)");
   app->add_option("--pic-steps", args->pic_steps,
-                  "pic-scaling: timed steps of the strong, weak and load-balanced records, after 3 warm-up steps "
-                  "(default: 10; --quick: 3)");
+                  "pic-scaling: timed steps of each record but the sorting and transfer ones, after 3 warm-up "
+                  "steps (default: 10; --quick: 3)");
   app->add_option("--pic-deposit", args->pic_deposit,
                   "pic-scaling on GPUs: the slabs' deposition, atomic or warp (default: atomic; the CPU slabs are deterministic)");
   app->add_option("--pic-exchange", args->pic_exchange,
