@@ -109,8 +109,7 @@ class SlabExchange {
                            double* from_hi, std::size_t count);
   // A one-value signal each way along x (or y: along_y) with the neighbours on the sides lo / hi
   // (false: that side has none), returning once theirs arrived (`what` tells the kinds apart).
-  // This default goes through swap.
-  virtual void notify(int what, bool along_y, bool lo, bool hi);
+  virtual void notify(int what, bool along_y, bool lo, bool hi) = 0;
   // The sums of `count` values over the run's ranks, into `values` (every rank calls it at the
   // same point of the step).
   virtual void sum(double* values, int count) = 0;

@@ -58,15 +58,6 @@ void SlabExchange::swap_device(int, bool, const double*, const double*, double*,
   throw_runtime_error("pic: this block exchange moves host buffers only (no device-buffer transport)");
 }
 
-void SlabExchange::notify(int what, bool along_y, bool lo, bool hi) {
-  const std::vector<double> one{1.0}, none;
-  std::vector<double> from_lo, from_hi;
-  if (along_y) swap_y(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
-  else swap(what, lo ? one : none, hi ? one : none, from_lo, from_hi);
-  if (from_lo.size() != (lo ? 1u : 0u) || from_hi.size() != (hi ? 1u : 0u))
-    throw_runtime_error("pic: a block's direct exchange lost its neighbour's signal");
-}
-
 // The messages between neighbour blocks along the block row or column (a chain, or a ring),
 // every call checked by the communicator.
 class DomainPicGpu::Exchange : public SlabExchange {

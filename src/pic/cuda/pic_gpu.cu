@@ -1264,10 +1264,10 @@ struct PicGpu::Impl {
   int* nsel = nullptr;  // selections' counts (2)
   std::uint64_t* mig = nullptr;  // migration: the leavers' records, then the arrivals (grows)
   std::size_t mig_cap = 0;       // its words
-  // Over several blocks with the atomic or warp kernel: each species' slots emptied in the step's
-  // particle kernel (EmptiedList; species k's at list_at[k], at most list_cap[k] of them), the
-  // counts (one a species, then the migration's bad count and two for the holes' split), and
-  // whether the kernel that ran noted them (listed[k]).
+  // Over several blocks with the atomic or warp kernel (lists_on): each species' slots emptied in
+  // the step's particle kernel (EmptiedList; species k's at list_at[k], at most list_cap[k] of
+  // them), the counts (one a species, then two for the holes' split), and whether the kernel that
+  // ran noted them (listed[k]).
   unsigned* lists = nullptr;
   std::size_t lists_cap = 0;
   unsigned* list_counts = nullptr;
@@ -1813,9 +1813,10 @@ struct PicGpu::Impl {
   // Before a step's particle kernels over several blocks (atomic and warp kernels): room for each
   // mobile species' emptied slots, an eighth of its slots and 1024 (a step empties far fewer:
   // the block's edge cells), and the counts zeroed.
+  [[nodiscard]] bool lists_on() const { return slab && so.ranks > 1 && opt.deposit != DepositKernel::deterministic; }
   void prepare_lists() {
     listed.assign(sp.size(), 0);
-    if (!(slab && so.ranks > 1) || opt.deposit == DepositKernel::deterministic) return;
+    if (!lists_on()) return;
     list_at.assign(sp.size(), 0);
     list_cap.assign(sp.size(), 0);
     std::size_t total = 0;
@@ -1832,20 +1833,18 @@ struct PicGpu::Impl {
       lists = alloc<unsigned>(total);
       lists_cap = total;
     }
-    if (list_counts_len < sp.size() + 3) {
+    if (list_counts_len < sp.size() + 2) {
       if (list_counts) NBODY_CUDA_CHECK(cudaFree(list_counts));
       list_counts = nullptr;
       list_counts_len = 0;
-      list_counts = alloc<unsigned>(sp.size() + 3);
-      list_counts_len = sp.size() + 3;
+      list_counts = alloc<unsigned>(sp.size() + 2);
+      list_counts_len = sp.size() + 2;
     }
     NBODY_CUDA_CHECK(cudaMemsetAsync(list_counts, 0, list_counts_len * sizeof(unsigned)));
   }
   // Species k's list for its particle kernel (off where prepare_lists made none); marks it noted.
   EmptiedList emptied_list(std::size_t k) {
-    if (!lists || k >= list_cap.size() || list_cap[k] == 0 || !(slab && so.ranks > 1) ||
-        opt.deposit == DepositKernel::deterministic)
-      return {};
+    if (!lists_on() || !lists || k >= list_cap.size() || list_cap[k] == 0) return {};
     listed[k] = 1;
     return EmptiedList{lists + list_at[k], list_counts + k, unsigned(list_cap[k]), owner(), row_owner(), so.bx, so.by};
   }
@@ -1940,7 +1939,7 @@ struct PicGpu::Impl {
     NBODY_CUDA_CHECK_LAUNCH();
     // (the holes before the last m into order, the particles staying in the last m into
     // order_sorted, the tail's flags in keys; the two counts after the species' counts)
-    unsigned* split_counts = list_counts + sp.size() + 1;
+    unsigned* split_counts = list_counts + sp.size();
     NBODY_CUDA_CHECK(cudaMemsetAsync(keys, 0, m * sizeof(unsigned)));
     NBODY_CUDA_CHECK(cudaMemsetAsync(split_counts, 0, 2 * sizeof(unsigned)));
     split_emptied<<<blocks_for(m), ElementwisePolicy::kBlock>>>(list, m, n, keys, order, split_counts);
@@ -1995,7 +1994,7 @@ struct PicGpu::Impl {
     for (std::size_t k = 0; k < sp.size(); ++k)
       if (!meta[k].immobile && sp[k].n > 0 && !use_list(k)) changed[k] = take_leavers(k, own, rown, nb, to) ? 1 : 0;
     // The listed species: their records one after another in mig, the holes filled, then one
-    // copy of all the records to the host (the second wait).
+    // copy of all the records to the host (the second wait; the count gone too far the third).
     std::size_t total = 0;
     for (std::size_t k = 0; k < sp.size(); ++k)
       if (!meta[k].immobile && use_list(k)) total += counts[k];
