@@ -17,6 +17,7 @@ struct Options {
   bool precisions_named = false;         // --precision given (multi-gpu: else fp32 and fp64)
   std::vector<std::string> rungs;        // only these rungs (empty: all)
   std::int64_t max_n = 4194304;          // scaling and tune stop here
+  std::int64_t min_n = 0;                // multi-gpu's strong scaling starts here (0: 2^18)
   bool quick = false;                    // fewer repeats and sizes: a smoke test
   std::string json_path;
   std::string csv_path;

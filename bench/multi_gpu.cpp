@@ -1,7 +1,7 @@
 // nbody bench --suite multi-gpu: the direct sum spread over 1..K ranks, one GPU each (run under
 // mpirun -np K; every rank takes the GPU of its local rank). For each precision and N the ranks
 // 1, 2, 4, ..., K take part in turn (a communicator of the first k ranks), the others wait.
-//   strong: N fixed (2^18 .. --max-n), k ranks; speedup and efficiency against one rank.
+//   strong: N fixed (2^18, or --min-n, .. --max-n), k ranks; speedup and efficiency against one rank.
 //   weak:   N = k * N0 (N0 = 2^20, or --max-n / K when smaller); per-rank work grows with k for an
 //           O(N^2) sum, so the efficiency is rate_k / (k rate_1).
 // Over several ranks the same passes are then measured whole with the pipelined exchange
@@ -156,7 +156,7 @@ void multi_gpu(const Options& o, const std::function<void(Record)>& add) {
   std::vector<int> ks;
   for (int k = 1; k < K; k *= 2) ks.push_back(k);
   ks.push_back(K);
-  const std::int64_t first_n = o.quick ? 4096 : 262144;
+  const std::int64_t first_n = o.quick ? 4096 : (o.min_n > 0 ? o.min_n : 262144);
   const std::int64_t last_n = o.quick ? 8192 : o.max_n;
   const std::int64_t weak_n0 = o.quick ? 2048 : std::min<std::int64_t>(1048576, std::max<std::int64_t>(o.max_n / K, 1024));
 

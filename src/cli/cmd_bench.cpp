@@ -25,6 +25,7 @@ struct BenchArgs {
   std::string precisions = "fp32";
   std::string rungs;
   std::int64_t max_n = 4194304;
+  std::int64_t min_n = 0;
   bool quick = false;
   std::string json, csv;
   std::string tree_n, tree_models, tree_theta;
@@ -70,6 +71,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
       "comma-separated: fp32, fp64, mixed: the ladder's and profile's precisions (default: fp32); multi-gpu: "
       "only these of fp32, fp64 (default: both)");
   app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
+  app->add_option("--min-n", args->min_n,
+                  "smallest N of the multi-gpu suite's strong scaling, doubled up to --max-n (default: 262144)");
   app->add_option("--rungs", args->rungs,
                   "comma-separated: only these rungs (cpu-serial, cpu, gpu-naive, gpu-shared, gpu-split, "
                   "gpu-split-unrolled, gpu-best; pic: cas, separate, atomic, redundant, float32, tiled, warp, "
@@ -119,6 +122,10 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (args->max_n < 1024) throw_input_error("--max-n: must be >= 1024 (got " + std::to_string(args->max_n) + ")");
             o.n = args->n;
             o.max_n = args->max_n;
+            if (args->min_n != 0 && (args->min_n < 1024 || args->min_n > args->max_n))
+              throw_input_error("--min-n: must be in [1024, --max-n = " + std::to_string(args->max_n) + "] (got " +
+                                std::to_string(args->min_n) + ")");
+            o.min_n = args->min_n;
             o.quick = args->quick;
             for (const auto& p : split_list(args->precisions)) o.precisions.push_back(parse_precision(p, "--precision"));
             if (o.precisions.empty()) throw_input_error("--precision: none named");
