@@ -214,6 +214,7 @@ void multi_gpu(const Options& o, const std::function<void(Record)>& add) {
       if (c.k == 1) {
         m.hash = world.broadcast_value<std::uint64_t>(m.hash, 0);
         m.pass = world.broadcast_value<double>(m.pass, 0);
+        m.verified = world.broadcast_value<std::int32_t>(m.verified ? 1 : 0, 0) != 0;
         one_rank[c.n] = m;
         last_rate = double(c.n) * double(c.n) / m.pass;
       }
@@ -238,9 +239,14 @@ void multi_gpu(const Options& o, const std::function<void(Record)>& add) {
         r.verification = m.check;
         if (!m.verified) r.error = "forces WRONG: " + m.check;
       } else if (const auto it = one_rank.find(c.n); it != one_rank.end()) {
-        r.verified = m.hash == it->second.hash;
-        r.verification = r.verified ? "accelerations bit-identical to one rank" : "accelerations differ from one rank";
-        if (!r.verified) r.error = "forces WRONG: not the bits of one rank";
+        // The same bits as one rank verify only where one rank's passed its float64 check.
+        const bool same = m.hash == it->second.hash;
+        r.verified = same && it->second.verified;
+        r.verification = !same ? "accelerations differ from one rank"
+                         : r.verified ? "accelerations bit-identical to one rank"
+                                      : "accelerations bit-identical to one rank, whose check against float64 failed";
+        if (!same) r.error = "forces WRONG: not the bits of one rank";
+        else if (!r.verified) r.error = "forces WRONG: the bits of one rank, which failed its check against float64";
         r.speedup_vs_one_rank = it->second.pass / m.pass;
         r.efficiency = r.speedup_vs_one_rank / c.k;
       } else {

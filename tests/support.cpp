@@ -110,6 +110,21 @@ Particles<double> random_particles(std::size_t n, std::uint64_t seed) {
   return p;
 }
 
+Particles<double> many_small_terms(std::size_t far, std::uint64_t seed) {
+  Particles<double> p = random_particles(far + 2, seed);
+  for (std::size_t i = 0; i < p.size(); ++i) p.vx[i] = p.vy[i] = p.vz[i] = 0;
+  p.x[0] = p.y[0] = p.z[0] = 0;
+  p.m[0] = 1;
+  p.x[1] = 1;  // the neighbour: a pull of about 1.5 (float32 spacing 2^-23 there)
+  p.y[1] = p.z[1] = 0;
+  p.m[1] = 1.5;
+  for (std::size_t i = 2; i < p.size(); ++i) {
+    p.x[i] += 1000;
+    p.m[i] = 0x1p-25 * 1000.0 * 1000.0;  // a pull of about 2^-25 each
+  }
+  return p;
+}
+
 std::string temp_dir(const std::string& tag) {
   namespace fs = std::filesystem;
   const fs::path base = fs::temp_directory_path() / ("nbody-test-" + std::to_string(::getpid()));

@@ -84,6 +84,10 @@ decltype(auto) with_state_type(Precision p, F&& f) {
 // n bodies uniform in the unit cube with masses uniform in [0.5, 1.5) (not all equal, so a
 // kernel that drops the masses fails).
 Particles<double> random_particles(std::size_t n, std::uint64_t seed);
+// A body at the origin, a heavy neighbour at distance 1 and `far` light bodies in a cube of side
+// 2 around (1000, 0, 0), each pulling body 0 with about a quarter of a float32 unit in the last
+// place of the neighbour's pull: added one at a time to that pull in float32, each rounds away.
+Particles<double> many_small_terms(std::size_t far, std::uint64_t seed);
 
 // Uploads p (rounded to T) into b, computes the accelerations and returns them in float64.
 template <class T>

@@ -44,6 +44,13 @@ TEST_P(Forces, MatchReferenceOnRandomSet) {
   expect_close_to_reference(GetParam(), random_particles(1000, 7), {1.0, 0.01});
 }
 
+TEST_P(Forces, ManySmallTermsBesideALargeOneAddUp) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  // Body 0's 4096 far terms add up to 2^-13 beside a pull of 1.5: one at a time in float32 each
+  // rounds away (7 times the bound); summed in chunks first they count.
+  expect_close_to_reference(GetParam(), many_small_terms(4096, 41), {1.0, 0.01});
+}
+
 TEST_P(Forces, MatchReferenceOnPlummerSet) {
   NBODY_SKIP_IF_UNAVAILABLE(GetParam());
   expect_close_to_reference(GetParam(), make_plummer({"plummer", 2048, 11}), {1.0, 0.005});

@@ -130,6 +130,28 @@ TEST_P(CudaFusedShapes, EulerStepMatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Compiled, CudaShapes, testing::ValuesIn(shape_cases()), shape_case_name);
 INSTANTIATE_TEST_SUITE_P(Compiled, CudaFusedShapes, testing::ValuesIn(fused_cases()), shape_case_name);
 
+// The tiled float32 shapes walk every source in one thread (large N): each tile's sum is taken
+// apart before it joins the running sum, else terms a quarter of the running sum's last place
+// round away one by one (the bench's check at N = 2^23 failed by 29 times its bound).
+TEST(CudaShapeChoice, TiledFloat32SumsKeepManySmallTerms) {
+  std::string why;
+  if (!cuda_device_available(&why)) GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";
+  const Particles<double> p = many_small_terms(4096, 43).as<float>().as<double>();
+  const GravityParams g{1.0, 0.01};
+  int tested = 0;
+  for (DirectShape s : compiled_shapes(KernelArithmetic::fp32)) {
+    if (s.warps) continue;
+    s.slices = 1;
+    const ShapeCase c{KernelArithmetic::fp32, s};
+    const ForceErrors e = force_errors(shape_accelerations<float>(c, p, g), p, g, Precision::fp32);
+    ASSERT_TRUE(e.finite) << s.text() << ": body " << e.worst_body;
+    EXPECT_LE(e.worst, 1.0) << s.text() << ": body " << e.worst_body << " error exceeds 4u(10+sqrt N) S_i by "
+                            << e.worst;
+    ++tested;
+  }
+  EXPECT_GT(tested, 0);
+}
+
 TEST(CudaShapeChoice, AShapeThatIsNotCompiledIsAnInputError) {
   std::string why;
   if (!cuda_device_available(&why)) GTEST_SKIP() << "skipped: no CUDA device (" << why << ")";
