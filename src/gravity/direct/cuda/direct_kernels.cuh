@@ -164,7 +164,7 @@ __device__ __forceinline__ void load_targets(const TargetView<T>& b, int first, 
 // added to the R targets' sums. In mixed precision (Acc wider than T), and where PerChunk asks
 // for it, the chunk is summed apart first and then added to the running sums: a float32 sum over
 // millions of sources, added one term at a time, reaches the size where each term is a few units
-// of its last place and the roundings no longer cancel (at N = 2^23 the error was 29 times the
+// of its last place and the roundings no longer cancel (a slice of 2^23 sources: 29 times the
 // bound of the bench's check); chunk partials of Count terms keep each addition well above that.
 template <int Count, int Step, int Unroll, bool PerChunk, class T, class Acc, int R, class Pair>
 __device__ __forceinline__ void accumulate_sources(const Source4<T>* src, const Pair& pair, const T (&xi)[R],
@@ -198,8 +198,10 @@ __device__ __forceinline__ void accumulate_sources(const Source4<T>* src, const 
 
 // T: the arithmetic of a pair and of the positions read. Acc: what each target's sum is kept in
 // across tiles (T, or double for mixed precision: each tile's partial is summed in T, then added
-// in float64). Block: threads per block = sources per tile. R: targets per thread.
-template <class T, class Acc, int Block, int R, class Pair, class Epilogue>
+// in float64). Block: threads per block = sources per tile. R: targets per thread. TileSums:
+// each tile's partial summed apart in T too (float32 over long slices: see accumulate_sources
+// and kPlainSumMaxSources; it costs registers, so short slices go without).
+template <class T, class Acc, int Block, int R, class Pair, class Epilogue, bool TileSums = false>
 __global__ void __launch_bounds__(Block)
     direct_sum(TargetView<T> t, SourceView<T> b, int slice_len, Pair pair, Epilogue finish,
                SplitScratch<Acc> scratch) {
@@ -222,8 +224,7 @@ __global__ void __launch_bounds__(Block)
     tile[threadIdx.x] = next;
     __syncthreads();
     next = load_source(b, base + Block + int(threadIdx.x), j_end);
-    // (float32 sums a tile apart: see accumulate_sources)
-    accumulate_sources<Block, 1, 16, std::is_same_v<Acc, float>>(tile, pair, xi, yi, zi, sx, sy, sz);
+    accumulate_sources<Block, 1, 16, TileSums>(tile, pair, xi, yi, zi, sx, sy, sz);
     __syncthreads();
   }
 

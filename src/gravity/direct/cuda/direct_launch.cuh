@@ -50,6 +50,12 @@ class SplitBuffers {
   nbody::cuda::DeviceBuffer<unsigned> tickets_;
 };
 
+// The longest slice a float32 target sums one source at a time. Longer slices take the kernel
+// that sums each tile apart first (8 more registers a thread: 5 blocks of 256 threads an SM
+// instead of 6). Measured with one thread a target over 2^21 sources (N = 2^22, 2 slices) the
+// plain sum's worst error was 0.15 of the bench's bound; over 2^23 (one slice) 29 times it.
+inline constexpr int kPlainSumMaxSources = 1 << 21;
+
 // Sources per slice: n / S rounded up to whole multiples of the shape's minimum slice; the
 // launch then uses just enough slices.
 inline int slice_length(const DirectShape& s, int n) {
@@ -115,6 +121,9 @@ void launch_instance(const DirectShape& s, const TargetView<T>& t, const SourceV
   if constexpr (Shape::kWarps) {
     launch_programmatic(direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>,
                         grid, Shape::kBlock, stream, t, b, len, pair, finish, scratch);
+  } else if (std::is_same_v<Acc, float> && len > kPlainSumMaxSources) {
+    launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue, true>, grid,
+                        Shape::kBlock, stream, t, b, len, pair, finish, scratch);
   } else {
     launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
                         stream, t, b, len, pair, finish, scratch);
