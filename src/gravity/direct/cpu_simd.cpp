@@ -1,6 +1,7 @@
 // Compiled with -fno-math-errno (so sqrt vectorises) and FMA contraction; see src/CMakeLists.txt.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,12 @@
 
 namespace nbody::direct {
 namespace {
+
+// Sources a float32 partial sum takes before it joins the running sum: a single float32
+// accumulator loses terms of a fraction of its last place one by one (a neighbour's pull beside
+// thousands of far ones: tests/test_forces.cpp, ManySmallTermsBesideALargeOneAddUp), whether or
+// not the compiler splits the loop over vector lanes. 256 as the GPU's tiles.
+constexpr std::int64_t kFloatChunk = 256;
 
 // With eps > 0 the i = j term is exactly zero (d = 0 times a finite factor); only eps = 0
 // needs the guarded pair (see gravity::with_pair_law).
@@ -27,9 +34,21 @@ void accelerations_impl(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
   for (std::int64_t i = 0; i < count; ++i) {
     const T xi = t.x[i], yi = t.y[i], zi = t.z[i];
     T ax = 0, ay = 0, az = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      for (std::int64_t c = 0; c < n; c += kFloatChunk) {
+        const std::int64_t end = std::min(n, c + kFloatChunk);
+        T cx = 0, cy = 0, cz = 0;
+#pragma omp simd reduction(+ : cx, cy, cz)
+        for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
+        ax += cx;
+        ay += cy;
+        az += cz;
+      }
+    } else {
 #pragma omp simd reduction(+ : ax, ay, az)
-    for (std::int64_t j = 0; j < n; ++j) {
-      pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], ax, ay, az);
+      for (std::int64_t j = 0; j < n; ++j) {
+        pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], ax, ay, az);
+      }
     }
     a.x[i] = G * ax;
     a.y[i] = G * ay;
@@ -113,7 +132,7 @@ void simd_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
 void simd_accelerations_mixed(const TargetView<double>& t, const SourceView<double>& s, Vec3Span<double> a,
                               const GravityParams& g) {
   // Chunks short enough that a float32 partial sum keeps its precision, long enough to vectorise.
-  constexpr std::int64_t kChunk = 1024;
+  constexpr std::int64_t kChunk = kFloatChunk;
   const auto count = static_cast<std::int64_t>(t.n);
   const auto n = static_cast<std::int64_t>(s.n);
   const auto size = static_cast<std::size_t>(n);
