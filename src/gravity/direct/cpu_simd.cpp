@@ -18,6 +18,23 @@ namespace {
 // not the compiler splits the loop over vector lanes. 256 as the GPU's tiles.
 constexpr std::int64_t kFloatChunk = 256;
 
+// Adds the pulls of sources [0, n) on (xi, yi, zi) to (ax, ay, az) (float, or double for mixed
+// precision), kFloatChunk sources a float32 partial sum at a time.
+template <class Acc, class Pair>
+void add_float_pulls(const Pair& pair, const float* __restrict__ x, const float* __restrict__ y,
+                     const float* __restrict__ z, const float* __restrict__ m, std::int64_t n, float xi, float yi,
+                     float zi, Acc& ax, Acc& ay, Acc& az) {
+  for (std::int64_t c = 0; c < n; c += kFloatChunk) {
+    const std::int64_t end = std::min(n, c + kFloatChunk);
+    float cx = 0, cy = 0, cz = 0;
+#pragma omp simd reduction(+ : cx, cy, cz)
+    for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
+    ax += cx;
+    ay += cy;
+    az += cz;
+  }
+}
+
 // With eps > 0 the i = j term is exactly zero (d = 0 times a finite factor); only eps = 0
 // needs the guarded pair (see gravity::with_pair_law).
 template <class T, class Pair>
@@ -35,15 +52,7 @@ void accelerations_impl(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
     const T xi = t.x[i], yi = t.y[i], zi = t.z[i];
     T ax = 0, ay = 0, az = 0;
     if constexpr (std::is_same_v<T, float>) {
-      for (std::int64_t c = 0; c < n; c += kFloatChunk) {
-        const std::int64_t end = std::min(n, c + kFloatChunk);
-        T cx = 0, cy = 0, cz = 0;
-#pragma omp simd reduction(+ : cx, cy, cz)
-        for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
-        ax += cx;
-        ay += cy;
-        az += cz;
-      }
+      add_float_pulls(pair, x, y, z, m, n, xi, yi, zi, ax, ay, az);
     } else {
 #pragma omp simd reduction(+ : ax, ay, az)
       for (std::int64_t j = 0; j < n; ++j) {
@@ -131,8 +140,6 @@ void simd_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
 
 void simd_accelerations_mixed(const TargetView<double>& t, const SourceView<double>& s, Vec3Span<double> a,
                               const GravityParams& g) {
-  // Chunks short enough that a float32 partial sum keeps its precision, long enough to vectorise.
-  constexpr std::int64_t kChunk = kFloatChunk;
   const auto count = static_cast<std::int64_t>(t.n);
   const auto n = static_cast<std::int64_t>(s.n);
   const auto size = static_cast<std::size_t>(n);
@@ -152,15 +159,7 @@ void simd_accelerations_mixed(const TargetView<double>& t, const SourceView<doub
     for (std::int64_t i = 0; i < count; ++i) {
       const float xi = float(t.x[i]), yi = float(t.y[i]), zi = float(t.z[i]);
       double ax = 0, ay = 0, az = 0;
-      for (std::int64_t c = 0; c < n; c += kChunk) {
-        const std::int64_t end = std::min(n, c + kChunk);
-        float cx = 0, cy = 0, cz = 0;
-#pragma omp simd reduction(+ : cx, cy, cz)
-        for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
-        ax += cx;
-        ay += cy;
-        az += cz;
-      }
+      add_float_pulls(pair, x, y, z, m, n, xi, yi, zi, ax, ay, az);  // float32 chunks, float64 sums
       a.x[i] = g.G * ax;
       a.y[i] = g.G * ay;
       a.z[i] = g.G * az;
