@@ -121,9 +121,14 @@ void launch_instance(const DirectShape& s, const TargetView<T>& t, const SourceV
   if constexpr (Shape::kWarps) {
     launch_programmatic(direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>,
                         grid, Shape::kBlock, stream, t, b, len, pair, finish, scratch);
-  } else if (std::is_same_v<Acc, float> && len > kPlainSumMaxSources) {
-    launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue, true>, grid,
-                        Shape::kBlock, stream, t, b, len, pair, finish, scratch);
+  } else if constexpr (std::is_same_v<Acc, float>) {  // (only float32 has the tile-sum instance)
+    if (len > kPlainSumMaxSources) {
+      launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue, true>, grid,
+                          Shape::kBlock, stream, t, b, len, pair, finish, scratch);
+    } else {
+      launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
+                          stream, t, b, len, pair, finish, scratch);
+    }
   } else {
     launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
                         stream, t, b, len, pair, finish, scratch);
