@@ -52,7 +52,7 @@ class SplitBuffers {
 
 // The longest slice a float32 target sums one source at a time. Longer slices take the kernel
 // that sums each tile apart first (8 more registers a thread: 5 blocks of 256 threads an SM
-// instead of 6). Measured with one thread a target over 2^21 sources (N = 2^22, 2 slices) the
+// instead of 6; about 3% slower, measured across two machines of one kind). Measured with one thread a target over 2^21 sources (N = 2^22, 2 slices) the
 // plain sum's worst error was 0.15 of the bench's bound; over 2^23 (one slice) 29 times it.
 inline constexpr int kPlainSumMaxSources = 1 << 21;
 
@@ -121,17 +121,12 @@ void launch_instance(const DirectShape& s, const TargetView<T>& t, const SourceV
   if constexpr (Shape::kWarps) {
     launch_programmatic(direct_sum_warps<T, Acc, Shape::kBlock / 32, Shape::kTargets, Shape::kLanes, Pair, Epilogue>,
                         grid, Shape::kBlock, stream, t, b, len, pair, finish, scratch);
-  } else if constexpr (std::is_same_v<Acc, float>) {  // (only float32 has the tile-sum instance)
-    if (len > kPlainSumMaxSources) {
-      launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue, true>, grid,
-                          Shape::kBlock, stream, t, b, len, pair, finish, scratch);
-    } else {
-      launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
-                          stream, t, b, len, pair, finish, scratch);
-    }
   } else {
-    launch_programmatic(direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>, grid, Shape::kBlock,
-                        stream, t, b, len, pair, finish, scratch);
+    auto* kernel = direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue>;
+    // (only float32 has the tile-sum instance)
+    if constexpr (std::is_same_v<Acc, float>)
+      if (len > kPlainSumMaxSources) kernel = direct_sum<T, Acc, Shape::kBlock, Shape::kTargets, Pair, Epilogue, true>;
+    launch_programmatic(kernel, grid, Shape::kBlock, stream, t, b, len, pair, finish, scratch);
   }
   NBODY_CUDA_CHECK_LAUNCH();
 }
