@@ -58,12 +58,12 @@
 #include "bench.hpp"
 #include "comm/communicator.hpp"
 #include "nbody/error.hpp"
-#include "pic/config.hpp"
-#include "pic/domain.hpp"
-#include "pic/gpu.hpp"
-#include "pic/gpu_slabs.hpp"
-#include "pic/run.hpp"
-#include "pic/simulation.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/parallel/domain.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/cuda/gpu_slabs.hpp"
+#include "pic/driver/run.hpp"
+#include "pic/cpu/simulation.hpp"
 #include "pic_setup.hpp"
 
 namespace nbody::bench {

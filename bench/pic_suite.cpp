@@ -34,9 +34,9 @@
 
 #include "bench.hpp"
 #include "nbody/error.hpp"
-#include "pic/config.hpp"
-#include "pic/gpu.hpp"
-#include "pic/simulation.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/cpu/simulation.hpp"
 #include "pic_setup.hpp"
 
 namespace nbody::bench {

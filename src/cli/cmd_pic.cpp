@@ -10,11 +10,11 @@
 #include "cli/progress.hpp"
 #include "comm/communicator.hpp"
 #include "nbody/error.hpp"
-#include "pic/checkpoint.hpp"
-#include "pic/config.hpp"
-#include "pic/run.hpp"
-#include "pic/units.hpp"
-#include "pic/validation.hpp"
+#include "pic/output/checkpoint.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/driver/run.hpp"
+#include "pic/physics/units.hpp"
+#include "pic/driver/validation.hpp"
 
 namespace nbody::cli {
 namespace {

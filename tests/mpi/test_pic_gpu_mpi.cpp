@@ -23,10 +23,10 @@
 #include "comm/communicator.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "nbody/error.hpp"
-#include "pic/config.hpp"
-#include "pic/domain.hpp"
-#include "pic/gpu.hpp"
-#include "pic/gpu_slabs.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/parallel/domain.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/cuda/gpu_slabs.hpp"
 #include "pic_configs.hpp"
 
 namespace nbody::pic {

@@ -22,10 +22,10 @@
 #include "comm/communicator.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "nbody/error.hpp"
-#include "pic/checkpoint.hpp"
-#include "pic/config.hpp"
-#include "pic/domain.hpp"
-#include "pic/run.hpp"
+#include "pic/output/checkpoint.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/parallel/domain.hpp"
+#include "pic/driver/run.hpp"
 #include "pic_configs.hpp"
 
 namespace nbody::pic {

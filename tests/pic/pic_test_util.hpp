@@ -1,6 +1,6 @@
 #pragma once
 // Helpers of the PIC tests: those of `nbody pic check` (pic/probes.hpp), under the tests' names.
-#include "pic/probes.hpp"
+#include "pic/driver/probes.hpp"
 
 namespace nbody::pic::test {
 

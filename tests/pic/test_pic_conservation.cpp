@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "comm/communicator.hpp"
-#include "pic/domain.hpp"
+#include "pic/parallel/domain.hpp"
 #include "pic_test_util.hpp"
 
 namespace nbody::pic {

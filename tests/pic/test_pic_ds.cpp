@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <random>
 
-#include "pic/directional_splitting.hpp"
-#include "pic/units.hpp"
+#include "pic/cpu/directional_splitting.hpp"
+#include "pic/physics/units.hpp"
 
 namespace nbody::pic {
 namespace {

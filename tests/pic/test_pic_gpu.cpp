@@ -11,8 +11,8 @@
 #include <string>
 #include <tuple>
 
-#include "pic/gpu.hpp"
-#include "pic/simulation.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/cpu/simulation.hpp"
 
 namespace nbody::pic {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "comm/communicator.hpp"
 #include "nbody/error.hpp"
-#include "pic/domain.hpp"
-#include "pic/gpu_slabs.hpp"
+#include "pic/parallel/domain.hpp"
+#include "pic/cuda/gpu_slabs.hpp"
 
 namespace nbody::pic {
 namespace {

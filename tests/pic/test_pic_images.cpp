@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "io/png.hpp"
-#include "pic/images.hpp"
+#include "pic/output/images.hpp"
 
 #if NBODY_HAVE_ZLIB
 #include <zlib.h>

@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "nbody/error.hpp"
-#include "pic/checkpoint.hpp"
-#include "pic/config.hpp"
-#include "pic/domain.hpp"
-#include "pic/gpu.hpp"
-#include "pic/openpmd.hpp"
-#include "pic/reduced_output.hpp"
-#include "pic/run.hpp"
+#include "pic/output/checkpoint.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/parallel/domain.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/output/openpmd.hpp"
+#include "pic/output/reduced_output.hpp"
+#include "pic/driver/run.hpp"
 
 #if NBODY_HAVE_HDF5
 #include <hdf5.h>

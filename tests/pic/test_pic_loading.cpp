@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "pic_test_util.hpp"
-#include "pic/random.hpp"
+#include "pic/physics/random.hpp"
 
 namespace nbody::pic {
 namespace {

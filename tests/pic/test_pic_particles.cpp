@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "pic_test_util.hpp"
-#include "pic/pusher.hpp"
+#include "pic/physics/pusher.hpp"
 
 namespace nbody::pic {
 namespace {

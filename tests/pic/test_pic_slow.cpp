@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "pic/config.hpp"
-#include "pic/units.hpp"
+#include "pic/driver/config.hpp"
+#include "pic/physics/units.hpp"
 
 namespace nbody::pic {
 namespace {

@@ -20,10 +20,10 @@
 #include "cuda/launch_policy.hpp"
 #include "nbody/error.hpp"
 #include "particles/memory.hpp"
-#include "pic/field_stencils.hpp"
-#include "pic/gpu.hpp"
-#include "pic/particle_step.hpp"
-#include "pic/slab_index.hpp"
+#include "pic/physics/field_stencils.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/physics/particle_step.hpp"
+#include "pic/parallel/slab_index.hpp"
 
 namespace nbody::pic {
 
@@ -2607,7 +2607,7 @@ void PicGpu::step() {
 
 PicGpu::StepTimes PicGpu::last_step_times() const { return impl_->last; }
 
-void PicGpu::track_poynting(int i_left, int i_right) {
+void PicGpu::track_poynting(int i_left, int i_right, double energy_in, double energy_out) {
   Impl& m = *impl_;
   if (m.slab) throw_runtime_error("pic: a block run's Poynting fluxes come from flux_rows (DomainPicGpu)");
   const int hi = m.g.nx - 2;
@@ -2615,7 +2615,8 @@ void PicGpu::track_poynting(int i_left, int i_right) {
     throw_input_error("pic: the Poynting planes must lie inside the grid");
   m.i_left = i_left, m.i_right = i_right;
   m.tracking = true;
-  NBODY_CUDA_CHECK(cudaMemset(m.track, 0, 4 * sizeof(double)));
+  const double start[4] = {0, 0, energy_in, energy_out};
+  NBODY_CUDA_CHECK(cudaMemcpy(m.track, start, 4 * sizeof(double), cudaMemcpyHostToDevice));
 }
 
 void PicGpu::set_gauss_reference(const std::vector<double>& residual) {

@@ -1,0 +1,632 @@
+// The PIC configuration file (toml++ stays in this translation unit).
+#include "pic/driver/config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "comm/communicator.hpp"
+#include "nbody/error.hpp"
+#include "pic/parallel/domain.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/physics/units.hpp"
+
+namespace nbody::pic {
+namespace {
+
+constexpr double kTwoPi = 2 * kPi;
+
+[[noreturn]] void bad(const std::string& key, const std::string& what) {
+  throw_input_error("pic config: " + key + ": " + what);
+}
+
+double num(const toml::node* n, const std::string& key) {
+  if (auto v = n->value<double>()) return *v;
+  bad(key, "must be a number");
+}
+std::int64_t integer(const toml::node* n, const std::string& key) {
+  if (n->is_boolean()) bad(key, "must be an integer, not true or false");
+  if (auto v = n->value<std::int64_t>()) return *v;
+  if (auto d = n->value<double>(); d && std::floor(*d) == *d) return std::int64_t(*d);
+  bad(key, "must be an integer");
+}
+std::string text(const toml::node* n, const std::string& key) {
+  if (auto v = n->value<std::string>()) return *v;
+  bad(key, "must be a string");
+}
+bool boolean(const toml::node* n, const std::string& key) {
+  if (auto v = n->value<bool>()) return *v;
+  bad(key, "must be true or false");
+}
+std::vector<double> numbers(const toml::node* n, const std::string& key) {
+  const toml::array* a = n->as_array();
+  if (!a) bad(key, "must be an array of numbers");
+  std::vector<double> out;
+  for (const auto& e : *a) out.push_back(num(&e, key));
+  return out;
+}
+
+FieldBoundary field_boundary(const std::string& s, const std::string& key) {
+  if (s == "periodic") return FieldBoundary::periodic;
+  if (s == "open") return FieldBoundary::open;
+  bad(key, "'" + s + "' is not one of periodic, open" + std::string(key == "grid.boundary_x" ? ", pml" : ""));
+}
+ParticleBoundary particle_boundary(const std::string& s, const std::string& key) {
+  if (s == "periodic") return ParticleBoundary::periodic;
+  if (s == "absorb") return ParticleBoundary::absorb;
+  if (s == "reflect") return ParticleBoundary::reflect;
+  if (s == "thermal") return ParticleBoundary::thermal;
+  bad(key, "'" + s + "' is not one of periodic, absorb, reflect, thermal");
+}
+
+void read_species(const toml::table& t, SpeciesConfig& s, const std::string& where) {
+  static const std::set<std::string> known = {
+      "name", "type", "charge", "mass", "ppc_x", "ppc_y", "ppc", "regular", "immobile", "profile", "density",
+      "x_start", "x_end", "y_min", "y_max", "ramp", "scale", "table_x", "table_n", "temperature_keV",
+      "drift_ux", "drift_uy", "drift_uz", "boundary_xmin", "boundary_xmax", "boundary_ymin", "boundary_ymax",
+      "seed"};
+  for (const auto& [k, v] : t) {
+    const std::string key = where + "." + std::string(k.str());
+    if (!known.count(std::string(k.str()))) bad(key, "unknown key");
+    const std::string name(k.str());
+    if (name == "name") s.name = text(&v, key);
+    else if (name == "type") s.type = text(&v, key);
+    else if (name == "charge") s.charge = num(&v, key);
+    else if (name == "mass") s.mass = num(&v, key);
+    else if (name == "ppc_x") s.ppc_x = int(integer(&v, key));
+    else if (name == "ppc_y") s.ppc_y = int(integer(&v, key));
+    else if (name == "ppc") {
+      // ppc = N: as square a sub-lattice as N allows (ppc_x >= ppc_y).
+      const std::int64_t n = integer(&v, key);
+      if (n < 1) bad(key, "must be >= 1");
+      int py = int(std::floor(std::sqrt(double(n))));
+      while (n % py) --py;
+      s.ppc_y = py;
+      s.ppc_x = int(n / py);
+    } else if (name == "regular") s.regular = boolean(&v, key);
+    else if (name == "immobile") s.immobile = boolean(&v, key);
+    else if (name == "profile") {
+      if (!parse_profile_kind(text(&v, key), s.profile.kind))
+        bad(key, "'" + text(&v, key) + "' is not one of uniform, step, linear, exponential, table");
+    } else if (name == "density") s.profile.n0 = num(&v, key);
+    else if (name == "x_start") s.profile.x_start = num(&v, key);
+    else if (name == "x_end") s.profile.x_end = num(&v, key);
+    else if (name == "y_min") s.profile.y_min = num(&v, key);
+    else if (name == "y_max") s.profile.y_max = num(&v, key);
+    else if (name == "ramp") s.profile.ramp = num(&v, key);
+    else if (name == "scale") s.profile.scale = num(&v, key);
+    else if (name == "table_x") s.profile.xs = numbers(&v, key);
+    else if (name == "table_n") s.profile.ns = numbers(&v, key);
+    else if (name == "temperature_keV") s.temperature_keV = num(&v, key);
+    else if (name == "drift_ux") s.drift[0] = num(&v, key);
+    else if (name == "drift_uy") s.drift[1] = num(&v, key);
+    else if (name == "drift_uz") s.drift[2] = num(&v, key);
+    else if (name == "boundary_xmin") s.bc.side[0] = particle_boundary(text(&v, key), key);
+    else if (name == "boundary_xmax") s.bc.side[1] = particle_boundary(text(&v, key), key);
+    else if (name == "boundary_ymin") s.bc.side[2] = particle_boundary(text(&v, key), key);
+    else if (name == "boundary_ymax") s.bc.side[3] = particle_boundary(text(&v, key), key);
+    else if (name == "seed") s.seed = std::uint64_t(integer(&v, key));
+  }
+}
+
+void read_table(const toml::table& root, PicConfig& c) {
+  static const std::set<std::string> tables = {"units",   "grid",     "time",   "solver", "laser",
+                                               "balance", "parallel", "output", "species"};
+  for (const auto& [k, v] : root) {
+    if (!tables.count(std::string(k.str())))
+      bad(std::string(k.str()),
+          "unknown table (expected units, grid, time, solver, laser, balance, parallel, output, [[species]])");
+    if (std::string(k.str()) != "species" && !v.is_table()) bad(std::string(k.str()), "must be a table");
+  }
+  auto each = [&](const char* table, auto&& f) {
+    if (const toml::table* t = root[table].as_table())
+      for (const auto& [k, v] : *t) f(std::string(table) + "." + std::string(k.str()), std::string(k.str()), &v);
+  };
+  each("units", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "wavelength_um") c.wavelength_um = num(v, key);
+    else bad(key, "unknown key");
+  });
+  each("grid", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "nx") c.nx = int(integer(v, key));
+    else if (k == "ny") c.ny = int(integer(v, key));
+    else if (k == "dx") c.dx = num(v, key);
+    else if (k == "dy") c.dy = num(v, key);
+    else if (k == "x0") c.x0 = num(v, key);
+    else if (k == "y0") c.y0 = num(v, key);
+    else if (k == "boundary_x") {
+      c.pml_x = text(v, key) == "pml";
+      c.field_bc.x = c.pml_x ? FieldBoundary::open : field_boundary(text(v, key), key);
+    } else if (k == "pml_cells") c.pml_cells = int(integer(v, key));
+    else if (k == "boundary_y") c.field_bc.y = field_boundary(text(v, key), key);
+    else bad(key, "unknown key");
+  });
+  each("time", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "dt") c.dt = num(v, key);
+    else if (k == "courant") c.courant = num(v, key);
+    else if (k == "t_start") c.t_start = num(v, key);
+    else if (k == "t_end") c.t_end = num(v, key);
+    else if (k == "steps") c.steps = integer(v, key);
+    else bad(key, "unknown key");
+  });
+  each("solver", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    const bool numeric = k == "seed" || k == "sort_every" || k == "empty_ratio";
+    const std::string s = numeric ? "" : text(v, key);
+    if (k == "field") {
+      if (s == "yee") c.solver = SolverKind::yee;
+      else if (s == "ck") c.solver = SolverKind::ck;
+      else bad(key, "'" + s + "' is not one of yee, ck");
+    } else if (k == "shape") {
+      if (s == "cic") c.shape = ShapeOrder::cic;
+      else if (s == "tsc") c.shape = ShapeOrder::tsc;
+      else bad(key, "'" + s + "' is not one of cic, tsc");
+    } else if (k == "pusher") {
+      if (s == "boris") c.pusher = PusherKind::boris;
+      else if (s == "vay") c.pusher = PusherKind::vay;
+      else if (s == "higuera_cary") c.pusher = PusherKind::higuera_cary;
+      else bad(key, "'" + s + "' is not one of boris, vay, higuera_cary");
+    } else if (k == "device") {
+      if (s == "cpu") c.use_gpu = false;
+      else if (s == "cuda") c.use_gpu = true;
+      else bad(key, "'" + s + "' is not one of cpu, cuda");
+    } else if (k == "deposit") {
+      static const std::set<std::string> kinds = {"atomic",   "deterministic", "tiled",    "float32",
+                                                  "cas",      "separate",      "redundant", "warp"};
+      if (!kinds.count(s))
+        bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
+      c.deposit = s;
+      c.deterministic = s == "deterministic";
+    } else if (k == "sort_every") {
+      const std::int64_t n = integer(v, key);
+      if (n < 0 || n > 1000000000) bad(key, "must be >= 0 (0: sort by empty_ratio only)");
+      c.sort_every = int(n);
+    } else if (k == "empty_ratio") {
+      c.empty_ratio = num(v, key);
+      if (!(c.empty_ratio <= 1)) bad(key, "must be <= 1 (a negative value: never sort by the ratio)");
+    } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
+    else bad(key, "unknown key");
+  });
+  if (root["laser"].as_table()) c.laser.enabled = true;
+  each("laser", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    Laser& l = c.laser;
+    if (k == "enabled") l.enabled = boolean(v, key);
+    else if (k == "a0") l.a0 = num(v, key);
+    else if (k == "intensity_W_cm2") c.laser_intensity_W_cm2 = num(v, key);
+    else if (k == "polarisation") {
+      if (!parse_polarisation(text(v, key), l.polarisation)) bad(key, "'" + text(v, key) + "' is not one of linear, linear_z, circular");
+    } else if (k == "envelope") {
+      if (!parse_envelope(text(v, key), l.envelope)) bad(key, "'" + text(v, key) + "' is not one of sin2, gaussian, flattop");
+    } else if (k == "duration") l.duration = num(v, key);
+    else if (k == "rise") l.rise = num(v, key);
+    else if (k == "delay") l.delay = num(v, key);
+    else if (k == "transverse") {
+      const std::string s = text(v, key);
+      if (s == "plane") l.gaussian_transverse = false;
+      else if (s == "gaussian") l.gaussian_transverse = true;
+      else bad(key, "'" + s + "' is not one of plane, gaussian");
+    } else if (k == "waist") l.waist = num(v, key);
+    else if (k == "y_centre") l.y_centre = num(v, key);
+    else bad(key, "unknown key");
+  });
+  each("balance", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "every") {
+      const std::int64_t n = integer(v, key);
+      if (n < 0 || n > 1000000000) bad(key, "must be >= 0 (0: never)");
+      c.balance.every = int(n);
+    } else if (k == "threshold") {
+      c.balance.threshold = num(v, key);
+      if (!(c.balance.threshold >= 0 && c.balance.threshold <= 100)) bad(key, "must be in [0, 100] (a fraction over the mean)");
+    } else if (k == "cell_cost") {
+      c.balance.cell_cost = num(v, key);
+      if (!(c.balance.cell_cost >= 0 && c.balance.cell_cost <= 1e6)) bad(key, "must be in [0, 1e6] (particles a cell costs)");
+    } else {
+      bad(key, "unknown key (expected every, threshold, cell_cost)");
+    }
+  });
+  each("parallel", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "ranks_y") {
+      if (v->is_string()) {
+        if (text(v, key) != "auto") bad(key, "must be a number of block rows or \"auto\"");
+        c.ranks_y = 0;
+      } else {
+        const std::int64_t n = integer(v, key);
+        if (n < 1 || n > 65536) bad(key, "must be >= 1 (the block rows; 1: slabs along x) or \"auto\"");
+        c.ranks_y = int(n);
+      }
+    } else if (k == "exchange") {
+      const std::string e = text(v, key);
+      if (e == "host") c.exchange = GuardExchange::host;
+      else if (e == "ipc") c.exchange = GuardExchange::ipc;
+      else if (e == "mpi") c.exchange = GuardExchange::mpi;
+      else if (e == "auto") c.exchange = GuardExchange::automatic;
+      else
+        bad(key, "must be \"host\" (staged through the host), \"ipc\" (GPU to GPU within a node, CUDA IPC), \"mpi\" "
+                 "(GPU buffers to CUDA-aware MPI) or \"auto\" (\"mpi\" where the MPI library reports CUDA support, "
+                 "else \"host\")");
+    } else {
+      bad(key, "unknown key (expected ranks_y, exchange)");
+    }
+  });
+  each("output", [&](const std::string& key, const std::string& k, const toml::node* v) {
+    if (k == "dir") c.out_dir = text(v, key);
+    else if (k == "diag_every") c.diag_every = integer(v, key);
+    else if (k == "fields_every") c.fields_every = integer(v, key);
+    else if (k == "checkpoint_every") c.checkpoint_every = integer(v, key);
+    else if (k == "images_every") c.images_every = integer(v, key);
+    else bad(key, "unknown key");
+  });
+  if (const toml::node* sp = root.get("species")) {
+    const toml::array* a = sp->as_array();
+    if (!a) bad("species", "must be an array of tables ([[species]])");
+    int k = 0;
+    for (const auto& e : *a) {
+      const std::string where = "species[" + std::to_string(k++) + "]";
+      const toml::table* t = e.as_table();
+      if (!t) bad(where, "must be a table");
+      SpeciesConfig s;
+      read_species(*t, s, where);
+      c.species.push_back(std::move(s));
+    }
+  }
+}
+
+// "table.key=value" or "species.N.key=value" onto the TOML tree, the value parsed as TOML.
+void apply_override(toml::table& root, const std::string& o) {
+  const auto eq = o.find('=');
+  if (eq == std::string::npos) throw_input_error("pic --set '" + o + "': expected table.key=value");
+  const std::string path = o.substr(0, eq), value = o.substr(eq + 1);
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    try {
+      parsed = toml::parse("v = \"" + value + "\"");  // a bare word is a string
+    } catch (const toml::parse_error&) {
+      throw_input_error("pic --set '" + o + "': cannot read the value");
+    }
+  }
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  toml::table* t = &root;
+  if (parts.size() == 3 && parts[0] == "species") {
+    toml::array* a = root["species"].as_array();
+    const std::size_t idx = std::size_t(std::atoi(parts[1].c_str()));
+    if (!a || idx >= a->size() || !(*a)[idx].as_table())
+      throw_input_error("pic --set '" + o + "': no species " + parts[1]);
+    t = (*a)[idx].as_table();
+  } else if (parts.size() == 2) {
+    if (!root[parts[0]].as_table()) root.insert(parts[0], toml::table{});
+    t = root[parts[0]].as_table();
+  } else {
+    throw_input_error("pic --set '" + o + "': expected table.key=value or species.N.key=value");
+  }
+  t->insert_or_assign(parts.back(), *parsed.get("v"));
+}
+
+}  // namespace
+
+DepositKernel deposit_kernel(const std::string& name) {
+  if (name == "atomic") return DepositKernel::atomic;
+  if (name == "deterministic") return DepositKernel::deterministic;
+  if (name == "tiled") return DepositKernel::tiled;
+  if (name == "float32") return DepositKernel::float32;
+  if (name == "cas") return DepositKernel::cas;
+  if (name == "separate") return DepositKernel::separate;
+  if (name == "redundant") return DepositKernel::redundant;
+  if (name == "warp") return DepositKernel::warp;
+  throw_input_error("solver.deposit: '" + name +
+                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
+}
+
+PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& err) {
+    std::ostringstream m;
+    m << "pic config '" << name << "': " << err.description() << " (line " << err.source().begin.line << ")";
+    throw_input_error(m.str());
+  }
+  for (const std::string& o : overrides) apply_override(root, o);
+  PicConfig c;
+  read_table(root, c);
+  validate_pic_config(c);
+  return c;
+}
+
+PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw_input_error("pic config '" + path + "': cannot read it");
+  return read_pic_config_text(text.str(), path, overrides);
+}
+
+// omega_p^2 = sum over mobile species of n_max q^2 / m (in omega0^2).
+double plasma_omega_max(const PicConfig& c) {
+  double w2 = 0;
+  for (const SpeciesConfig& s : c.species) {
+    if (s.immobile) continue;
+    double q = s.charge, m = s.mass;
+    double pq = 0, pm = 0;
+    if (s.type != "custom" && predefined_species(s.type.empty() ? s.name : s.type, pq, pm)) {
+      if (q == 0) q = pq;
+      if (m == 0) m = pm;
+    }
+    if (!(m > 0)) continue;
+    double n = s.profile.n0;
+    if (s.profile.kind == ProfileKind::table)
+      for (double v : s.profile.ns) n = std::max(n, v);
+    w2 += n * q * q / m;
+  }
+  return std::sqrt(w2);
+}
+
+double pic_dt(const PicConfig& c) {
+  const double dx = c.dx * kTwoPi, dy = c.dy * kTwoPi;
+  return c.dt > 0 ? c.dt * kTwoPi : c.courant * max_stable_dt_plasma(c.solver, dx, dy, plasma_omega_max(c));
+}
+
+std::int64_t pic_steps(const PicConfig& c) {
+  if (c.steps > 0) return c.steps;
+  return std::int64_t(std::ceil((c.t_end - c.t_start) * kTwoPi / pic_dt(c) - 1e-9));
+}
+
+void validate_pic_config(const PicConfig& c) {
+  if (c.nx < 2) bad("grid.nx", "must be >= 2 (got " + std::to_string(c.nx) + ")");
+  if (c.ny < 1) bad("grid.ny", "must be >= 1 (got " + std::to_string(c.ny) + ")");
+  if (!(c.dx > 0)) bad("grid.dx", "must be > 0 (in wavelengths)");
+  if (!(c.dy > 0)) bad("grid.dy", "must be > 0 (in wavelengths)");
+  if (!(c.wavelength_um > 0)) bad("units.wavelength_um", "must be > 0");
+  const double cells = double(c.nx + 2 * kGuard) * double(c.ny + 2 * kGuard);
+  if (cells > 4e9) bad("grid", "nx x ny = " + std::to_string(cells) + " cells is too large");
+  const double dx = c.dx * kTwoPi, dy = c.dy * kTwoPi;
+  const double limit = max_stable_dt(c.solver, dx, dy);
+  if (c.dt < 0) bad("time.dt", "must be > 0");
+  if (c.dt > 0 && c.dt * kTwoPi > limit * (1 + 1e-12)) {
+    std::ostringstream m;
+    m.precision(6);
+    m << c.dt << " lambda/c exceeds the " << solver_name(c.solver) << " stability limit " << limit / kTwoPi
+      << " lambda/c for dx = " << c.dx << ", dy = " << c.dy
+      << (c.solver == SolverKind::yee ? " (use solver.field = \"ck\" to run at c dt = dx)" : "");
+    bad("time.dt", m.str());
+  }
+  if (c.dt == 0 && !(c.courant > 0 && c.courant <= 1)) bad("time.courant", "must be in (0, 1]");
+  if (c.dt > 0) {
+    const double wp = plasma_omega_max(c);
+    const double plasma_limit = max_stable_dt_plasma(c.solver, dx, dy, wp);
+    if (c.dt * kTwoPi > plasma_limit * (1 + 1e-12)) {
+      std::ostringstream m;
+      m.precision(6);
+      m << c.dt << " lambda/c is unstable with the plasma (omega_p = " << wp << " omega0): the limit is "
+        << plasma_limit / kTwoPi << " lambda/c = " << plasma_limit / dx << " dx/c (or set time.courant instead of time.dt)";
+      bad("time.dt", m.str());
+    }
+  }
+  if (c.steps < 0) bad("time.steps", "must be >= 0");
+  if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
+  if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
+  if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
+  if (const int ranks = comm::world().size(); ranks > 1) {
+    if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
+      bad("solver.deposit", "'" + c.deposit +
+                                "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
+    // ("auto" picks among the shapes that pass, scored at the start of the run: the slabs' problem
+    // when none passes)
+    int rows = c.ranks_y;
+    for (int r = 1; rows == 0 && r <= ranks; ++r)
+      if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
+    if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
+  }
+  if (c.exchange == GuardExchange::mpi) {
+    if (!c.use_gpu) bad("parallel.exchange", "\"mpi\" moves GPU buffers: it needs solver.device = \"cuda\"");
+    // (device pointers to an MPI that does not take them crash inside the library: refused
+    // before the run, on one process too, so that a configuration fails where it is tried)
+    if (const comm::DeviceBufferSupport s = comm::world().device_buffer_support(); !s.supported)
+      bad("parallel.exchange", "\"mpi\" hands GPU buffers to MPI, but " + s.how +
+                                   ": use \"auto\" (CUDA-aware MPI where reported, else through the host) or \"host\" "
+                                   "(NBODY_MPI_CUDA_AWARE=1 where the library is CUDA-aware without reporting it)");
+  }
+  if (c.exchange == GuardExchange::ipc) {
+    if (!c.use_gpu) bad("parallel.exchange", "\"ipc\" moves GPU buffers: it needs solver.device = \"cuda\"");
+    const comm::Communicator& w = comm::world();
+    if (w.size() > 1 && w.local_size() != w.size())
+      bad("parallel.exchange", "\"ipc\" needs every process on one node (" + std::to_string(w.local_size()) + " of " +
+                                   std::to_string(w.size()) + " share this one): use \"host\" across nodes");
+  }
+  if (c.use_gpu) {
+    std::string why;
+    if (!pic_gpu_available(&why)) {
+      if (comm::world().size() > 1) bad("solver.device", "cuda over several processes needs a CUDA device on every process: " + why);
+      bad("solver.device", "cuda is not available: " + why);
+    }
+  }
+  if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
+  if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");
+  if (c.images_every < 0) bad("output.images_every", "must be >= 0 (steps between PNG images; 0: none)");
+  if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
+    bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
+  if (c.laser.enabled) {
+    if (c.field_bc.x != FieldBoundary::open) bad("laser", "needs grid.boundary_x = \"open\" (it enters through the left boundary)");
+    if (!(c.laser.a0 > 0) && !(c.laser_intensity_W_cm2 > 0)) bad("laser", "give a0 or intensity_W_cm2 (with units.wavelength_um)");
+    if (c.laser.a0 > 0 && c.laser_intensity_W_cm2 > 0) bad("laser", "give a0 or intensity_W_cm2, not both");
+    if (!(c.laser.duration > 0)) bad("laser.duration", "must be > 0 (in laser periods)");
+    if (c.laser.envelope == Envelope::flattop && !(c.laser.rise > 0)) bad("laser.rise", "must be > 0 for a flattop envelope");
+    if (c.laser.gaussian_transverse && !(c.laser.waist > 0)) bad("laser.waist", "must be > 0 for a gaussian transverse profile");
+  }
+  if (c.species.empty()) bad("species", "at least one [[species]] is needed");
+  std::set<std::string> names;
+  for (std::size_t k = 0; k < c.species.size(); ++k) {
+    const SpeciesConfig& s = c.species[k];
+    const std::string where = "species[" + std::to_string(k) + "]";
+    if (s.name.empty()) bad(where + ".name", "is missing");
+    if (!names.insert(s.name).second) bad(where + ".name", "'" + s.name + "' is used twice");
+    double q = 0, m = 0;
+    const bool known = predefined_species(s.type.empty() ? s.name : s.type, q, m);
+    if (!known && s.type.empty() && (s.charge == 0 || s.mass == 0))
+      bad(where, "'" + s.name + "' is no predefined species (electron, positron, proton, deuteron, triton): give type, or charge and mass");
+    if (!s.type.empty() && s.type != "custom" && !known) bad(where + ".type", "'" + s.type + "' is no predefined species");
+    if (s.type == "custom" && !(s.mass > 0)) bad(where + ".mass", "must be > 0");
+    if (s.ppc_x < 1 || s.ppc_y < 1) bad(where + ".ppc", "must be >= 1 particle per cell");
+    if (!(s.profile.n0 > 0) && s.profile.kind != ProfileKind::table) bad(where + ".density", "must be > 0 (in n_c)");
+    if (s.profile.kind == ProfileKind::table) {
+      if (s.profile.xs.size() < 2 || s.profile.xs.size() != s.profile.ns.size())
+        bad(where + ".table_x", "table_x and table_n need the same number (>= 2) of points");
+      for (std::size_t i = 1; i < s.profile.xs.size(); ++i)
+        if (!(s.profile.xs[i] > s.profile.xs[i - 1])) bad(where + ".table_x", "must increase");
+    }
+    if ((s.profile.kind == ProfileKind::linear || s.profile.kind == ProfileKind::exponential) && !(s.profile.ramp > 0))
+      bad(where + ".ramp", "must be > 0 for a " + std::string(s.profile.kind == ProfileKind::linear ? "linear" : "exponential") + " profile");
+    if (s.profile.kind == ProfileKind::exponential && !(s.profile.scale > 0)) bad(where + ".scale", "must be > 0");
+    if (s.temperature_keV < 0) bad(where + ".temperature_keV", "must be >= 0");
+    // A species without particles: no cell centre with a positive density.
+    bool any = false;
+    for (int j = 0; j < c.ny && !any; ++j)
+      for (int i = 0; i < c.nx && !any; ++i) {
+        DensityProfile p = s.profile;
+        const double xc = c.x0 + (i + 0.5) * c.dx, yc = c.y0 + (j + 0.5) * c.dy;
+        any = p(xc, yc) > 0;
+      }
+    if (!any) bad(where, "'" + s.name + "' has no particles: its density is zero in every cell of the grid");
+    const bool periodic[2] = {c.field_bc.x == FieldBoundary::periodic, c.field_bc.y == FieldBoundary::periodic};
+    for (int side = 0; side < 4; ++side)
+      if ((s.bc.side[side] == ParticleBoundary::periodic) != periodic[side / 2])
+        bad(where + ".boundary_" + std::string(side == 0 ? "xmin" : side == 1 ? "xmax" : side == 2 ? "ymin" : "ymax"),
+            periodic[side / 2] ? "must be periodic on a periodic field axis"
+                               : "cannot be periodic on an open field axis (use absorb, reflect or thermal)");
+  }
+}
+
+int block_rows(const PicConfig& c, int processes) {
+  if (processes < 2) return 1;
+  if (c.ranks_y > 0) return c.ranks_y;
+  if (c.use_gpu) return 1;
+  // With the load balance on, the block columns' starts follow the work along x ([balance]), down
+  // to slabs of kMinSlabColumns columns: a shape's block row then costs its share of a block
+  // column, or its heaviest run of kMinSlabColumns columns, whichever is more.
+  const bool balanced = c.balance.every > 0;
+  // The shapes that fit, the work summed in one pass over the cells: per block, or with the load
+  // balance per block row and cell column (memory: rows x nx numbers a shape, whatever ny).
+  struct Shape {
+    int rows = 1, columns = 1;
+    std::vector<int> bx, by;  // the block column of each cell column, the block row of each cell row
+    std::vector<double> work;  // per block, or per block row and cell column
+  };
+  std::vector<Shape> shapes;
+  for (int rows = 1; rows <= processes; ++rows) {
+    if (!block_shape_problem(c.nx, c.ny, processes, rows).first.empty()) continue;
+    Shape sh;
+    sh.rows = rows, sh.columns = processes / rows;
+    auto owners = [](int n, int parts) {
+      std::vector<int> o(static_cast<std::size_t>(n));
+      for (int p = 0; p < parts; ++p) {
+        const comm::Block b = comm::block_of(n, parts, p);
+        for (std::int64_t k = b.first; k < b.first + b.count; ++k) o[std::size_t(k)] = p;
+      }
+      return o;
+    };
+    sh.bx = owners(c.nx, sh.columns);
+    sh.by = owners(c.ny, rows);
+    sh.work.assign(balanced ? std::size_t(rows) * std::size_t(c.nx) : std::size_t(processes), 0.0);
+    shapes.push_back(std::move(sh));
+  }
+  if (shapes.empty()) return 0;
+  for (int j = 0; j < c.ny; ++j)
+    for (int i = 0; i < c.nx; ++i) {
+      double w = c.balance.cell_cost;
+      const double xc = c.x0 + (i + 0.5) * c.dx, yc = c.y0 + (j + 0.5) * c.dy;
+      for (const SpeciesConfig& s : c.species)
+        if (!s.immobile && s.profile(xc, yc) > 0) w += double(s.ppc_x) * double(s.ppc_y);
+      for (Shape& sh : shapes) {
+        const int by = sh.by[std::size_t(j)];
+        sh.work[balanced ? std::size_t(by) * std::size_t(c.nx) + std::size_t(i)
+                         : std::size_t(by * sh.columns + sh.bx[std::size_t(i)])] += w;
+      }
+    }
+  int best = 0;
+  double best_cost = 0, best_cuts = 0;
+  for (const Shape& sh : shapes) {
+    double cost = 0;
+    if (!balanced) {
+      cost = *std::max_element(sh.work.begin(), sh.work.end());
+    } else {
+      for (int by = 0; by < sh.rows; ++by) {
+        const double* col = sh.work.data() + std::size_t(by) * std::size_t(c.nx);
+        double band = 0, run = 0, heaviest = 0;
+        const int width = sh.columns > 1 ? std::min(kMinSlabColumns, c.nx) : c.nx;
+        for (int i = 0; i < c.nx; ++i) {
+          band += col[i];
+          run += col[i] - (i >= width ? col[i - width] : 0.0);
+          heaviest = std::max(heaviest, run);
+        }
+        cost = std::max(cost, std::max(band / sh.columns, heaviest));
+      }
+    }
+    const double cuts = double(sh.columns - 1) * double(c.ny) + double(sh.rows - 1) * double(c.nx);
+    // (a cost within 1e-9 of the best is a tie)
+    if (best == 0 || cost < best_cost * (1 - 1e-9) || (cost <= best_cost * (1 + 1e-9) && cuts < best_cuts))
+      best = sh.rows, best_cost = cost, best_cuts = cuts;
+  }
+  return best;
+}
+
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, const CellWindow* window) {
+  PicSettings s;
+  s.geom.nx = c.nx;
+  s.geom.ny = c.ny;
+  s.geom.dx = c.dx * kTwoPi;
+  s.geom.dy = c.dy * kTwoPi;
+  s.geom.x0 = c.x0 * kTwoPi;
+  s.geom.y0 = c.y0 * kTwoPi;
+  s.dt = pic_dt(c);
+  s.t0 = c.t_start * kTwoPi;
+  s.solver = c.solver;
+  s.shape = c.shape;
+  s.pusher = c.pusher;
+  s.field_bc = c.field_bc;
+  s.field_bc.pml_cells_x = c.pml_x ? c.pml_cells : 0;
+  s.seed = c.seed;
+  s.laser = c.laser;
+  Laser& l = s.laser;
+  if (c.laser_intensity_W_cm2 > 0)
+    l.a0 = a0_from_intensity(c.laser_intensity_W_cm2 * 1e4, c.wavelength_um * 1e-6, l.polarisation == Polarisation::circular);
+  l.duration *= kTwoPi, l.rise *= kTwoPi, l.delay *= kTwoPi, l.waist *= kTwoPi, l.y_centre *= kTwoPi;
+  l.x_left = s.geom.x0;
+  PicSimulation sim(s);
+  for (const SpeciesConfig& sc : c.species) {
+    Species sp;
+    sp.name = sc.name;
+    double q = sc.charge, m = sc.mass;
+    if (sc.type != "custom" && predefined_species(sc.type.empty() ? sc.name : sc.type, q, m)) {
+      if (sc.charge != 0) q = sc.charge;
+      if (sc.mass != 0) m = sc.mass;
+    }
+    sp.charge = q;
+    sp.mass = m;
+    sp.immobile = sc.immobile;
+    sp.bc = sc.bc;
+    // sqrt(T / m c^2), m_e c^2 = 510.999 keV; an immobile background is loaded cold.
+    const double uth = sc.immobile ? 0.0 : std::sqrt(sc.temperature_keV / (510.99895 * m));
+    sp.thermal_u = uth;
+    LoadSpec load;
+    load.profile = sc.profile;
+    DensityProfile& p = load.profile;
+    p.x_start *= kTwoPi, p.x_end *= kTwoPi, p.y_min *= kTwoPi, p.y_max *= kTwoPi, p.ramp *= kTwoPi, p.scale *= kTwoPi;
+    for (double& x : p.xs) x *= kTwoPi;
+    load.ppc_x = sc.ppc_x;
+    load.ppc_y = sc.ppc_y;
+    load.regular = sc.regular;
+    for (int k = 0; k < 3; ++k) load.u_thermal[k] = uth, load.u_drift[k] = sc.immobile ? 0.0 : sc.drift[k];
+    load.seed = sc.seed ^ (c.seed * 0x9e3779b97f4a7c15ULL);
+    const int index = sim.add_species(std::move(sp));
+    if (load_particles) sim.load(index, load, window);
+  }
+  return sim;
+}
+
+}  // namespace nbody::pic

@@ -1,0 +1,100 @@
+#pragma once
+// The configuration of a PIC run: a TOML file with the tables [units], [grid], [time], [solver],
+// [laser], [balance], [parallel], [output] and one [[species]] table per species, each key overridable from the command
+// line (--set table.key=value). Lengths are in laser wavelengths lambda, times in laser periods
+// lambda/c, densities in n_c (the file's units; internally c/omega0 and 1/omega0, see units.hpp).
+// docs/pic.md lists every key.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pic/parallel/balance.hpp"
+#include "pic/cuda/pic_gpu.hpp"
+#include "pic/cpu/simulation.hpp"
+
+namespace nbody::pic {
+
+struct SpeciesConfig {
+  std::string name;
+  std::string type;       // electron, deuteron, triton, proton, positron, or "custom"
+  double charge = 0, mass = 0;  // custom (or overriding the type's)
+  int ppc_x = 1, ppc_y = 1;
+  bool regular = false;
+  bool immobile = false;
+  DensityProfile profile;  // lengths in lambda here
+  double temperature_keV = 0;
+  double drift[3] = {0, 0, 0};  // u = gamma v
+  ParticleBoundaries bc;
+  std::uint64_t seed = 1;
+};
+
+struct PicConfig {
+  double wavelength_um = 1.0;
+  // grid (lambda)
+  int nx = 0, ny = 0;
+  double dx = 0, dy = 0, x0 = 0, y0 = 0;
+  FieldBoundaries field_bc;  // boundary_x = "pml": open with field_bc.pml_cells_x = pml_cells
+  int pml_cells = 16;
+  bool pml_x = false;
+  // time (lambda / c)
+  double dt = 0;          // 0: courant x the solver's limit
+  double courant = 0.98;  // used when dt = 0
+  double t_start = 0;
+  double t_end = 0;
+  std::int64_t steps = 0;  // 0: from t_end
+  // solver
+  SolverKind solver = SolverKind::yee;
+  ShapeOrder shape = ShapeOrder::cic;
+  PusherKind pusher = PusherKind::boris;
+  std::uint64_t seed = 1;
+  bool use_gpu = false;        // solver.device = "cuda"
+  bool deterministic = false;  // solver.deposit = "deterministic" (GPU)
+  std::string deposit = "atomic";  // solver.deposit: atomic, deterministic, tiled, warp, float32, cas, separate, redundant (GPU)
+  int sort_every = 0;              // solver.sort_every (tiled, warp): sort every K steps (0: by ratio only)
+  double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
+  BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
+  int ranks_y = 0;                 // parallel.ranks_y: block rows under mpirun (0: "auto", the default; 1: slabs along x)
+  // parallel.exchange: how the GPU blocks move guard messages (pic/gpu.hpp's GuardExchange):
+  // "host" (the default), "ipc" (CUDA IPC within a node), "mpi" (CUDA-aware MPI), "auto"
+  GuardExchange exchange = GuardExchange::host;
+  // laser (lengths and times in lambda, lambda/c)
+  Laser laser;
+  double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0
+  // output
+  std::string out_dir;
+  std::int64_t diag_every = 10;
+  std::int64_t fields_every = 0;  // openPMD field/particle dumps; 0: none
+  std::int64_t checkpoint_every = 0;  // <dir>/checkpoint.bin, replaced each time; 0: none
+  std::int64_t images_every = 0;  // PNG field maps and phase spaces in <dir>/images/ (pic/images.hpp); 0: none
+  std::vector<SpeciesConfig> species;
+};
+
+// Reads and validates a configuration file; `overrides` are "table.key=value" pairs applied on
+// top. Every problem is an input error naming the key (exit status 2).
+PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides);
+// The same from the text of a configuration; `name` names it in error messages.
+PicConfig read_pic_config_text(const std::string& text, const std::string& name,
+                               const std::vector<std::string>& overrides);
+// Checks the values (also after overrides): the Courant limit, species with particles, a laser
+// with an amplitude, ...
+void validate_pic_config(const PicConfig& c);
+// The settings and loaded simulation in normalised units.
+// load_particles = false: species without particles (to be restored from a checkpoint).
+// The block rows of a run over `processes` ranks (pic/domain.hpp): parallel.ranks_y; for "auto"
+// the divisor of the processes whose costliest block carries the least work — the particles the
+// loader puts in its cells (the mobile species' particles per cell where the density is non-zero)
+// plus balance.cell_cost a cell; at the even split, or with [balance] on (its block columns follow
+// the work along x) the heaviest block row's share of a block column — then the shortest cuts,
+// then the fewest rows; 1 on one process and (for "auto") on GPUs, where "auto" keeps slabs along
+// x (an explicit ranks_y cuts GPU blocks too); 0 when no shape fits.
+int block_rows(const PicConfig& c, int processes);
+
+// `window`: load only the particles of these cells (with their ids; PicSimulation::load).
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles = true, const CellWindow* window = nullptr);
+// The number of steps the configuration asks for.
+std::int64_t pic_steps(const PicConfig& c);
+// The time step in 1/omega0.
+double pic_dt(const PicConfig& c);
+
+}  // namespace nbody::pic

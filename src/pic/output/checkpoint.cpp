@@ -1,0 +1,143 @@
+#include "pic/output/checkpoint.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "io/atomic_file.hpp"
+#include "nbody/error.hpp"
+
+namespace nbody::pic {
+namespace {
+
+constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '2'};
+constexpr char kIdsMagic[4] = {'I', 'D', 'S', '1'};
+
+void put(std::string& out, const void* p, std::size_t n) {
+  if (n > 0) out.append(static_cast<const char*>(p), n);
+}
+template <class T>
+void put(std::string& out, T v) {
+  put(out, &v, sizeof v);
+}
+void put_vec(std::string& out, const std::vector<double>& v) {
+  put<std::uint64_t>(out, v.size());
+  put(out, v.data(), v.size() * sizeof(double));
+}
+
+struct Reader {
+  const std::string& buf;
+  std::size_t pos = 0;
+  std::string path;
+  void get(void* p, std::size_t n) {
+    if (pos + n > buf.size()) throw_input_error("pic checkpoint '" + path + "': truncated");
+    if (n > 0) std::memcpy(p, buf.data() + pos, n);  // an empty array may have no storage
+    pos += n;
+  }
+  template <class T>
+  T get() {
+    T v;
+    get(&v, sizeof v);
+    return v;
+  }
+  void get_vec(std::vector<double>& v, const std::string& what) {
+    const auto n = get<std::uint64_t>();
+    if (n > (buf.size() - pos) / sizeof(double)) throw_input_error("pic checkpoint '" + path + "': truncated " + what);
+    v.resize(n);
+    get(v.data(), n * sizeof(double));
+  }
+};
+
+}  // namespace
+
+void save_pic_checkpoint(const std::string& path, const PicSimulation& sim) {
+  std::string out;
+  put(out, kMagic, sizeof kMagic);
+  const GridGeometry& g = sim.settings().geom;
+  put<std::int32_t>(out, g.nx);
+  put<std::int32_t>(out, g.ny);
+  put<std::int64_t>(out, sim.step_count());
+  put<double>(out, sim.time());
+  for (int c = 0; c < kComponents; ++c) put_vec(out, sim.fields().data[c]);
+  for (int c = 0; c < kPsiCount; ++c) put_vec(out, sim.fields().psi[c]);  // empty without a PML
+  put<std::uint32_t>(out, std::uint32_t(sim.species().size()));
+  for (const Species& s : sim.species()) {
+    put<std::uint32_t>(out, std::uint32_t(s.name.size()));
+    put(out, s.name.data(), s.name.size());
+    for (const auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) put_vec(out, *v);
+  }
+  // Optional (older readers stop before it): the stable particle ids of a slab-decomposed run.
+  const auto& ids = sim.particle_ids();
+  if (ids.size() == sim.species().size()) {
+    bool match = true;
+    for (std::size_t k = 0; k < ids.size(); ++k) match = match && ids[k].size() == sim.species()[k].size();
+    if (match) {
+      put(out, kIdsMagic, sizeof kIdsMagic);
+      for (const auto& v : ids) {
+        put<std::uint64_t>(out, v.size());
+        put(out, v.data(), v.size() * sizeof(std::uint64_t));
+      }
+    }
+  }
+  write_file_atomic(path, out);
+}
+
+void load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_input_error("pic checkpoint '" + path + "': cannot open it");
+  const std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Reader r{buf, 0, path};
+  char magic[8];
+  r.get(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) throw_input_error("pic checkpoint '" + path + "': not a PIC checkpoint");
+  const auto nx = r.get<std::int32_t>(), ny = r.get<std::int32_t>();
+  const GridGeometry& g = sim.settings().geom;
+  if (nx != g.nx || ny != g.ny)
+    throw_input_error("pic checkpoint '" + path + "': its grid is " + std::to_string(nx) + " x " + std::to_string(ny) +
+                      ", the configuration's " + std::to_string(g.nx) + " x " + std::to_string(g.ny));
+  const auto step = r.get<std::int64_t>();
+  const auto time = r.get<double>();
+  for (int c = 0; c < kComponents; ++c) {
+    std::vector<double> v;
+    r.get_vec(v, kComponentNames[c]);
+    if (v.size() != g.size()) throw_input_error("pic checkpoint '" + path + "': field size differs");
+    sim.fields().data[c] = std::move(v);
+  }
+  for (int c = 0; c < kPsiCount; ++c) {
+    std::vector<double> v;
+    r.get_vec(v, "PML memory");
+    if (!v.empty() && v.size() != g.size()) throw_input_error("pic checkpoint '" + path + "': PML memory size differs");
+    sim.fields().psi[c] = std::move(v);
+  }
+  const auto ns = r.get<std::uint32_t>();
+  if (ns != sim.species().size())
+    throw_input_error("pic checkpoint '" + path + "': " + std::to_string(ns) + " species, the configuration has " +
+                      std::to_string(sim.species().size()));
+  for (Species& s : sim.species()) {
+    const auto len = r.get<std::uint32_t>();
+    if (len > 4096) throw_input_error("pic checkpoint '" + path + "': damaged species name");
+    std::string name(len, '\0');
+    r.get(name.data(), len);
+    if (name != s.name) throw_input_error("pic checkpoint '" + path + "': species '" + name + "' where the configuration has '" + s.name + "'");
+    for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) r.get_vec(*v, name);
+    const std::size_t n = s.x.size();
+    for (const auto* v : {&s.y, &s.ux, &s.uy, &s.uz, &s.w})
+      if (v->size() != n) throw_input_error("pic checkpoint '" + path + "': damaged species '" + name + "'");
+  }
+  auto& ids = sim.particle_ids();
+  ids.clear();
+  if (r.buf.size() - r.pos >= sizeof kIdsMagic && std::memcmp(r.buf.data() + r.pos, kIdsMagic, sizeof kIdsMagic) == 0) {
+    r.pos += sizeof kIdsMagic;
+    for (const Species& s : sim.species()) {
+      const auto n = r.get<std::uint64_t>();
+      if (n != s.size()) throw_input_error("pic checkpoint '" + path + "': damaged particle ids of '" + s.name + "'");
+      std::vector<std::uint64_t> v(n);
+      r.get(v.data(), n * sizeof(std::uint64_t));
+      ids.push_back(std::move(v));
+    }
+  }
+  sim.set_time(time, step);
+}
+
+}  // namespace nbody::pic
