@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "io/particle_file.hpp"
+#include "io/run_files.hpp"
 #include "nbody/checkpoint.hpp"
 #include "nbody/config.hpp"
 #include "nbody/diagnostics.hpp"
@@ -34,33 +35,13 @@
 
 namespace nbody {
 
-// An exclusive lock on a run directory (flock on DIR/.nbody.lock, held until destroyed; the
-// kernel releases it when the process dies). The file holds "pid P on host H" of the holder.
-class RunDirectoryLock {
- public:
-  // Creates the lock file if needed and takes the lock; an input error naming the holder when
-  // another process has it (`what` starts the message: "out", "resume").
-  RunDirectoryLock(const std::filesystem::path& dir, const std::string& what);
-  ~RunDirectoryLock();
-  RunDirectoryLock(const RunDirectoryLock&) = delete;
-  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
-
-  // Without creating or writing anything: an input error naming the holder when a process holds
-  // the lock of `dir` (nothing when there is no lock file).
-  static void check_free(const std::filesystem::path& dir, const std::string& what);
-  static constexpr const char* kFileName = ".nbody.lock";
-
- private:
-  int fd_ = -1;
-};
-
 class RunDirectory {
  public:
   // How a new run starts its directory.
   struct NewRun {
     std::string run_id;            // see run_id_of
     bool replace_existing = false;  // --overwrite: the files of an earlier run are removed
-    std::string model_extra;        // TOML appended to model.toml (where the initial state came from)
+    std::string model;              // model.toml: the initial conditions' model, units and source
   };
 
   // Checks that `path` can hold a new run without writing anything: an input error when it is
@@ -125,21 +106,18 @@ class RunDirectory {
   [[nodiscard]] bool stop_requested() const;  // a file named "stop" exists
   void clear_stop();
 
-  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-  [[nodiscard]] const std::string& run_id() const noexcept { return run_id_; }
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return files_.path(); }
+  [[nodiscard]] const std::string& run_id() const noexcept { return files_.run_id(); }
   [[nodiscard]] int snapshots_written() const noexcept { return snapshots_; }
   [[nodiscard]] std::int64_t diagnostics_rows() const noexcept { return diag_rows_; }
 
  private:
   void open_appending();
 
-  std::filesystem::path path_;
-  std::unique_ptr<RunDirectoryLock> lock_;  // taken before anything is read, written or removed
-  std::string run_id_;
+  RunFiles files_;  // the lock, run_id, run.log, the stop file, the checkpoints' names
   RunConfig cfg_;
   std::FILE* diag_ = nullptr;
   std::FILE* radii_ = nullptr;
-  std::FILE* log_ = nullptr;
   int snapshots_ = 0;
   std::int64_t diag_rows_ = 0;
   std::int64_t radii_rows_ = 0;

@@ -9,6 +9,7 @@
 #include "comm/communicator.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
+#include "ic/ic.hpp"
 #include "io/checkpoint.hpp"
 #include "io/run_directory.hpp"
 #include "nbody/error.hpp"
@@ -112,7 +113,7 @@ RunResult start_run(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles exist
     RunDirectory::NewRun how;
     how.run_id = RunDirectory::run_id_of(cfg, sim->particles());
     how.replace_existing = existing == ExistingRunFiles::replace;
-    how.model_extra = std::move(start.model_extra);
+    how.model = ic_metadata_toml(cfg) + start.model_extra;
     dir.emplace(cfg.out, cfg, how);
   } else {
     start.notes.push_back("no --out: nothing will be written (give --out DIR to keep the configuration, "
