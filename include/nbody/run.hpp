@@ -109,21 +109,27 @@ enum class RunEnd {
 
 // Something a run writes on a schedule: diagnostics rows, snapshots, checkpoints, or the
 // caller's own (a callback every K steps, a renderer). Chunks of steps end at every step some
-// output is due, so an output sees each step it asks for.
-class Output {
+// output is due, so an output sees each step it asks for. One shape for every physics: `State`
+// is the run at a step boundary (RunState for gravity, pic::PicRunState for PIC) and `Progress`
+// what a checkpoint records of the outputs (RunProgress, pic::PicProgress).
+template <class State, class Progress>
+class BasicOutput {
  public:
-  virtual ~Output() = default;
+  virtual ~BasicOutput() = default;
   // The first step after `step` at which this output is due (a step beyond the run's end: none).
   [[nodiscard]] virtual std::int64_t next_step_due(std::int64_t step) const = 0;
   // Whether it writes at the current step; asked at step 0 of a new run and after every chunk.
-  [[nodiscard]] virtual bool due(RunState& state) = 0;
-  virtual void write(RunState& state) = 0;
+  [[nodiscard]] virtual bool due(State& state) = 0;
+  virtual void write(State& state) = 0;
   // When the run ends. Called in reverse order of the outputs, so that a checkpoint (the last
   // output) is written before the end-of-run extras of the others, which it does not count.
-  virtual void finish(RunState& /*state*/, RunEnd /*how*/) {}
-  // Its part of a checkpoint's RunProgress: what it has written on its schedule so far.
-  virtual void record_progress(RunProgress& /*progress*/) const {}
+  virtual void finish(State& /*state*/, RunEnd /*how*/) {}
+  // Its part of a checkpoint's progress: what it has written on its schedule so far.
+  virtual void record_progress(Progress& /*progress*/) const {}
 };
+
+// Gravity's outputs.
+using Output = BasicOutput<RunState, RunProgress>;
 
 // How a run is driven: all of it borrowed for the duration of the call, all of it optional.
 struct RunHooks {

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_hooks.hpp"
 #include "cli/stop_signals.hpp"
 #include "comm/communicator.hpp"
 #include "comm/mpi_communicator.hpp"
@@ -108,38 +109,6 @@ RunConfig resolve_length(const ParamOptions& params, RunConfig cfg) {
   }
   if (params.given("steps")) cfg.t_end = 0;
   return cfg;
-}
-
-// Lines for the user on stdout (run.log, written by the library, has them too).
-class StdoutLogger final : public Logger {
- public:
-  void info(std::string_view line) override {
-    std::printf("%.*s\n", static_cast<int>(line.size()), line.data());
-    std::fflush(stdout);
-  }
-  // On a terminal the progress line shows the same; a log file gets the heartbeat.
-  void heartbeat(std::string_view line) override {
-    if (!to_terminal_) info(line);
-  }
-
- private:
-  bool to_terminal_ = ::isatty(::fileno(stdout)) != 0;
-};
-
-// The program's side of a run: messages on stdout, the progress line on a terminal and, for a
-// run with a directory to checkpoint in, SIGINT and SIGTERM as a stop (without one they end the
-// process as usual).
-template <class Run>
-int run_with_the_program_hooks(bool has_directory, Run&& run) {
-  StdoutLogger logger;
-  ProgressLine progress;
-  std::optional<StopSignals> signals;
-  RunHooks hooks;
-  hooks.logger = &logger;
-  hooks.progress = &progress;
-  if (has_directory) hooks.stop_conditions.push_back(&signals.emplace());
-  (void)run(hooks);
-  return 0;
 }
 
 int execute_resume(const RunOptions& opts) {

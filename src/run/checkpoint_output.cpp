@@ -39,9 +39,4 @@ void CheckpointOutput::finish(RunState& state, RunEnd how) {
   }
 }
 
-std::optional<std::string> StopFile::requested() {
-  if (dir_.stop_requested()) return "the stop file";
-  return std::nullopt;
-}
-
 }  // namespace nbody::runloop

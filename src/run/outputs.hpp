@@ -13,6 +13,7 @@
 #include "io/run_directory.hpp"
 #include "nbody/run.hpp"
 #include "run/output_schedule.hpp"
+#include "run/stop_file.hpp"
 
 namespace nbody::runloop {
 
@@ -82,15 +83,7 @@ class CheckpointOutput final : public Output {
   Clock::time_point last_wall_;
 };
 
-// "the stop file": a file named `stop` in the run directory; removed once the run has stopped.
-class StopFile final : public StopCondition {
- public:
-  explicit StopFile(RunDirectory& dir) : dir_(dir) {}
-  [[nodiscard]] std::optional<std::string> requested() override;
-  void acknowledge() override { dir_.clear_stop(); }
-
- private:
-  RunDirectory& dir_;
-};
+// "the stop file" (run/stop_file.hpp) of a gravity run directory.
+using StopFile = StopFileOf<RunDirectory>;
 
 }  // namespace nbody::runloop

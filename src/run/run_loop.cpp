@@ -10,6 +10,8 @@
 #include "comm/communicator.hpp"
 #include "nbody/error.hpp"
 #include "run/collective_snapshot.hpp"
+#include "run/drive.hpp"
+#include "run/run_log.hpp"
 #include "run/output_schedule.hpp"
 #include "run/outputs.hpp"
 #include "run/summary.hpp"
@@ -34,60 +36,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The caller's logger, and run.log when the run has a directory.
-class RunLog final : public Logger {
+// Gravity's Simulation as the loop steps it, counting the pairs it evaluates.
+class SimulationStepper final : public Stepper {
  public:
-  RunLog(Logger* caller, RunDirectory* dir) : caller_(caller), dir_(dir) {}
-  void info(std::string_view line) override {
-    if (caller_ != nullptr) caller_->info(line);
-    if (dir_ != nullptr) dir_->log(line);
+  explicit SimulationStepper(Simulation& sim) : sim_(sim) {}
+  [[nodiscard]] std::int64_t step_count() const override { return sim_.step_count(); }
+  [[nodiscard]] double time() const override { return sim_.time(); }
+  void advance(std::int64_t steps) override {
+    const std::uint64_t i0 = sim_.interactions();
+    sim_.advance(steps);
+    sim_.synchronize();
+    interactions += sim_.interactions() - i0;
   }
-  void detail(std::string_view line) override {
-    if (caller_ != nullptr) caller_->detail(line);
-    if (dir_ != nullptr) dir_->log(line);
-  }
-  void heartbeat(std::string_view line) override {
-    if (caller_ != nullptr) caller_->heartbeat(line);
-    if (dir_ != nullptr) dir_->log(line);
-  }
+  std::uint64_t interactions = 0;
 
  private:
-  Logger* caller_;
-  RunDirectory* dir_;
+  Simulation& sim_;
 };
-
-// The outputs due at the current step, in order, sharing one host copy of the particles.
-void write_due(const std::vector<Output*>& outputs, RunState& state) {
-  for (Output* o : outputs) {
-    if (o->due(state)) o->write(state);
-  }
-  state.end_of_event();
-}
-
-// The first condition that asks to stop, with its reason.
-StopCondition* stop_requested(const std::vector<StopCondition*>& conditions, std::optional<std::string>& reason) {
-  for (StopCondition* c : conditions) {
-    if ((reason = c->requested())) return c;
-  }
-  return nullptr;
-}
-
-// The next chunk's length: to the next output event, cut to about `seconds` of steps at the
-// measured rate (one step while nothing has been measured), at least one step.
-std::int64_t chunk_length(std::int64_t to_next_event, double seconds, double seconds_per_step) {
-  if (seconds_per_step <= 0) return 1;
-  const double budget = std::min(double(to_next_event), seconds / seconds_per_step);
-  return std::clamp<std::int64_t>(static_cast<std::int64_t>(budget), 1, to_next_event);
-}
-
-// "step S of N (t = T): R steps/s, ETA D"
-std::string heartbeat_line(std::int64_t step, std::int64_t last, double time, double steps_per_s) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "step %lld of %lld (t = %.6g): %.4g steps/s, ETA %s", static_cast<long long>(step),
-                static_cast<long long>(last), time, steps_per_s,
-                steps_per_s > 0 ? format_duration(double(last - step) / steps_per_s).c_str() : "unknown");
-  return buf;
-}
 
 }  // namespace
 
@@ -136,7 +101,7 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
                    const RunHooks& hooks, const std::vector<std::string>& notes) {
   comm::Communicator& world = comm::world();
   if (world.rank() != 0) return follow_rank0(sim, world);
-  RunLog log(hooks.logger, dir);
+  RunLog log(hooks.logger, dir != nullptr ? [dir](std::string_view line) { dir->log(line); } : RunLog::Record());
   const OutputSchedule schedule(cfg);
   std::optional<DiagnosticsOutput> diagnostics;
   std::optional<SnapshotOutput> snapshots;
@@ -161,51 +126,29 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   RunResult result;
   result.first_step = sim.step_count();
   if (dir != nullptr) result.directory = dir->path();
+  DriveSettings settings;
+  settings.last_step = cfg.steps;
+  settings.chunk_seconds = hooks.chunk_seconds;
+  settings.heartbeat_seconds = hooks.heartbeat_seconds;
+  settings.progress = hooks.progress;
+  if (world.size() > 1) settings.agree = [&world](std::int64_t v) { return world.broadcast_value(v, 0); };
   if (resumed != nullptr) {
     state.set_initial_diagnostics(resumed->initial);
   } else {
     state.set_initial_diagnostics(state.diagnostics());
-    write_due(outputs, state);
+    write_due(outputs, state, settings);
   }
   result.initial = state.initial_diagnostics();
 
   if (hooks.progress != nullptr) hooks.progress->started(result.first_step, cfg.steps);
-  double seconds_per_step = 0;
-  StopCondition* stopped_by = nullptr;
-  const auto wall_start = Clock::now();
-  auto last_heartbeat = wall_start;
-  const std::int64_t heartbeat_from = sim.step_count();
-  for (;;) {
-    std::int64_t chunk = 0;  // 0: the end (told to the other ranks)
-    if (sim.step_count() < cfg.steps && !(stopped_by = stop_requested(stop_conditions, result.stopped_by))) {
-      const std::int64_t s = sim.step_count();
-      std::int64_t next = cfg.steps;
-      for (const Output* o : outputs) next = std::min(next, o->next_step_due(s));
-      chunk = chunk_length(std::max(next, s + 1) - s, hooks.chunk_seconds, seconds_per_step);
-    }
-    if (world.size() > 1) (void)world.broadcast_value(chunk, 0);
-    if (chunk == 0) break;
-
-    const auto t0 = Clock::now();
-    const std::uint64_t i0 = sim.interactions();
-    sim.advance(chunk);
-    sim.synchronize();
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    result.stepping_seconds += seconds;
-    result.interactions += sim.interactions() - i0;
-    ++result.chunks;
-    seconds_per_step = seconds / double(chunk);
-    if (hooks.progress != nullptr) hooks.progress->advanced(sim.step_count(), chunk, seconds);
-    if (hooks.heartbeat_seconds > 0 &&
-        std::chrono::duration<double>(Clock::now() - last_heartbeat).count() >= hooks.heartbeat_seconds) {
-      last_heartbeat = Clock::now();
-      const double wall = std::chrono::duration<double>(last_heartbeat - wall_start).count();
-      const double rate = wall > 0 ? double(sim.step_count() - heartbeat_from) / wall : 0;
-      log.heartbeat(heartbeat_line(sim.step_count(), cfg.steps, sim.time(), rate));
-    }
-    write_due(outputs, state);
-  }
-  result.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  SimulationStepper stepper(sim);
+  const Driven driven = drive(stepper, state, outputs, stop_conditions, log, settings);
+  StopCondition* stopped_by = driven.stopped_by;
+  result.stopped_by = driven.reason;
+  result.wall_seconds = driven.wall_seconds;
+  result.stepping_seconds = driven.stepping_seconds;
+  result.chunks = driven.chunks;
+  result.interactions = stepper.interactions;
   if (hooks.progress != nullptr) hooks.progress->ended();
 
   const RunEnd how = stopped_by != nullptr ? RunEnd::stopped : RunEnd::completed;
