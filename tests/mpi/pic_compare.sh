@@ -2,13 +2,14 @@
 # `nbody pic run` over several ranks against one process, byte for byte (docs/pic.md, "Several
 # processes"). Usage: pic_compare.sh CHECK NBODY MPIRUN WORKDIR, CHECK one of
 #   same_bits  one process with solver.deposit = "deterministic" and mpirun -np 1, 2, 3 (and 3
-#              with the load balance) write the same diagnostics.csv, checkpoint.bin, units.json,
+#              with the load balance) write the same diagnostics.csv, checkpoints, units.json,
 #              profile/spectrum/phase CSV files and PNG images (openPMD files hold HDF5 time
 #              stamps and are left out); also 1 x 2 and 2 x 2 blocks (parallel.ranks_y), on GPUs
 #              2 x 2 blocks and 3 slabs with the load balance exchanging GPU to GPU
 #              (parallel.exchange = "ipc"), and on the CPU "auto" on 4 ranks
-#   restart    a run stopped at step 30 on 2 ranks and resumed on 3 ends with the checkpoint,
-#              outputs and images of the uninterrupted single-process run
+#   restart    a run of 30 steps on 2 ranks, resumed on 3 to step 60 (--resume DIR --steps 60),
+#              ends with the checkpoints, diagnostics, outputs and images of the uninterrupted
+#              single-process run
 #   refusals   a GPU run with a deposition that does not run over blocks (or without a device), a
 #              too narrow grid, block rows that do not divide the ranks or a grid too short for
 #              them, GPU-to-GPU exchanges on the CPU under mpirun: one line, exit status 2
@@ -70,12 +71,14 @@ boundary_xmin = "reflect"
 boundary_xmax = "absorb"
 TOML
 
-# Every file of A (but openPMD's) has the same bytes in B. `skip` names files left out.
+# Every file of A (but openPMD's; and deck.toml, which names the directory and the ranks'
+# layout, run.log with its timestamps and the lock with its process id) has the same bytes in B.
+# `skip` names files left out.
 compare_dirs() {
   local a=$1 b=$2 skip=${3:-} n=0
   while IFS= read -r f; do
     local rel=${f#"$a"/}
-    case "$rel" in *.h5) continue ;; esac
+    case "$rel" in *.h5 | deck.toml | run.log | .nbody.lock) continue ;; esac
     if [ -n "$skip" ] && [[ "$rel" =~ $skip ]]; then continue; fi
     if ! cmp -s "$f" "$b/$rel"; then
       echo "FAIL: $b/$rel differs from $a/$rel"
@@ -134,11 +137,11 @@ same_bits)
 restart)
   "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/whole" > /dev/null
   mpi 2 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/two_three" --steps 30 > /dev/null
-  mpi 3 "$nbody" pic run --config "$work/hb.toml" ${device[@]+"${device[@]}"} --out "$work/two_three" --restart "$work/two_three/checkpoint.bin" \
-    > "$work/two_three.stdout"
-  grep -q "restarted from .* at step 30" "$work/two_three.stdout" || { echo "FAIL: not restarted"; cat "$work/two_three.stdout"; exit 1; }
-  # diagnostics.csv: the restarted run integrates the Poynting fluxes from its own start.
-  compare_dirs "$work/whole" "$work/two_three" '^(diagnostics.csv|timings.json)$'
+  mpi 3 "$nbody" pic run --resume "$work/two_three" --steps 60 > "$work/two_three.stdout"
+  grep -q "resumed from .* at step 30" "$work/two_three.stdout" || { echo "FAIL: not resumed"; cat "$work/two_three.stdout"; exit 1; }
+  # diagnostics.csv too: the resumed run goes on with the Poynting integrals and the Gauss
+  # reference of the run it continues.
+  compare_dirs "$work/whole" "$work/two_three" '^timings.json$'
   ;;
 refusals)
   for bad in "--set solver.device=cuda --set solver.deposit=tiled" "--set grid.nx=20" "--set parallel.ranks_y=2" \

@@ -256,6 +256,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     else if (k == "fields_every") c.fields_every = integer(v, key);
     else if (k == "checkpoint_every") c.checkpoint_every = integer(v, key);
     else if (k == "images_every") c.images_every = integer(v, key);
+    else if (k == "checkpoint_every_s") c.checkpoint_every_s = num(v, key);
     else bad(key, "unknown key");
   });
   if (const toml::node* sp = root.get("species")) {
@@ -305,6 +306,51 @@ void apply_override(toml::table& root, const std::string& o) {
     throw_input_error("pic --set '" + o + "': expected table.key=value or species.N.key=value");
   }
   t->insert_or_assign(parts.back(), *parsed.get("v"));
+  // The run's length is given one way: an override of one replaces the deck's other.
+  if (parts.size() == 2 && parts[0] == "time" && (parts[1] == "steps" || parts[1] == "t_end"))
+    t->erase(parts[1] == "steps" ? "t_end" : "steps");
+}
+
+// The command line's flags onto the tree: each replaces the deck's value.
+void apply_flags(toml::table& root, const PicFlags& f) {
+  auto table = [&](const char* name) -> toml::table& {
+    if (!root[name].as_table()) root.insert_or_assign(name, toml::table{});
+    return *root[name].as_table();
+  };
+  if (f.steps) {
+    toml::table& t = table("time");
+    t.insert_or_assign("steps", *f.steps);
+    t.erase("t_end");  // (the flag gives the run's length instead)
+  }
+  if (f.out) table("output").insert_or_assign("dir", *f.out);
+}
+
+std::string toml_text(const toml::table& t) {
+  std::ostringstream o;
+  o << toml::toml_formatter(t) << "\n";
+  return o.str();
+}
+
+std::string toml_text_of(const toml::node& n) {
+  std::ostringstream o;
+  n.visit([&](const auto& v) {
+    if constexpr (toml::is_table<decltype(v)>) o << toml::toml_formatter(v);
+    else if constexpr (toml::is_array<decltype(v)>) o << toml::toml_formatter(v);
+    else o << v;
+  });
+  return o.str();
+}
+
+// The deck without what a resumed run may change: the run's length, the outputs, and how the
+// work is spread over ranks ([parallel], [balance]: the deterministic deposition gives the same
+// bits on any number and shape of blocks).
+toml::table identity_of(toml::table root) {
+  if (toml::table* t = root["time"].as_table()) {
+    t->erase("steps");
+    t->erase("t_end");
+  }
+  for (const char* table : {"output", "parallel", "balance"}) root.erase(table);
+  return root;
 }
 
 }  // namespace
@@ -322,7 +368,8 @@ DepositKernel deposit_kernel(const std::string& name) {
                     "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
 }
 
-PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
+PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides,
+                                const PicFlags& flags) {
   toml::table root;
   try {
     root = toml::parse(text, name);
@@ -331,20 +378,50 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
     m << "pic config '" << name << "': " << err.description() << " (line " << err.source().begin.line << ")";
     throw_input_error(m.str());
   }
+  if (const toml::table* t = root["time"].as_table(); t && t->contains("steps") && t->contains("t_end"))
+    throw_input_error("pic config '" + name + "': time.steps and time.t_end are both given; give one (--steps or "
+                      "--set time.steps replaces time.t_end)");
   for (const std::string& o : overrides) apply_override(root, o);
+  apply_flags(root, flags);
   PicConfig c;
   read_table(root, c);
   validate_pic_config(c);
+  c.deck = toml_text(root);
+  c.deck_identity = toml_text(identity_of(root));
   return c;
 }
 
-PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides) {
+std::string first_deck_difference(const std::string& identity_a, const std::string& identity_b) {
+  const toml::table a = toml::parse(identity_a), b = toml::parse(identity_b);
+  std::string first;
+  auto compare = [&](const toml::table& x, const toml::table& y) {
+    for (const auto& [table, node] : x) {
+      const std::string tname(table.str());
+      const toml::table* tx = node.as_table();
+      const toml::table* ty = y[tname].as_table();
+      if (!tx) {
+        if (!y.contains(tname) || toml_text_of(node) != toml_text_of(*y.get(tname))) return tname;
+        continue;
+      }
+      for (const auto& [key, value] : *tx) {
+        const std::string k(key.str());
+        if (!ty || !ty->contains(k) || toml_text_of(value) != toml_text_of(*ty->get(k))) return tname + "." + k;
+      }
+    }
+    return std::string();
+  };
+  first = compare(a, b);
+  if (first.empty()) first = compare(b, a);
+  return first;
+}
+
+PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides, const PicFlags& flags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_input_error("pic config '" + path + "': cannot open it (no such file or not readable)");
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw_input_error("pic config '" + path + "': cannot read it");
-  return read_pic_config_text(text.str(), path, overrides);
+  return read_pic_config_text(text.str(), path, overrides, flags);
 }
 
 // omega_p^2 = sum over mobile species of n_max q^2 / m (in omega0^2).

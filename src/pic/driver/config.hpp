@@ -5,6 +5,7 @@
 // lambda/c, densities in n_c (the file's units; internally c/omega0 and 1/omega0, see units.hpp).
 // docs/pic.md lists every key.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,15 +68,34 @@ struct PicConfig {
   std::int64_t fields_every = 0;  // openPMD field/particle dumps; 0: none
   std::int64_t checkpoint_every = 0;  // <dir>/checkpoint.bin, replaced each time; 0: none
   std::int64_t images_every = 0;  // PNG field maps and phase spaces in <dir>/images/ (pic/images.hpp); 0: none
+  // A checkpoint every this many seconds of wall time (0: none), so that a run killed by a
+  // scheduler loses at most that much.
+  double checkpoint_every_s = 1800;
   std::vector<SpeciesConfig> species;
+  // The deck as read, with every --set and flag applied (TOML): the run directory's deck.toml.
+  std::string deck;
+  // The same without what a resumed run may change (the run length, [output], [parallel],
+  // [balance]): the physics, equal for every part of one run (the run id is drawn from it).
+  std::string deck_identity;
+};
+
+// What the command line sets beside --set (each replaces the deck's value; --steps also drops
+// time.t_end).
+struct PicFlags {
+  std::optional<std::int64_t> steps;
+  std::optional<std::string> out;
 };
 
 // Reads and validates a configuration file; `overrides` are "table.key=value" pairs applied on
 // top. Every problem is an input error naming the key (exit status 2).
-PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides);
+PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides,
+                          const PicFlags& flags = {});
 // The same from the text of a configuration; `name` names it in error messages.
 PicConfig read_pic_config_text(const std::string& text, const std::string& name,
-                               const std::vector<std::string>& overrides);
+                               const std::vector<std::string>& overrides, const PicFlags& flags = {});
+// The first "table.key" in which two decks' identities differ ("" when they agree), for the
+// refusal of a resume that changes the physics.
+std::string first_deck_difference(const std::string& identity_a, const std::string& identity_b);
 // Checks the values (also after overrides): the Courant limit, species with particles, a laser
 // with an amplitude, ...
 void validate_pic_config(const PicConfig& c);

@@ -10,50 +10,25 @@
 #include <sstream>
 #include <vector>
 
-#include "io/atomic_file.hpp"
-#include "nbody/error.hpp"
 #include "comm/communicator.hpp"
+#include "core/fnv1a.hpp"
+#include "io/atomic_file.hpp"
+#include "io/run_files.hpp"
+#include "nbody/error.hpp"
+#include "pic/driver/engine.hpp"
+#include "pic/driver/outputs.hpp"
+#include "pic/driver/run_state.hpp"
 #include "pic/output/checkpoint.hpp"
+#include "pic/output/run_directory.hpp"
 #include "pic/parallel/domain.hpp"
-#include "pic/cuda/pic_gpu.hpp"
-#include "pic/cuda/gpu_slabs.hpp"
-#include "pic/output/images.hpp"
-#include "pic/output/openpmd.hpp"
-#include "pic/output/reduced_output.hpp"
 #include "pic/physics/units.hpp"
+#include "run/drive.hpp"
+#include "run/run_log.hpp"
+#include "run/stop_file.hpp"
 
 namespace nbody::pic {
 
-std::string diagnostics_header(const PicSimulation& sim) {
-  std::string h = "step,time_periods,field_energy,e_energy,b_energy";
-  for (const Species& s : sim.species()) h += ",kinetic_" + s.name;
-  h += ",total_energy,poynting_left,poynting_right,energy_in_left,energy_out_right,gauss_residual";
-  for (const Species& s : sim.species()) h += ",count_" + s.name;
-  return h + "\n";
-}
-
 namespace {
-
-// The largest charge density of a single species (the scale of the Gauss residual).
-double species_rho_max(PicSimulation& sim) {
-  double rho_s = 0;
-  for (int k = 0; k < int(sim.species().size()); ++k) {
-    sim.compute_rho(k);
-    rho_s = std::max(rho_s, sim.rho_abs_max());
-  }
-  return rho_s;
-}
-
-// max|(div E - rho) - (div E - rho)_initial| / rho_scale: the initial loading is not Gauss
-// consistent (species loaded at independent positions, E = 0); charge conservation keeps that
-// initial residual unchanged, so the change is the measure.
-double gauss_change(PicSimulation& sim, const std::vector<double>& initial, double rho_scale) {
-  sim.compute_rho();
-  const std::vector<double> r = sim.gauss_residual_field();
-  double m = 0;
-  for (std::size_t k = 0; k < r.size(); ++k) m = std::max(m, std::fabs(r[k] - initial[k]));
-  return rho_scale > 0 ? m / rho_scale : m;
-}
 
 std::string units_json(const PicConfig& c, const PicSimulation& sim) {
   const SiUnits u = si_units(c.wavelength_um * 1e-6);
@@ -89,231 +64,134 @@ CellWindow block_load_window(const PicConfig& c, int ranks, int rank, int ranks_
   return CellWindow{std::max(0, l.i0 - 1), std::min(c.nx, l.i1 + 1), std::max(0, l.j0 - 1), std::min(c.ny, l.j1 + 1)};
 }
 
-PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress) {
+namespace {
+
+// The loop's view of an engine: steps counted with the particles they push.
+class EngineStepper final : public runloop::Stepper {
+ public:
+  EngineStepper(PicEngine& e, const PicSimulation& sim) : e_(e), t0_(sim.settings().t0), dt_(sim.settings().dt) {}
+  [[nodiscard]] std::int64_t step_count() const override { return e_.step_count(); }
+  [[nodiscard]] double time() const override { return t0_ + double(e_.step_count()) * dt_; }
+  void advance(std::int64_t steps) override {
+    for (std::int64_t k = 0; k < steps; ++k) {
+      particle_steps += double(e_.local_particles(true));
+      e_.step();
+    }
+  }
+  double particle_steps = 0;
+
+ private:
+  PicEngine& e_;
+  double t0_, dt_;
+};
+
+std::string run_id_of(const PicConfig& c) {
+  Fnv1a64 h;
+  h.update(c.deck_identity);
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h.value()));
+  return text;
+}
+
+// The run itself, new (`resumed` false: step 0's outputs written) or resumed; `dir` rank 0's.
+PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress start, PicRunDirectory* dir,
+                        const std::string& run_id, bool resumed, const RunHooks& hooks,
+                        const std::vector<std::string>& notes) {
   namespace fs = std::filesystem;
-  PicRunResult r;
-  const std::int64_t steps = pic_steps(c);
-  // Over several processes (or with the deterministic deposition on the CPU) the grid is split
-  // into slabs (pic/domain.hpp); the whole state is gathered on every rank for diagnostics and
-  // outputs, which rank 0 alone writes.
-  comm::Communicator& comm = comm::world();
-  const bool slabs = use_slab_decomposition(c);
-  const bool writer = comm.rank() == 0;
-  std::ofstream csv;
-  if (!c.out_dir.empty() && writer) {
-    std::error_code ec;
-    fs::create_directories(c.out_dir, ec);
-    if (ec) throw_input_error("pic: cannot create the output directory '" + c.out_dir + "': " + ec.message());
-    write_file_atomic(fs::path(c.out_dir) / "units.json", units_json(c, sim));
-    // A restarted run appends to the diagnostics of the run it continues.
-    const bool append = sim.step_count() > 0 && fs::exists(fs::path(c.out_dir) / "diagnostics.csv");
-    csv.open(fs::path(c.out_dir) / "diagnostics.csv", append ? std::ios::app : std::ios::trunc);
-    if (!csv) throw_runtime_error("pic: cannot write '" + (fs::path(c.out_dir) / "diagnostics.csv").string() + "'");
-    if (!append) csv << diagnostics_header(sim);
+  comm::Communicator& world = comm::world();
+  const bool root = world.rank() == 0;
+  runloop::RunLog log(root ? hooks.logger : nullptr,
+                      dir != nullptr ? [dir](std::string_view line) { dir->log(line); } : runloop::RunLog::Record());
+  for (const auto& line : notes) log.info(line);
+  if (!resumed) {
+    // (rank 0 holds the whole state: the others' numbers are not used)
+    measure_gauss_reference(sim, start);
+    start.energy_start = sim.energies().total;
   }
   const GridGeometry& g = sim.settings().geom;
-  const int i_left = 1, i_right = g.nx - 2;
-  const double dt = sim.settings().dt;
-  const double rho_scale = species_rho_max(sim);
-  sim.compute_rho();
-  const std::vector<double> initial_residual = sim.gauss_residual_field();
-  // One row of diagnostics.csv: the state's scalars, from the host state or from the device.
-  auto put_row = [&](std::int64_t step, double time, const EnergyReport& e, double flux_l, double flux_r,
-                     const std::vector<std::size_t>& counts) {
-    if (!csv.is_open()) return;
-    std::ostringstream row;
-    row.precision(12);
-    row << step << ',' << time / (2 * kPi) << ',' << e.field << ',' << e.e_field << ',' << e.b_field;
-    for (double k : e.kinetic) row << ',' << k;
-    row << ',' << e.total << ',' << flux_l << ',' << flux_r << ',' << r.laser_energy_in << ',' << r.energy_out << ','
-        << r.gauss_residual;
-    for (std::size_t n : counts) row << ',' << n;
-    csv << row.str() << '\n';
-    csv.flush();
-    if (!csv) throw_runtime_error("pic: writing diagnostics.csv failed (disk full?)");
-  };
-  auto write_row = [&](double flux_l, double flux_r) {
-    const EnergyReport e = sim.energies();
-    r.gauss_residual = gauss_change(sim, initial_residual, rho_scale);
-    std::vector<std::size_t> counts;
-    for (const Species& s : sim.species()) counts.push_back(s.size());
-    put_row(sim.step_count(), sim.time(), e, flux_l, flux_r, counts);
-  };
-  // A dump: the openPMD file where the build has HDF5, and always the reduced CSV outputs.
-  const bool dumps = c.fields_every > 0 && !c.out_dir.empty() && writer;
-  auto dump = [&] {
-    sim.compute_rho();
-    if (openpmd_available()) write_openpmd(c.out_dir, sim, c.wavelength_um * 1e-6);
-    write_reduced_outputs(c.out_dir, sim);
-  };
-  // PNG images (the field maps and phase spaces) every images_every steps.
-  const bool images = c.images_every > 0 && !c.out_dir.empty() && writer;
-  const std::int64_t first = sim.step_count() + 1;
-  r.energy_start = sim.energies().total;
-  if (first == 1) {
-    write_row(sim.poynting_flux_x(i_left), sim.poynting_flux_x(i_right));
-    if (dumps) dump();
-    if (images) write_images(c.out_dir, sim);
+  const PoyntingPlanes planes{1, g.nx - 2, start.energy_in, start.energy_out};
+  std::unique_ptr<PicEngine> engine = make_pic_engine(c, sim, world, planes, start.initial_residual);
+
+  const std::int64_t last = pic_steps(c);
+  PicDiagnosticsOutput diagnostics({c.diag_every, last}, dir);
+  PicDumpOutput dumps({c.fields_every, last}, dir, c.wavelength_um * 1e-6, start.fields_step);
+  PicImagesOutput images({c.images_every, last}, dir, start.images_step);
+  const bool files = !c.out_dir.empty();
+  std::vector<PicOutput*> outputs{&diagnostics};
+  if (files) outputs.insert(outputs.end(), {&dumps, &images});
+  std::optional<PicCheckpointOutput> checkpoints;
+  if (files) {
+    const std::vector<const PicOutput*> recorded(outputs.begin(), outputs.end());
+    outputs.push_back(&checkpoints.emplace(PicCadence{c.checkpoint_every, last}, c.checkpoint_every_s, dir, run_id, recorded));
   }
-  // On the GPU the state comes back to the host only for dumps, checkpoints and at the end. The
-  // Poynting fluxes are computed and integrated on the device after every step (a fixed-order
-  // reduction). With atomic deposition the other diagnostics are reduced on the device too
-  // (energies, counts, the Gauss residual); the deterministic mode takes them from the host copy
-  // (every output bit-identical between runs).
-  std::unique_ptr<PicGpu> gpu;
-  std::unique_ptr<DomainPicGpu> gdom;
-  bool device_diagnostics = false;
-  if (use_gpu_slabs(c)) {
-    // The GPU blocks (slabs unless parallel.ranks_y > 1): one per rank, on GPU rank % devices; the state gathered on rank 0 for the
-    // diagnostics (from the host copy: the same bits on any number of ranks) and the outputs.
-    PicGpuOptions o;
-    o.deposit = deposit_kernel(c.deposit);
-    o.sort_every = c.sort_every;
-    o.empty_ratio = c.empty_ratio;
-    o.slab.guards = comm.size() > 1 ? c.exchange : GuardExchange::host;  // ("auto" resolved by DomainPicGpu)
-    gdom = std::make_unique<DomainPicGpu>(sim, comm, o, block_rows(c, comm.size()));
-    gdom->track_poynting(i_left, i_right);
-    r.gpu = true;
-    r.slabs_gpu = true;
-    r.ranks = comm.size();
-    if (!writer)
-      for (Species& s : sim.species()) {
-        s.resize(0);
-        for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
-      }
-  } else if (c.use_gpu) {
-    PicGpuOptions o;
-    o.deposit = deposit_kernel(c.deposit);
-    o.sort_every = c.sort_every;
-    o.empty_ratio = c.empty_ratio;
-    gpu = std::make_unique<PicGpu>(sim, o);
-    gpu->enable_timing(true);
-    r.gpu = true;
-    device_diagnostics = !c.deterministic;
-    gpu->track_poynting(i_left, i_right);
-    if (device_diagnostics) gpu->set_gauss_reference(initial_residual);
+  std::optional<PicBalanceOutput> balance;
+  if (c.balance.every > 0) outputs.push_back(&balance.emplace(c.balance, last));
+  std::vector<StopCondition*> stops = hooks.stop_conditions;
+  std::optional<runloop::StopFileOf<RunFiles>> stop_file;
+  if (dir != nullptr) stops.push_back(&stop_file.emplace(dir->files()));
+
+  PicRunState state(*engine, sim, c, start, log, root);
+  runloop::DriveSettings settings;
+  settings.last_step = last;
+  settings.chunk_seconds = hooks.chunk_seconds;
+  settings.heartbeat_seconds = hooks.heartbeat_seconds;
+  settings.progress = root ? hooks.progress : nullptr;
+  settings.every_rank_writes = true;
+  settings.root = root;
+  if (world.size() > 1) settings.agree = [&world](std::int64_t v) { return world.broadcast_value(v, 0); };
+
+  PicRunResult r;
+  r.first_step = engine->step_count();
+  if (dir != nullptr) r.directory = dir->path();
+  r.engine = engine->name();
+  r.gpu = engine->on_gpu();
+  r.energy_start = start.energy_start;
+  if (!resumed) runloop::write_due(outputs, state, settings);
+  if (settings.progress != nullptr) settings.progress->started(r.first_step, last);
+  EngineStepper stepper(*engine, sim);
+  const runloop::Driven driven = runloop::drive(stepper, state, outputs, stops, log, settings);
+  if (settings.progress != nullptr) settings.progress->ended();
+  const RunEnd how = driven.stopped_by != nullptr ? RunEnd::stopped : RunEnd::completed;
+  // (every rank: the outputs' collective parts; stopped or not is rank 0's word)
+  const RunEnd agreed = world.size() > 1 ? RunEnd(world.broadcast_value(std::int64_t(how), 0)) : how;
+  for (auto o = outputs.rbegin(); o != outputs.rend(); ++o) (*o)->finish(state, agreed);
+  const PicRow& row = state.diagnostics();  // (collective: the summary's numbers)
+  (void)state.host();                        // `sim` ends with the final state (collective)
+
+  r.last_step = engine->step_count();
+  r.steps = r.last_step - r.first_step;
+  r.wall_seconds = driven.wall_seconds;
+  r.particle_steps = stepper.particle_steps;
+  r.laser_energy_in = row.energy_in, r.energy_out = row.energy_out;
+  r.gauss_residual = row.gauss_change;
+  r.energy_end = root ? row.energies.total : 0;
+  r.particle_kernel_seconds = engine->particle_kernel_seconds();
+  r.rebalances = engine->rebalances();
+  r.slab_starts = engine->slab_starts();
+  r.ranks = world.size();
+  const PicGpu::StepTimes t = engine->times();
+  r.slabs_gpu = r.gpu && std::string(engine->name()) == "GPU slabs";
+  r.time_particles = t.particles, r.time_fields = t.fields, r.time_comm = t.comm, r.time_sort = t.sort;
+  if (world.size() > 1) {
+    r.gauss_residual = world.broadcast_value(r.gauss_residual, 0);
+    r.energy_end = world.broadcast_value(r.energy_end, 0);
+    r.particle_steps = world.allreduce_sum(r.particle_steps);  // exact: integers below 2^53
+    r.time_particles = world.allreduce_max(r.time_particles);
+    r.time_fields = world.allreduce_max(r.time_fields);
+    r.time_comm = world.allreduce_max(r.time_comm);
+    r.time_sort = world.allreduce_max(r.time_sort);
+    r.particle_kernel_seconds = world.allreduce_max(r.particle_kernel_seconds);
   }
-  std::unique_ptr<DomainPic> dom;
-  std::int64_t gathered_at = -1;
-  if (slabs) {
-    dom = std::make_unique<DomainPic>(sim, comm, block_rows(c, comm.size()));
-    // Each rank keeps its slab's particles only; rank 0 gathers the whole state when needed.
-    if (!writer)
-      for (Species& s : sim.species()) {
-        s.resize(0);
-        for (auto* v : {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w}) v->shrink_to_fit();
-      }
+  if (driven.stopped_by != nullptr) {
+    r.stopped_by = driven.reason;
+    driven.stopped_by->acknowledge();
+    log.info("pic: stopped by " + *driven.reason + " at step " + std::to_string(r.last_step) + " (t = " +
+             std::to_string(state.time() / (2 * kPi)) + " periods)" +
+             (dir != nullptr ? "; checkpointed: continue it with nbody pic run --resume " + dir->path().string() : ""));
   }
-  std::int64_t last_sample = first - 1;
-  const auto start = std::chrono::steady_clock::now();
-  for (std::int64_t n = first; n <= steps; ++n) {
-    if (dom) {
-      r.particle_steps += double(dom->local_particles(true));
-    } else if (gdom) {
-      r.particle_steps += double(gdom->local_particles(true));
-    } else {
-      for (const Species& s : sim.species())
-        if (!s.immobile) r.particle_steps += double(s.size());
-    }
-    const bool diag = n % c.diag_every == 0 || n == steps;
-    // (every rank decides the same: the schedule does not depend on the rank)
-    const bool dump_now = c.fields_every > 0 && !c.out_dir.empty() && (n % c.fields_every == 0 || n == steps);
-    const bool ck_now = c.checkpoint_every > 0 && (n % c.checkpoint_every == 0 || n == steps);
-    const bool images_now = c.images_every > 0 && !c.out_dir.empty() && (n % c.images_every == 0 || n == steps);
-    // (the slabs' load balance after this step; not after the last)
-    const bool balance_now = c.balance.every > 0 && n % c.balance.every == 0 && n < steps;
-    if (dom) {
-      dom->step();
-      const double fl = dom->poynting_flux_x(i_left), fr = dom->poynting_flux_x(i_right);
-      r.laser_energy_in += fl * dt;
-      r.energy_out += fr * dt;
-      last_sample = n;
-      if (diag || dump_now || ck_now || images_now) {
-        dom->gather(sim, 0);
-        gathered_at = n;
-      }
-      if (diag && writer) write_row(fl, fr);
-      if (balance_now) dom->balance(c.balance);
-    } else if (gdom) {
-      gdom->step();
-      if (diag || dump_now || ck_now || images_now) {
-        gdom->gather(sim, 0);
-        gathered_at = n;
-      }
-      if (diag) {
-        const PoyntingTrack t = gdom->poynting();  // (collective)
-        r.laser_energy_in = t.energy_in_left;
-        r.energy_out = t.energy_out_right;
-        if (writer) write_row(t.flux_left, t.flux_right);
-      }
-      if (balance_now) gdom->balance(c.balance);
-    } else if (gpu) {
-      gpu->step();
-      if (dump_now || ck_now || images_now || n == steps || (diag && !device_diagnostics)) gpu->copy_to(sim);
-    } else {
-      sim.step();
-    }
-    if (dom || gdom) {
-      // (the fluxes and the diagnostics row above)
-    } else if (device_diagnostics) {
-      if (diag) {
-        const DeviceDiagnostics d = gpu->diagnostics();
-        r.laser_energy_in = d.energy_in_left;
-        r.energy_out = d.energy_out_right;
-        r.gauss_residual = rho_scale > 0 ? d.gauss_change_max / rho_scale : d.gauss_change_max;
-        put_row(n, sim.settings().t0 + double(n) * dt, d.energies, d.flux_left, d.flux_right, d.counts);
-      }
-    } else if (gpu) {
-      if (diag) {
-        const PoyntingTrack t = gpu->poynting();
-        r.laser_energy_in = t.energy_in_left;
-        r.energy_out = t.energy_out_right;
-        write_row(t.flux_left, t.flux_right);
-      }
-    } else {
-      const double fl = sim.poynting_flux_x(i_left), fr = sim.poynting_flux_x(i_right);
-      r.laser_energy_in += fl * dt * double(n - last_sample);
-      r.energy_out += fr * dt * double(n - last_sample);
-      last_sample = n;
-      if (diag) write_row(fl, fr);
-    }
-    if (dump_now && dumps) dump();
-    if (images_now && images) write_images(c.out_dir, sim);
-    if (ck_now && writer) save_pic_checkpoint((fs::path(c.out_dir) / "checkpoint.bin").string(), sim);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (progress && writer) progress(n, steps, secs);
-  }
-  if (dom) {
-    if (gathered_at != dom->step_count()) dom->gather(sim, 0);  // (the same decision on every rank)
-    // The summary's numbers from rank 0 (the others hold only their slabs).
-    r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
-    if (comm.size() > 1) r.particle_steps = comm.allreduce_sum(r.particle_steps);  // exact: integers below 2^53
-    r.rebalances = dom->rebalances();
-    r.slab_starts = dom->layout().starts;
-  }
-  if (gdom) {
-    if (gathered_at != gdom->step_count()) gdom->gather(sim, 0);
-    r.gauss_residual = comm.broadcast_value(r.gauss_residual, 0);
-    r.rebalances = gdom->rebalances();
-    r.slab_starts = gdom->layout().starts;
-    const PicGpu::StepTimes t = gdom->total_times();
-    r.time_particles = t.particles, r.time_fields = t.fields, r.time_comm = t.comm, r.time_sort = t.sort;
-    r.particle_kernel_seconds = t.particles;
-    if (comm.size() > 1) {
-      r.particle_steps = comm.allreduce_sum(r.particle_steps);
-      r.time_particles = comm.allreduce_max(r.time_particles);
-      r.time_fields = comm.allreduce_max(r.time_fields);
-      r.time_comm = comm.allreduce_max(r.time_comm);
-      r.time_sort = comm.allreduce_max(r.time_sort);
-      r.particle_kernel_seconds = r.time_particles;
-    }
-  }
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (gpu) r.particle_kernel_seconds = gpu->particle_kernel_seconds();
-  r.steps = steps - first + 1;
-  r.energy_end = sim.energies().total;
-  if ((dom || gdom) && comm.size() > 1) r.energy_end = comm.broadcast_value(r.energy_end, 0);
-  if (gdom && writer && !c.out_dir.empty()) {
+  if (hooks.announce)
+    for (const auto& line : pic_summary(r)) log.info(line);
+  if (dir != nullptr && r.slabs_gpu) {
     // The time split for a scaling study (bench/): seconds summed over the steps, largest over ranks.
     std::ostringstream o;
     o.precision(9);
@@ -324,9 +202,124 @@ PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& 
       << ",\n  \"rebalances\": " << r.rebalances << ",\n  \"slab_starts\": [";
     for (std::size_t k = 0; k < r.slab_starts.size(); ++k) o << (k ? ", " : "") << r.slab_starts[k];
     o << "]\n}\n";
-    write_file_atomic(fs::path(c.out_dir) / "timings.json", o.str());
+    write_file_atomic(dir->path() / "timings.json", o.str());
   }
   return r;
+}
+
+}  // namespace
+
+std::vector<std::string> pic_summary(const PicRunResult& r) {
+  std::vector<std::string> lines;
+  char b[512];
+  const double ns = r.particle_steps > 0 ? r.wall_seconds * 1e9 / r.particle_steps : 0.0;
+  std::snprintf(b, sizeof b, "pic: done on the %s, %lld steps in %.3g s (%.4g ns per particle per step, whole step)",
+                r.engine.c_str(), static_cast<long long>(r.steps), r.wall_seconds, ns);
+  lines.emplace_back(b);
+  if (r.gpu && r.particle_steps > 0) {
+    std::snprintf(b, sizeof b, "pic: particle kernels (gather + push + deposit): %.4g ns per particle per step",
+                  r.particle_kernel_seconds * 1e9 / r.particle_steps);
+    lines.emplace_back(b);
+  }
+  if (r.slabs_gpu && r.steps > 0) {
+    const double ms = 1e3 / double(r.steps);
+    std::snprintf(b, sizeof b,
+                  "pic: time per step (largest over %d rank%s): particles %.4g ms, fields %.4g ms, communication %.4g ms, "
+                  "migration and sort %.4g ms",
+                  r.ranks, r.ranks > 1 ? "s" : "", r.time_particles * ms, r.time_fields * ms, r.time_comm * ms,
+                  r.time_sort * ms);
+    lines.emplace_back(b);
+  }
+  if (r.rebalances > 0 && r.slab_starts.size() > 1) {
+    std::string widths;
+    for (std::size_t k = 0; k + 1 < r.slab_starts.size(); ++k)
+      widths += (k ? ", " : "") + std::to_string(r.slab_starts[k + 1] - r.slab_starts[k]);
+    lines.push_back("pic: load balance moved the slab boundaries " + std::to_string(r.rebalances) + " time" +
+                    (r.rebalances > 1 ? "s" : "") + "; columns per slab at the end: " + widths);
+  }
+  std::snprintf(b, sizeof b, "pic: energy %.6g -> %.6g (laser in %.6g, out right %.6g), Gauss residual %.3g",
+                r.energy_start, r.energy_end, r.laser_energy_in, r.energy_out, r.gauss_residual);
+  lines.emplace_back(b);
+  if (r.directory) lines.push_back("pic: wrote " + r.directory->string());
+  return lines;
+}
+
+PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const RunHooks& hooks, ExistingRunFiles existing,
+                     const std::vector<std::string>& notes) {
+  const bool root = comm::world().rank() == 0;
+  const std::string run_id = run_id_of(c);
+  std::unique_ptr<PicRunDirectory> dir;
+  std::vector<std::string> said = notes;
+  if (!c.out_dir.empty() && root) {
+    dir = std::make_unique<PicRunDirectory>(c.out_dir, run_id, existing == ExistingRunFiles::replace, c.deck,
+                                            units_json(c, sim), diagnostics_header(sim));
+  } else if (c.out_dir.empty()) {
+    said.push_back("pic: no --out: nothing will be written (give --out DIR to keep the deck, diagnostics, dumps and restart "
+                   "checkpoints)");
+  }
+  return run_engine(c, sim, PicProgress{}, dir.get(), run_id, false, hooks, said);
+}
+
+PicRunResult resume_pic(const std::filesystem::path& dir, const std::vector<std::string>& overrides,
+                        const PicFlags& flags, const RunHooks& hooks, const std::vector<std::string>& notes) {
+  namespace fs = std::filesystem;
+  comm::Communicator& world = comm::world();
+  const bool root = world.rank() == 0;
+  std::error_code ec;
+  if (dir.empty()) throw_input_error("resume: the directory is empty");
+  if (!fs::is_directory(dir, ec)) throw_input_error("resume: '" + dir.string() + "' is not a directory");
+  const fs::path deck = dir / PicRunDirectory::kDeck;
+  if (!fs::is_regular_file(deck, ec))
+    throw_input_error("resume: '" + dir.string() + "' is not a PIC run directory (no deck.toml)");
+  if (root) RunDirectoryLock::check_free(dir, "resume");
+  if (flags.out && fs::path(*flags.out) != dir && fs::absolute(*flags.out) != fs::absolute(dir))
+    throw_input_error("--out: a resumed run writes into its own directory (" + dir.string() + "); leave --out out");
+  const PicConfig stored = read_pic_config(deck.string(), {});
+  PicFlags f = flags;
+  f.out.reset();
+  PicConfig c = read_pic_config(deck.string(), overrides, f);
+  if (const std::string key = first_deck_difference(stored.deck_identity, c.deck_identity); !key.empty())
+    throw_input_error(key + ": differs from the run being resumed (" + deck.string() +
+                      "); a resumed run may only change time.steps, time.t_end, [output], [parallel] and [balance]");
+  std::vector<std::string> said = notes;
+  const auto found = RunFiles::checkpoints(dir);
+  if (found.empty()) {
+    said.push_back("pic: resume: no checkpoint in " + dir.string() +
+                   " (the run ended before its first): starting it again from step 0, rewriting its outputs");
+    const std::optional<CellWindow> window = rank_load_window(c);
+    PicSimulation sim = build_pic_simulation(c, true, window ? &*window : nullptr);
+    return run_pic(c, sim, hooks, ExistingRunFiles::replace, said);
+  }
+  // The newest checkpoint that reads back whole (rank 0 chooses; every rank reads it).
+  const std::string id = RunFiles::stored_run_id(dir);
+  PicSimulation sim = build_pic_simulation(c, false);
+  std::optional<PicRunRecord> rec;
+  std::int64_t chosen = -1;
+  if (root) {
+    for (std::size_t k = 0; k < found.size() && chosen < 0; ++k) {
+      try {
+        rec = load_pic_checkpoint(found[k].second.string(), sim);
+        chosen = std::int64_t(k);
+      } catch (const Error& e) {
+        said.push_back(std::string("pic: resume: skipped a checkpoint that did not read back: ") + e.what());
+      }
+    }
+  }
+  if (world.size() > 1) chosen = world.broadcast_value(chosen, 0);
+  if (chosen < 0) throw_input_error("resume: no usable checkpoint in '" + dir.string() + "'");
+  const fs::path file = found[std::size_t(chosen)].second;
+  if (!root) rec = load_pic_checkpoint(file.string(), sim);
+  if (!rec) throw_input_error("resume: " + file.string() + " holds no run record (a checkpoint of an earlier release)");
+  if (rec->run_id != id)
+    throw_input_error("resume: " + file.string() + " belongs to another run (run id " + rec->run_id +
+                      ", this directory's is " + (id.empty() ? std::string("none") : id) + ")");
+  if (pic_steps(c) < sim.step_count())
+    throw_input_error("--steps: " + std::to_string(pic_steps(c)) + " is before the checkpoint's step " +
+                      std::to_string(sim.step_count()));
+  std::unique_ptr<PicRunDirectory> run_dir;
+  if (root) run_dir = std::make_unique<PicRunDirectory>(dir, rec->progress, c.deck);
+  said.push_back("pic: resumed from " + file.string() + " at step " + std::to_string(sim.step_count()));
+  return run_engine(c, sim, rec->progress, run_dir.get(), id, true, hooks, said);
 }
 
 }  // namespace nbody::pic

@@ -1,17 +1,24 @@
 #pragma once
-// A PIC run from a configuration: steps, scalar diagnostics (CSV), a summary.
+// A PIC run from a configuration, new or resumed, on the engine the configuration asks for
+// (pic/driver/engine.hpp), through the run loop shared with gravity (src/run/drive.hpp).
 #include <cstdint>
-#include <functional>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "nbody/run.hpp"
 #include "pic/driver/config.hpp"
 
 namespace nbody::pic {
 
 struct PicRunResult {
-  std::int64_t steps = 0;
+  std::int64_t first_step = 0;  // where stepping started (a resumed run's checkpoint step)
+  std::int64_t steps = 0;       // steps made by this call
+  std::int64_t last_step = 0;
+  std::optional<std::string> stopped_by;  // the stop condition's reason, when one ended the run
+  std::optional<std::filesystem::path> directory;
+  std::string engine;  // PicEngine::name()
   double wall_seconds = 0;
   double particle_steps = 0;  // sum over steps of the particles pushed
   double particle_kernel_seconds = 0;  // GPU: the fused particle kernels alone (gather+push+deposit)
@@ -21,7 +28,7 @@ struct PicRunResult {
   // The last diagnostic's change of div E - rho since the start, over max|rho_s| (the interior
   // nodes; the open boundary nodes are not Gauss exact).
   double gauss_residual = 0;
-  // GPU slabs (pic/gpu_slabs.hpp): the run's time split, seconds summed over the steps, the
+  // GPU slabs (pic/cuda/gpu_slabs.hpp): the run's time split, seconds summed over the steps, the
   // largest over the ranks: the particle kernels, the fields (fold and solve without the
   // messages), the communication (staging copies and MPI), the migration's compaction and sort.
   bool slabs_gpu = false;
@@ -33,12 +40,26 @@ struct PicRunResult {
   double time_particles = 0, time_fields = 0, time_comm = 0, time_sort = 0;
 };
 
-// progress(step done, total, seconds so far)
-using PicProgress = std::function<void(std::int64_t, std::int64_t, double)>;
+// A new run of `c` from `sim` (build_pic_simulation: the whole plasma on rank 0, each other
+// rank's block at least). With c.out_dir, its run directory (pic/output/run_directory.hpp:
+// deck.toml, run.log, the lock, diagnostics.csv, dumps, images, checkpoints on their schedule,
+// every checkpoint_every_s of wall time, on a stop and at the end). The hooks' logger, stop
+// conditions and progress observer act as for gravity (their outputs are gravity's and are not
+// used). `notes`: lines said first. On return `sim` holds the final state on rank 0. A directory
+// holding files is refused unless `existing` replaces them.
+PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const RunHooks& hooks = {},
+                     ExistingRunFiles existing = ExistingRunFiles::refuse, const std::vector<std::string>& notes = {});
 
-// Runs the configured steps, writing <out>/diagnostics.csv every diag_every steps (and the
-// first and last) and <out>/units.json (the SI conversion) when out_dir is set.
-PicRunResult run_pic(const PicConfig& c, PicSimulation& sim, const PicProgress& progress = {});
+// Continues the run in `dir` from its newest checkpoint that reads back whole (a run stopped by
+// a signal or the stop file, killed, or completed and now extended): the deck is the directory's
+// deck.toml with `overrides` and `flags`, which may change only the run's length and the output
+// cadences. Every file then goes on as the uninterrupted run writes it, byte for byte. A
+// directory without a checkpoint starts again from step 0.
+PicRunResult resume_pic(const std::filesystem::path& dir, const std::vector<std::string>& overrides,
+                        const PicFlags& flags, const RunHooks& hooks = {}, const std::vector<std::string>& notes = {});
+
+// What a run says at its end (the summary lines of `nbody pic run`).
+std::vector<std::string> pic_summary(const PicRunResult& r);
 
 // Whether the run goes through the slab decomposition (pic/domain.hpp): on the CPU over several
 // MPI ranks, or with solver.deposit = "deterministic" (then on one rank the same as on P ranks).
@@ -58,7 +79,5 @@ std::optional<CellWindow> rank_load_window(const PicConfig& c);
 // sub-communicators): the block at the even split and one cell around it.
 CellWindow block_load_window(const PicConfig& c, int ranks, int rank, int ranks_y);
 
-// The columns of diagnostics.csv for these species.
-std::string diagnostics_header(const PicSimulation& sim);
 
 }  // namespace nbody::pic

@@ -2,9 +2,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
+#include "core/fnv1a.hpp"
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
 
@@ -13,6 +16,15 @@ namespace {
 
 constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '2'};
 constexpr char kIdsMagic[4] = {'I', 'D', 'S', '1'};
+constexpr char kRunMagic[4] = {'R', 'U', 'N', '1'};
+constexpr char kSumMagic[4] = {'S', 'U', 'M', '1'};
+constexpr std::size_t kSumBytes = sizeof kSumMagic + sizeof(std::uint64_t);
+
+std::uint64_t checksum(std::string_view bytes) {
+  Fnv1a64 h;
+  h.update(bytes);
+  return h.value();
+}
 
 void put(std::string& out, const void* p, std::size_t n) {
   if (n > 0) out.append(static_cast<const char*>(p), n);
@@ -51,7 +63,7 @@ struct Reader {
 
 }  // namespace
 
-void save_pic_checkpoint(const std::string& path, const PicSimulation& sim) {
+void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, const PicRunRecord* run) {
   std::string out;
   put(out, kMagic, sizeof kMagic);
   const GridGeometry& g = sim.settings().geom;
@@ -80,13 +92,37 @@ void save_pic_checkpoint(const std::string& path, const PicSimulation& sim) {
       }
     }
   }
+  if (run != nullptr) {
+    const PicProgress& p = run->progress;
+    put(out, kRunMagic, sizeof kRunMagic);
+    put<std::uint32_t>(out, std::uint32_t(run->run_id.size()));
+    put(out, run->run_id.data(), run->run_id.size());
+    put<std::int64_t>(out, p.diagnostics_rows);
+    put<std::int64_t>(out, p.fields_step);
+    put<std::int64_t>(out, p.images_step);
+    for (double v : {p.energy_in, p.energy_out, p.energy_start, p.rho_scale}) put<double>(out, v);
+    put_vec(out, p.initial_residual);
+  }
+  const std::uint64_t sum = checksum(out);
+  put(out, kSumMagic, sizeof kSumMagic);
+  put<std::uint64_t>(out, sum);
   write_file_atomic(path, out);
 }
 
-void load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
+std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw_input_error("pic checkpoint '" + path + "': not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_input_error("pic checkpoint '" + path + "': cannot open it");
-  const std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Checkpoints of earlier releases end without a checksum; every one written now has it.
+  if (buf.size() >= kSumBytes && std::memcmp(buf.data() + buf.size() - kSumBytes, kSumMagic, sizeof kSumMagic) == 0) {
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, buf.data() + buf.size() - sizeof stored, sizeof stored);
+    buf.resize(buf.size() - kSumBytes);
+    if (checksum(buf) != stored) throw_input_error("pic checkpoint '" + path + "': damaged (its checksum does not match)");
+  }
   Reader r{buf, 0, path};
   char magic[8];
   r.get(magic, sizeof magic);
@@ -137,7 +173,28 @@ void load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
       ids.push_back(std::move(v));
     }
   }
+  std::optional<PicRunRecord> run;
+  if (r.buf.size() - r.pos >= sizeof kRunMagic && std::memcmp(r.buf.data() + r.pos, kRunMagic, sizeof kRunMagic) == 0) {
+    r.pos += sizeof kRunMagic;
+    PicRunRecord rec;
+    const auto len = r.get<std::uint32_t>();
+    if (len > 64) throw_input_error("pic checkpoint '" + path + "': damaged run id");
+    rec.run_id.resize(len);
+    r.get(rec.run_id.data(), len);
+    PicProgress& p = rec.progress;
+    p.diagnostics_rows = r.get<std::int64_t>();
+    p.fields_step = r.get<std::int64_t>();
+    p.images_step = r.get<std::int64_t>();
+    p.energy_in = r.get<double>(), p.energy_out = r.get<double>();
+    p.energy_start = r.get<double>(), p.rho_scale = r.get<double>();
+    r.get_vec(p.initial_residual, "Gauss reference");
+    if (!p.initial_residual.empty() && p.initial_residual.size() != g.size())
+      throw_input_error("pic checkpoint '" + path + "': Gauss reference size differs");
+    run = std::move(rec);
+  }
+  if (r.pos != r.buf.size()) throw_input_error("pic checkpoint '" + path + "': damaged (bytes after its end)");
   sim.set_time(time, step);
+  return run;
 }
 
 }  // namespace nbody::pic

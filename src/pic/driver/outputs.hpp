@@ -1,0 +1,122 @@
+#pragma once
+// The outputs of a PIC run, each an object on its schedule (nbody::BasicOutput over PicRunState),
+// in the order the run loop writes them:
+//   PicDiagnosticsOutput  a row of diagnostics.csv at step 0, every diag_every steps and the last
+//   PicDumpOutput         openPMD (builds with HDF5) and the reduced CSV outputs, every fields_every
+//   PicImagesOutput       the PNG field maps and phase spaces, every images_every
+//   PicCheckpointOutput   checkpoint_<step>.ckpt every checkpoint_every steps, every
+//                         checkpoint_every_s of wall time, on a stop and at the end
+//   PicBalanceOutput      the slabs' load balance every balance.every steps (writes nothing)
+// Every rank writes each due output together (the host copy and the Poynting integrals are
+// collective); rank 0 alone touches files.
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "nbody/run.hpp"
+#include "pic/driver/run_state.hpp"
+#include "pic/output/run_directory.hpp"
+
+namespace nbody::pic {
+
+using PicOutput = BasicOutput<PicRunState, PicProgress>;
+
+// Step 0 and every `every` steps (never when every is 0), up to `last`.
+struct PicCadence {
+  std::int64_t every = 0, last = 0;
+  [[nodiscard]] bool at(std::int64_t step) const { return every > 0 && step % every == 0; }
+  [[nodiscard]] std::int64_t next(std::int64_t step) const {
+    return every > 0 ? std::min(last, (step / every + 1) * every) : last;
+  }
+};
+
+class PicDiagnosticsOutput final : public PicOutput {
+ public:
+  PicDiagnosticsOutput(PicCadence c, PicRunDirectory* dir) : c_(c), dir_(dir) {}
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  [[nodiscard]] bool due(PicRunState& s) override { return s.step() == 0 || c_.at(s.step()); }
+  void write(PicRunState& s) override;
+  // Completed: a row of the last step when it is not on the schedule.
+  void finish(PicRunState& s, RunEnd how) override;
+  void record_progress(PicProgress& p) const override;
+
+ private:
+  PicCadence c_;
+  PicRunDirectory* dir_;  // null on ranks other than 0 and without a directory
+};
+
+class PicDumpOutput final : public PicOutput {
+ public:
+  PicDumpOutput(PicCadence c, PicRunDirectory* dir, double wavelength_m, std::int64_t last_written)
+      : c_(c), dir_(dir), wavelength_m_(wavelength_m), written_(last_written) {}
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  [[nodiscard]] bool due(PicRunState& s) override { return c_.every > 0 && (s.step() == 0 || c_.at(s.step())); }
+  void write(PicRunState& s) override;
+  void finish(PicRunState& s, RunEnd how) override;
+  void record_progress(PicProgress& p) const override { p.fields_step = written_; }
+
+ private:
+  void dump(PicRunState& s);
+  PicCadence c_;
+  PicRunDirectory* dir_;
+  double wavelength_m_;
+  std::int64_t written_;  // the step of the last scheduled dump
+};
+
+class PicImagesOutput final : public PicOutput {
+ public:
+  PicImagesOutput(PicCadence c, PicRunDirectory* dir, std::int64_t last_written)
+      : c_(c), dir_(dir), written_(last_written) {}
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  [[nodiscard]] bool due(PicRunState& s) override { return c_.every > 0 && (s.step() == 0 || c_.at(s.step())); }
+  void write(PicRunState& s) override;
+  void finish(PicRunState& s, RunEnd how) override;
+  void record_progress(PicProgress& p) const override { p.images_step = written_; }
+
+ private:
+  PicCadence c_;
+  PicRunDirectory* dir_;
+  std::int64_t written_;
+};
+
+class PicCheckpointOutput final : public PicOutput {
+ public:
+  // `recorded`: the outputs whose progress a checkpoint records (those before it).
+  PicCheckpointOutput(PicCadence c, double every_seconds, PicRunDirectory* dir, std::string run_id,
+                      std::vector<const PicOutput*> recorded);
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  // On the step schedule, or when checkpoint_every_s has passed since the last one (rank 0's clock).
+  [[nodiscard]] bool due(PicRunState& s) override;
+  void write(PicRunState& s) override;
+  // Stopped or completed: a checkpoint unless this run wrote one at this step.
+  void finish(PicRunState& s, RunEnd how) override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  PicCadence c_;
+  double every_seconds_;
+  PicRunDirectory* dir_;
+  std::string run_id_;
+  std::vector<const PicOutput*> recorded_;
+  std::int64_t written_at_ = -1;
+  Clock::time_point last_wall_ = Clock::now();
+};
+
+class PicBalanceOutput final : public PicOutput {
+ public:
+  PicBalanceOutput(const BalanceSettings& b, std::int64_t last) : b_(b), c_{b.every, last} {}
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  // (not at step 0 nor after the last step)
+  [[nodiscard]] bool due(PicRunState& s) override { return s.step() > 0 && s.step() < c_.last && c_.at(s.step()); }
+  void write(PicRunState& s) override { (void)s.engine().balance(b_); }
+
+ private:
+  BalanceSettings b_;
+  PicCadence c_;
+};
+
+// "step,time_periods,field_energy,..." for these species, and one row.
+std::string diagnostics_header(const PicSimulation& sim);
+std::string diagnostics_row(const PicRow& r);
+
+}  // namespace nbody::pic
