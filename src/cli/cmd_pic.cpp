@@ -1,6 +1,5 @@
 // nbody pic run --config FILE: a 2D3V electromagnetic particle-in-cell run (docs/pic.md);
 // nbody pic check: the PIC validation suite with its measured numbers.
-#include <cstdarg>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -11,6 +10,7 @@
 #include "cli/progress.hpp"
 #include "cli/run_hooks.hpp"
 #include "comm/communicator.hpp"
+#include "core/strings.hpp"
 #include "nbody/error.hpp"
 #include "io/run_files.hpp"
 #include "pic/driver/config.hpp"
@@ -52,16 +52,6 @@ auto once_on_every_rank(Read&& read) -> decltype(read()) {
   throw_runtime_error("pic: another rank failed to read the configuration");
 }
 
-// "pic: a b c" for the notes said first.
-std::string line_of(const char* format, ...) __attribute__((format(printf, 1, 2)));
-std::string line_of(const char* format, ...) {
-  char buf[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buf, sizeof buf, format, args);
-  va_end(args);
-  return buf;
-}
 
 pic::PicFlags flags_of(const PicRunOptions& o) {
   pic::PicFlags f;
@@ -81,30 +71,30 @@ std::vector<std::string> announcement(const pic::PicConfig& cfg, const pic::PicS
   if (pic::use_slab_decomposition(cfg)) {
     const int rows = cfg.ranks_y;
     if (ranks > 1 && rows > 1)
-      notes.push_back(line_of("pic: the grid in %d x %d blocks over %d processes%s (deterministic deposition)", ranks / rows,
+      notes.push_back(format_line("pic: the grid in %d x %d blocks over %d processes%s (deterministic deposition)", ranks / rows,
                               rows, ranks, auto_rows ? " (parallel.ranks_y = \"auto\")" : ""));
     else if (ranks > 1)
-      notes.push_back(line_of("pic: the grid in %d slabs along x over %d processes%s (deterministic deposition)", ranks,
+      notes.push_back(format_line("pic: the grid in %d slabs along x over %d processes%s (deterministic deposition)", ranks,
                               ranks, auto_rows ? " (parallel.ranks_y = \"auto\")" : ""));
     else
       notes.emplace_back("pic: deterministic deposition (the slab code on one process: the bits of any number of processes)");
   }
   if (asked_rows > 1 && ranks < 2)
-    notes.push_back(line_of("pic: parallel.ranks_y = %d has no blocks to make on one process (it cuts the grid along y "
+    notes.push_back(format_line("pic: parallel.ranks_y = %d has no blocks to make on one process (it cuts the grid along y "
                             "under mpirun)", asked_rows));
   if (cfg.balance.every > 0 && ranks < 2)
-    notes.push_back(line_of("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries "
+    notes.push_back(format_line("pic: [balance] every = %d has nothing to balance on one process (it moves slab boundaries "
                             "under mpirun)", cfg.balance.every));
   // The guard messages' way as the run will settle it (collective: every rank asks together).
   const pic::GuardExchange way =
       pic::use_gpu_slabs(cfg) && ranks > 1 ? pic::resolve_guard_exchange(cfg.exchange, comm::world()) : cfg.exchange;
   if (pic::use_gpu_slabs(cfg)) {
     if (ranks > 1 && cfg.ranks_y > 1)
-      notes.push_back(line_of("pic: the grid in %d x %d blocks on GPUs (rank r on GPU r %% devices), %s deposition%s",
+      notes.push_back(format_line("pic: the grid in %d x %d blocks on GPUs (rank r on GPU r %% devices), %s deposition%s",
                               ranks / cfg.ranks_y, cfg.ranks_y, cfg.deposit.c_str(),
                               cfg.deterministic ? " (the bits of any number and shape of blocks)" : ""));
     else
-      notes.push_back(line_of("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s",
+      notes.push_back(format_line("pic: the grid in %d slab%s along x on GPUs (rank r on GPU r %% devices), %s deposition%s",
                               ranks, ranks > 1 ? "s" : "", cfg.deposit.c_str(),
                               cfg.deterministic ? " (the bits of any number of ranks)" : ""));
     if (ranks > 1) {
@@ -112,22 +102,22 @@ std::vector<std::string> announcement(const pic::PicConfig& cfg, const pic::PicS
                         : way == pic::GuardExchange::mpi ? "GPU buffers to CUDA-aware MPI"
                                                          : "staged through the host";
       if (cfg.exchange == pic::GuardExchange::automatic)
-        notes.push_back(line_of("pic: guard messages %s (parallel.exchange = \"auto\": %s)", how,
+        notes.push_back(format_line("pic: guard messages %s (parallel.exchange = \"auto\": %s)", how,
                                 comm::world().device_buffer_support().how.c_str()));
       else
-        notes.push_back(line_of("pic: guard messages %s (parallel.exchange = \"%s\")", how, pic::guard_exchange_name(way)));
+        notes.push_back(format_line("pic: guard messages %s (parallel.exchange = \"%s\")", how, pic::guard_exchange_name(way)));
       if (way != pic::GuardExchange::host) notes.emplace_back("pic: particle migration is staged through the host");
     }
   }
   if ((cfg.exchange == pic::GuardExchange::ipc || cfg.exchange == pic::GuardExchange::mpi) && ranks < 2)
-    notes.push_back(line_of("pic: parallel.exchange = \"%s\" has no neighbours to reach on one process (it moves guard "
+    notes.push_back(format_line("pic: parallel.exchange = \"%s\" has no neighbours to reach on one process (it moves guard "
                             "messages between GPUs under mpirun)", pic::guard_exchange_name(cfg.exchange)));
   std::size_t particles = 0;
   for (const auto& s : sim.species()) particles += s.size();
   const auto& g = sim.settings().geom;
   char laser[64] = "";
   if (cfg.laser.enabled) std::snprintf(laser, sizeof laser, ", laser a0 = %.6g", sim.settings().laser.a0);
-  notes.push_back(line_of("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
+  notes.push_back(format_line("pic: %d x %d cells (dx = %.4g, dy = %.4g lambda), %s solver, %s, %zu particles in %zu species, "
                           "dt = %.4g lambda/c, %lld steps%s",
                           g.nx, g.ny, cfg.dx, cfg.dy, pic::solver_name(cfg.solver),
                           cfg.shape == pic::ShapeOrder::tsc ? "TSC" : "CIC", particles, sim.species().size(),

@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdarg>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,16 @@ inline std::string join(const std::vector<std::string>& items, const std::string
     out += s;
   }
   return out;
+}
+
+// printf into a string (a line of up to 1023 characters).
+[[gnu::format(printf, 1, 2)]] inline std::string format_line(const char* fmt, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
 }
 
 }  // namespace nbody

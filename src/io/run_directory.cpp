@@ -33,24 +33,6 @@ std::optional<std::int64_t> snapshot_index(const std::string& name) {
   return std::nullopt;
 }
 
-// The header and the first `rows` complete rows of the CSV file `p` (a last line without its
-// newline is incomplete); an input error when it has fewer.
-std::string csv_rows(const fs::path& p, std::int64_t rows) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw_input_error("resume: cannot read '" + p.string() + "'");
-  std::string kept, line;
-  std::int64_t have = -1;  // the header is not a row
-  while (have < rows && std::getline(in, line)) {
-    if (in.eof()) break;
-    kept += line + "\n";
-    ++have;
-  }
-  if (have < rows) {
-    throw_input_error("resume: '" + p.string() + "' has " + std::to_string(std::max<std::int64_t>(have, 0)) +
-                      " complete rows, the checkpoint expects " + std::to_string(rows));
-  }
-  return kept;
-}
 
 }  // namespace
 
@@ -101,8 +83,8 @@ RunDirectory::RunDirectory(fs::path path, const RunConfig& resolved, const RunPr
   // diagnostics.csv and lagrangian_radii.csv: the header and the rows the checkpoint had seen,
   // no more (read before anything is removed, so a refusal leaves the directory as it was).
   const fs::path diag = dir / kDiagnostics, radii = dir / kLagrangian;
-  const std::string kept = csv_rows(diag, progress.diagnostics_rows);
-  const std::string kept_radii = csv_rows(radii, progress.diagnostics_rows);
+  const std::string kept = RunFiles::csv_rows(diag, progress.diagnostics_rows);
+  const std::string kept_radii = RunFiles::csv_rows(radii, progress.diagnostics_rows);
 
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {

@@ -119,6 +119,23 @@ void RunFiles::remove(const fs::path& p) {
   if (ec) throw_runtime_error("cannot remove '" + p.string() + "': " + ec.message());
 }
 
+std::string RunFiles::csv_rows(const fs::path& p, std::int64_t rows) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw_input_error("resume: cannot read '" + p.string() + "'");
+  std::string kept, line;
+  std::int64_t have = -1;  // the header is not a row
+  while (have < rows && std::getline(in, line)) {
+    if (in.eof()) break;
+    kept += line + "\n";
+    ++have;
+  }
+  if (have < rows) {
+    throw_input_error("resume: '" + p.string() + "' has " + std::to_string(std::max<std::int64_t>(have, 0)) +
+                      " complete rows, the checkpoint expects " + std::to_string(rows));
+  }
+  return kept;
+}
+
 std::FILE* RunFiles::open_for_append(const fs::path& p) {
   std::FILE* f = std::fopen(p.c_str(), "a");
   if (f == nullptr) throw_runtime_error("cannot write '" + p.string() + "': " + std::strerror(errno));

@@ -97,6 +97,9 @@ class RunFiles {
   static void remove(const std::filesystem::path& file);
   // Flushes a file opened for appending to disk (a runtime error naming `p` when that fails).
   static void flush_to_disk(std::FILE* f, const std::filesystem::path& p);
+  // The header and the first `rows` complete rows of the CSV file `p` (a last line without its
+  // newline is incomplete): what a resumed run keeps; an input error when it has fewer.
+  [[nodiscard]] static std::string csv_rows(const std::filesystem::path& p, std::int64_t rows);
   // Opens `p` for appending (a runtime error naming it when that fails).
   [[nodiscard]] static std::FILE* open_for_append(const std::filesystem::path& p);
 

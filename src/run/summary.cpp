@@ -2,32 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace nbody::runloop {
-namespace {
-
-[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
-  char buf[1024];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
-
-}  // namespace
 
 std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cfg, const std::string& resumed_from) {
   std::vector<std::string> lines;
   if (!resumed_from.empty()) {
-    lines.push_back(format("nbody run: resumed at step %lld (t = %.17g) from %s",
+    lines.push_back(format_line("nbody run: resumed at step %lld (t = %.17g) from %s",
                            static_cast<long long>(sim.step_count()), sim.time(), resumed_from.c_str()));
   }
-  lines.push_back(format("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld", cfg.ic.c_str(),
+  lines.push_back(format_line("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld", cfg.ic.c_str(),
                          sim.size(), cfg.precision.c_str(), cfg.integrator.c_str(), cfg.dt,
                          static_cast<long long>(cfg.steps), cfg.softening, static_cast<long long>(cfg.seed)));
   if (cfg.gravity == "tree") {
@@ -36,19 +24,19 @@ std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cf
     const bool cpu = sim.backend_name() == "cpu";
     const std::string criterion =
         cfg.tree_criterion == "relative"
-            ? format("relative alpha %g, first pass theta %g", cfg.tree_alpha, cfg.theta)
-            : format("theta %g", cfg.theta);
-    lines.push_back(format("gravity: tree (%s, %s, %s) on %s", sim.backend_name().c_str(),
+            ? format_line("relative alpha %g, first pass theta %g", cfg.tree_alpha, cfg.theta)
+            : format_line("theta %g", cfg.theta);
+    lines.push_back(format_line("gravity: tree (%s, %s, %s) on %s", sim.backend_name().c_str(),
                            cpu ? "float64 terms" : cfg.precision.c_str(), criterion.c_str(),
                            sim.device_name().c_str()));
   } else {
-    lines.push_back(format("backend: %s (%s)", sim.backend_name().c_str(), sim.device_name().c_str()));
+    lines.push_back(format_line("backend: %s (%s)", sim.backend_name().c_str(), sim.device_name().c_str()));
   }
   // config.toml holds the resolved G; an explicit -G other than the unit system's is noted.
   const UnitSystem& units = unit_system(cfg.units);
-  lines.push_back(format("units: %s, G = %.10g", cfg.units.c_str(), cfg.gravitational_constant));
+  lines.push_back(format_line("units: %s, G = %.10g", cfg.units.c_str(), cfg.gravitational_constant));
   if (std::fabs(cfg.gravitational_constant - units.G) > 1e-12 * units.G) {
-    lines.push_back(format("note: -G %.10g overrides the %s unit system's G = %.10g", cfg.gravitational_constant,
+    lines.push_back(format_line("note: -G %.10g overrides the %s unit system's G = %.10g", cfg.gravitational_constant,
                            cfg.units.c_str(), units.G));
   }
   if (const std::string w = softening_warning(cfg); !w.empty()) lines.push_back(w);
@@ -56,7 +44,7 @@ std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cf
 }
 
 std::string stop_message(const RunResult& result, const RunConfig& cfg, const std::string& resume_command) {
-  std::string line = format("stopped at step %lld of %lld (t = %.17g) by %s", static_cast<long long>(result.last_step),
+  std::string line = format_line("stopped at step %lld of %lld (t = %.17g) by %s", static_cast<long long>(result.last_step),
                             static_cast<long long>(cfg.steps), result.time, result.stopped_by.value_or("?").c_str());
   if (result.directory) {
     line += ": checkpoint written; continue with: " + resume_command + " " + result.directory->string();
@@ -71,7 +59,7 @@ std::vector<std::string> summary(const RunResult& result, const RadiiSummary* ra
   if (result.stepping_seconds > 0 && steps > 0) {
     const double rate = double(result.interactions) / result.stepping_seconds / 1e9;
     // Outputs: the time between the chunks of steps (diagnostics, snapshots, checkpoints).
-    done += format(" (stepping %s: %.4g steps/s, %.4g billion interactions/s; outputs %s)",
+    done += format_line(" (stepping %s: %.4g steps/s, %.4g billion interactions/s; outputs %s)",
                    format_duration(result.stepping_seconds).c_str(), double(steps) / result.stepping_seconds, rate,
                    format_duration(std::max(0.0, result.wall_seconds - result.stepping_seconds)).c_str());
   }
@@ -79,19 +67,19 @@ std::vector<std::string> summary(const RunResult& result, const RadiiSummary* ra
   const Diagnostics& d0 = result.initial;
   const Diagnostics& d = *result.final;
   const double de = relative_energy_error(d, d0.total);
-  lines.push_back(format("energy: E0 = %.10g, E = %.10g, |dE/E0| = %.3e; virial ratio 2K/|W| = %.4f", d0.total, d.total,
+  lines.push_back(format_line("energy: E0 = %.10g, E = %.10g, |dE/E0| = %.3e; virial ratio 2K/|W| = %.4f", d0.total, d.total,
                          de, d.virial_ratio));
   if (!(de <= kEnergyErrorWarning)) {
-    lines.push_back(format("warning: |dE/E0| = %.3g is above %g: the time step is too long for this model (the "
+    lines.push_back(format_line("warning: |dE/E0| = %.3g is above %g: the time step is too long for this model (the "
                            "results are not to be trusted); run again with a smaller --dt (e.g. a quarter)",
                            de, kEnergyErrorWarning));
   }
   lines.push_back(
-      format("momenta: |P - P0| = %.3e, |L - L0|/|L0| = %.3e", momentum_drift(d, d0), angular_momentum_drift(d, d0)));
-  if (radii != nullptr) lines.push_back(format("half-mass radius: %.6g -> %.6g", radii->initial[4], radii->final[4]));
+      format_line("momenta: |P - P0| = %.3e, |L - L0|/|L0| = %.3e", momentum_drift(d, d0), angular_momentum_drift(d, d0)));
+  if (radii != nullptr) lines.push_back(format_line("half-mass radius: %.6g -> %.6g", radii->initial[4], radii->final[4]));
   if (result.directory) {
     lines.push_back(
-        format("output: %s (config.toml, model.toml, run.log, diagnostics.csv, lagrangian_radii.csv, %d snapshots, "
+        format_line("output: %s (config.toml, model.toml, run.log, diagnostics.csv, lagrangian_radii.csv, %d snapshots, "
                "checkpoint at step %lld)",
                result.directory->c_str(), result.snapshots, static_cast<long long>(result.last_step)));
   }

@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
@@ -16,22 +15,6 @@ namespace {
 constexpr const char* kUnits = "units.json";
 constexpr const char* kImages = "images";
 
-// The header and the first `rows` complete rows of diagnostics.csv; an input error when it has fewer.
-std::string kept_rows(const fs::path& p, std::int64_t rows) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw_input_error("resume: cannot read '" + p.string() + "'");
-  std::string kept, line;
-  std::int64_t have = -1;  // the header is not a row
-  while (have < rows && std::getline(in, line)) {
-    if (in.eof()) break;  // a last line without its newline is incomplete
-    kept += line + "\n";
-    ++have;
-  }
-  if (have < rows)
-    throw_input_error("resume: '" + p.string() + "' has " + std::to_string(std::max<std::int64_t>(have, 0)) +
-                      " complete rows, the checkpoint expects " + std::to_string(rows));
-  return kept;
-}
 
 // A PIC run's own files, which --overwrite removes from an earlier run.
 bool is_pic_run_file(const std::string& name) {
@@ -65,7 +48,7 @@ PicRunDirectory::PicRunDirectory(const fs::path& path, const PicProgress& progre
     : files_(path, "resume") {
   const fs::path& dir = files_.path();
   // Read before anything is removed, so that a refusal leaves the directory as it was.
-  const std::string kept = kept_rows(dir / kDiagnostics, progress.diagnostics_rows);
+  const std::string kept = RunFiles::csv_rows(dir / kDiagnostics, progress.diagnostics_rows);
   std::error_code ec;
   for (const fs::path& folder : {dir, dir / kImages}) {
     const std::int64_t last = folder == dir ? progress.fields_step : progress.images_step;
