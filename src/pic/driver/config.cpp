@@ -4,12 +4,14 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "comm/communicator.hpp"
+#include "core/strings.hpp"
 #include "nbody/error.hpp"
 #include "pic/parallel/domain.hpp"
 #include "pic/cuda/pic_gpu.hpp"
@@ -20,19 +22,43 @@ namespace {
 
 constexpr double kTwoPi = 2 * kPi;
 
+// A number as an error line shows it ("1e+300", "0.02").
+std::string g(double v) { return format_line("%.6g", v); }
+
 [[noreturn]] void bad(const std::string& key, const std::string& what) {
   throw_input_error("pic config: " + key + ": " + what);
 }
 
+// The value as the deck wrote it, for an error line.
+std::string shown(const toml::node* n) {
+  std::ostringstream o;
+  n->visit([&](const auto& v) { o << v; });
+  return o.str();
+}
+
+// Every number of a deck is finite: a NaN or an infinity names its key (nothing downstream is
+// asked to make sense of it).
 double num(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<double>()) return *v;
+  if (auto v = n->value<double>()) {
+    if (!std::isfinite(*v)) bad(key, shown(n) + " is not a finite number");
+    return *v;
+  }
   bad(key, "must be a number");
 }
+// Integers are read as 64-bit; a float is taken only when it is a whole number in range.
 std::int64_t integer(const toml::node* n, const std::string& key) {
   if (n->is_boolean()) bad(key, "must be an integer, not true or false");
-  if (auto v = n->value<std::int64_t>()) return *v;
-  if (auto d = n->value<double>(); d && std::floor(*d) == *d) return std::int64_t(*d);
-  bad(key, "must be an integer");
+  if (n->is_integer()) return *n->value<std::int64_t>();
+  if (auto d = n->value<double>(); d && std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < 9.0e15)
+    return std::int64_t(*d);
+  bad(key, shown(n) + " is not an integer");
+}
+// An integer that the engine holds in 32 bits (cell counts, particles per cell): out of range is
+// an error, never a wrap-around.
+int int32(const toml::node* n, const std::string& key) {
+  const std::int64_t v = integer(n, key);
+  if (v < -2147483647 || v > 2147483647) bad(key, std::to_string(v) + " is out of range (at most 2147483647)");
+  return int(v);
 }
 std::string text(const toml::node* n, const std::string& key) {
   if (auto v = n->value<std::string>()) return *v;
@@ -77,8 +103,8 @@ void read_species(const toml::table& t, SpeciesConfig& s, const std::string& whe
     else if (name == "type") s.type = text(&v, key);
     else if (name == "charge") s.charge = num(&v, key);
     else if (name == "mass") s.mass = num(&v, key);
-    else if (name == "ppc_x") s.ppc_x = int(integer(&v, key));
-    else if (name == "ppc_y") s.ppc_y = int(integer(&v, key));
+    else if (name == "ppc_x") s.ppc_x = int32(&v, key);
+    else if (name == "ppc_y") s.ppc_y = int32(&v, key);
     else if (name == "ppc") {
       // ppc = N: as square a sub-lattice as N allows (ppc_x >= ppc_y).
       const std::int64_t n = integer(&v, key);
@@ -131,8 +157,8 @@ void read_table(const toml::table& root, PicConfig& c) {
     else bad(key, "unknown key");
   });
   each("grid", [&](const std::string& key, const std::string& k, const toml::node* v) {
-    if (k == "nx") c.nx = int(integer(v, key));
-    else if (k == "ny") c.ny = int(integer(v, key));
+    if (k == "nx") c.nx = int32(v, key);
+    else if (k == "ny") c.ny = int32(v, key);
     else if (k == "dx") c.dx = num(v, key);
     else if (k == "dy") c.dy = num(v, key);
     else if (k == "x0") c.x0 = num(v, key);
@@ -140,7 +166,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     else if (k == "boundary_x") {
       c.pml_x = text(v, key) == "pml";
       c.field_bc.x = c.pml_x ? FieldBoundary::open : field_boundary(text(v, key), key);
-    } else if (k == "pml_cells") c.pml_cells = int(integer(v, key));
+    } else if (k == "pml_cells") c.pml_cells = int32(v, key);
     else if (k == "boundary_y") c.field_bc.y = field_boundary(text(v, key), key);
     else bad(key, "unknown key");
   });
@@ -295,16 +321,23 @@ void apply_override(toml::table& root, const std::string& o) {
   toml::table* t = &root;
   if (parts.size() == 3 && parts[0] == "species") {
     toml::array* a = root["species"].as_array();
-    const std::size_t idx = std::size_t(std::atoi(parts[1].c_str()));
-    if (!a || idx >= a->size() || !(*a)[idx].as_table())
-      throw_input_error("pic --set '" + o + "': no species " + parts[1]);
+    // N: the index of a [[species]] table, written in decimal digits alone.
+    std::size_t idx = 0;
+    const std::string& n = parts[1];
+    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), idx);
+    if (n.empty() || ec != std::errc() || end != n.data() + n.size() || !a || idx >= a->size() || !(*a)[idx].as_table())
+      throw_input_error("pic --set '" + o + "': no species " + n + " (species.N.key: N from 0 to the number of " +
+                        "[[species]] tables - 1)");
     t = (*a)[idx].as_table();
-  } else if (parts.size() == 2) {
-    if (!root[parts[0]].as_table()) root.insert(parts[0], toml::table{});
+  } else if (parts.size() == 2 && parts[0] != "species") {
+    if (!root.contains(parts[0])) root.insert(parts[0], toml::table{});
     t = root[parts[0]].as_table();
+    if (t == nullptr) throw_input_error("pic --set '" + o + "': " + parts[0] + " is not a table");
   } else {
     throw_input_error("pic --set '" + o + "': expected table.key=value or species.N.key=value");
   }
+  if (const toml::node* was = t->get(parts.back()); was && (was->is_table() || was->is_array_of_tables()))
+    throw_input_error("pic --set '" + o + "': " + path + " is a table, not a value");
   t->insert_or_assign(parts.back(), *parsed.get("v"));
   // The run's length is given one way: an override of one replaces the deck's other.
   if (parts.size() == 2 && parts[0] == "time" && (parts[1] == "steps" || parts[1] == "t_end"))
@@ -384,8 +417,15 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
   for (const std::string& o : overrides) apply_override(root, o);
   apply_flags(root, flags);
   PicConfig c;
-  read_table(root, c);
-  validate_pic_config(c);
+  try {
+    read_table(root, c);
+    validate_pic_config(c);
+  } catch (const Error& e) {
+    // (the file named in the line: "pic config 'deck.toml': grid.dx: ...")
+    const std::string what = e.what(), prefix = "pic config: ";
+    if (e.kind() != ErrorKind::input || what.rfind(prefix, 0) != 0) throw;
+    throw_input_error("pic config '" + name + "': " + what.substr(prefix.size()));
+  }
   c.deck = toml_text(root);
   c.deck_identity = toml_text(identity_of(root));
   return c;
@@ -449,22 +489,39 @@ double pic_dt(const PicConfig& c) {
   return c.dt > 0 ? c.dt * kTwoPi : c.courant * max_stable_dt_plasma(c.solver, dx, dy, plasma_omega_max(c));
 }
 
+// The steps from t_start to t_end as a float64 (checked before it becomes an integer).
+double pic_steps_exact(const PicConfig& c) { return std::ceil((c.t_end - c.t_start) * kTwoPi / pic_dt(c) - 1e-9); }
+
 std::int64_t pic_steps(const PicConfig& c) {
   if (c.steps > 0) return c.steps;
-  return std::int64_t(std::ceil((c.t_end - c.t_start) * kTwoPi / pic_dt(c) - 1e-9));
+  return std::int64_t(pic_steps_exact(c));
 }
 
 void validate_pic_config(const PicConfig& c) {
   if (c.nx < 2) bad("grid.nx", "must be >= 2 (got " + std::to_string(c.nx) + ")");
   if (c.ny < 1) bad("grid.ny", "must be >= 1 (got " + std::to_string(c.ny) + ")");
-  if (!(c.dx > 0)) bad("grid.dx", "must be > 0 (in wavelengths)");
-  if (!(c.dy > 0)) bad("grid.dy", "must be > 0 (in wavelengths)");
-  if (!(c.wavelength_um > 0)) bad("units.wavelength_um", "must be > 0");
+  // Cell sizes from 1e-6 to 1e3 wavelengths: beyond, the grid's coordinates and the Courant
+  // step leave the range in which float64 positions keep their meaning.
+  if (!(c.dx >= 1e-6 && c.dx <= 1e3)) bad("grid.dx", g(c.dx) + " must be in [1e-6, 1000] wavelengths");
+  if (!(c.dy >= 1e-6 && c.dy <= 1e3)) bad("grid.dy", g(c.dy) + " must be in [1e-6, 1000] wavelengths");
+  if (!(std::fabs(c.x0) < 1e9)) bad("grid.x0", "must be within 1e9 wavelengths of 0");
+  if (!(std::fabs(c.y0) < 1e9)) bad("grid.y0", "must be within 1e9 wavelengths of 0");
+  if (!(c.wavelength_um > 0 && c.wavelength_um < 1e12)) bad("units.wavelength_um", "must be > 0 and finite");
+  for (std::size_t k = 0; k < c.species.size(); ++k) {
+    const SpeciesConfig& sp = c.species[k];
+    const std::string where = "species[" + std::to_string(k) + "]";
+    // (n_c units: 1e9 n_c is far beyond solid density at any laser wavelength)
+    if (!(sp.profile.n0 >= 0 && sp.profile.n0 <= 1e9)) bad(where + ".density", "must be in [0, 1e9] n_c");
+    if (!(sp.temperature_keV >= 0 && sp.temperature_keV <= 1e6)) bad(where + ".temperature_keV", "must be in [0, 1e6] keV");
+    for (int d = 0; d < 3; ++d)
+      if (!(std::fabs(sp.drift[d]) <= 1e6)) bad(where + ".drift_u" + "xyz"[d], "must be within 1e6 (m_e c units of u)");
+  }
   const double cells = double(c.nx + 2 * kGuard) * double(c.ny + 2 * kGuard);
   if (cells > 4e9) bad("grid", "nx x ny = " + std::to_string(cells) + " cells is too large");
   const double dx = c.dx * kTwoPi, dy = c.dy * kTwoPi;
   const double limit = max_stable_dt(c.solver, dx, dy);
-  if (c.dt < 0) bad("time.dt", "must be > 0");
+  if (c.dt < 0 || (c.dt > 0 && c.dt * kTwoPi < limit * 1e-9))
+    bad("time.dt", g(c.dt) + " lambda/c must be > 0 and at least 1e-9 of the stability limit");
   if (c.dt > 0 && c.dt * kTwoPi > limit * (1 + 1e-12)) {
     std::ostringstream m;
     m.precision(6);
@@ -487,6 +544,9 @@ void validate_pic_config(const PicConfig& c) {
   }
   if (c.steps < 0) bad("time.steps", "must be >= 0");
   if (c.steps == 0 && !(c.t_end > c.t_start)) bad("time.t_end", "must be after time.t_start (or give time.steps)");
+  if (c.steps == 0 && !(pic_steps_exact(c) <= 1e12))
+    bad("time.t_end", "is " + g(pic_steps_exact(c)) + " steps of dt away: more than 1e12 steps");
+  if (c.steps > 1000000000000LL) bad("time.steps", std::to_string(c.steps) + " is more than 1e12 steps");
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
   if (const int ranks = comm::world().size(); ranks > 1) {
