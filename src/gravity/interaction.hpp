@@ -4,11 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define NBODY_HD __host__ __device__ __forceinline__
-#else
-#define NBODY_HD inline
-#endif
+#include "core/hd.hpp"
 
 namespace nbody::gravity {
 
