@@ -68,19 +68,6 @@ NBODY_HD T mass_over_cube(T m, T x) {
   return m * inv * inv * inv;
 }
 
-template <class T>
-NBODY_HD T square_root(T x) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) {
-    return sqrtf(x);
-  } else {
-    return sqrt(x);
-  }
-#else
-  return std::sqrt(x);
-#endif
-}
-
 // A pair law is a small value type holding its parameters, with
 //   accumulate(dx, dy, dz, mj, ax, ay, az): acc += the acceleration source j (at offset d from
 //                                           the target, mass mj) gives the target, without G;
