@@ -1,4 +1,4 @@
-#include "sim/system.hpp"
+#include "integrate/system.hpp"
 
 #include "cuda/context.hpp"  // no CUDA types: CPU-only builds include it too
 #include "nbody/error.hpp"
