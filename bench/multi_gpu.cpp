@@ -26,8 +26,8 @@
 #include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
 #include "ic/ic.hpp"
+#include "integrate/system.hpp"
 #include "nbody/error.hpp"
-#include "sim/system.hpp"
 #include "verify.hpp"
 
 namespace nbody::bench {

@@ -43,11 +43,11 @@
 #include "gravity/tree/cpu_tree.hpp"
 #include "gravity/tree/cuda_tree.hpp"
 #include "ic/ic.hpp"
+#include "integrate/system.hpp"
 #include "nbody/error.hpp"
 #include "particles/memory.hpp"
 #include "particles/ops.hpp"
 #include "particles/store.hpp"
-#include "sim/system.hpp"
 #include "tree_measure.hpp"
 
 namespace nbody::bench {

@@ -10,7 +10,7 @@
 
 #include "gravity/names.hpp"
 #include "nbody/config.hpp"
-#include "sim/system.hpp"
+#include "integrate/system.hpp"
 #include "nbody/particles.hpp"
 
 namespace nbody::test {

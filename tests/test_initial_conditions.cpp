@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/system.hpp"
+#include "integrate/system.hpp"
 #include "ic/ic.hpp"
 #include "nbody/error.hpp"
 #include "support.hpp"

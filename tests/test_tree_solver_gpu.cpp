@@ -19,7 +19,7 @@
 #include "ic/ic.hpp"
 #include "tree_gpu_support.hpp"
 #include "model_stats.hpp"
-#include "sim/system.hpp"
+#include "integrate/system.hpp"
 #include "support.hpp"
 #include "tree_plummer.hpp"
 

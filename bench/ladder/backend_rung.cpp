@@ -2,7 +2,7 @@
 // the force pass and the Euler update fused) running the documents' program.
 #include <cmath>
 
-#include "sim/system.hpp"
+#include "integrate/system.hpp"
 #include "ladder/rung.hpp"
 #include "nbody/error.hpp"
 #include "sim/documents_program.hpp"

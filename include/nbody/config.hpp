@@ -6,6 +6,7 @@
 // configuration written into every run directory all come from those tables.
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -106,6 +107,11 @@ struct RunConfig : RunSection, ModelSection, GravitySection, IntegratorSection, 
 };
 
 enum class ParamKind { integer, real, text };
+
+// The top of a numeric range that has none: a ParamSpec whose max is kIntMax (an integer) or
+// kRealMax (a real) is bounded below only, and its messages say so.
+inline constexpr double kIntMax = double(std::numeric_limits<std::int64_t>::max());
+inline constexpr double kRealMax = std::numeric_limits<double>::max();
 
 // When a parameter acts on the run. An option given explicitly (a flag or a TOML key) for a run
 // it does not act on is refused, naming it: "--virial-ratio: applies to --ic uniform-sphere only

@@ -1,46 +1,20 @@
 #pragma once
-// Shared pieces of the nbody._core extension: configuration from keyword arguments, particles
-// to and from numpy, diagnostics as dicts. The module links the library (nbody_core) and reaches
-// the particle store through nbody_internal; the logic stays in the library.
+// What every file of the nbody._core extension shares: pybind11, and the function by which each
+// file adds its part to the module, called by the entry point (module.cpp) alone. The module
+// links the library (nbody_core) and reaches the particle store through nbody_internal; the
+// logic stays in the library. Conversions of values are in converters.hpp.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
-
-#include <string>
-#include <vector>
-
-#include "nbody/config.hpp"
-#include "nbody/diagnostics.hpp"
-#include "nbody/particles.hpp"
-#include "nbody/run.hpp"
 
 namespace nbody::py {
 
 namespace pb = pybind11;
 
-// A configuration from keyword arguments on top of `base`, each value through the schema (the
-// CLI's checks and messages, naming the keyword), aliases first, then check_given. The keys given
-// (an alias's keys included) are appended to *given_keys.
-RunConfig config_from_kwargs(const pb::dict& kwargs, RunConfig base, std::vector<std::string>* given_keys);
-// Every parameter as {key: value} (int, float or str).
-pb::dict config_to_dict(const RunConfig& cfg);
-
-// float64 copies of every field: {"x": ..., "m": ..., "id": uint64}.
-pb::dict particles_to_dict(const Particles<double>& p);
-// Particles from numpy arrays (forcecast to float64; id to uint64), checked: same lengths,
-// finite values, masses > 0, unique ids. `what` names them in messages.
-Particles<double> particles_from_arrays(const pb::object& m, const pb::object& x, const pb::object& y,
-                                        const pb::object& z, const pb::object& vx, const pb::object& vy,
-                                        const pb::object& vz, const pb::object& id, const std::string& what);
-
-// {step, time, kinetic, potential, total, momentum, angular_momentum, com, virial_ratio} and,
-// measured from `initial`, energy_error, momentum_drift, angular_momentum_drift.
-pb::dict diagnostics_to_dict(const Diagnostics& d, const Diagnostics& initial);
-pb::dict run_result_to_dict(const RunResult& r);
-
-void bind_config(pb::module_& m);
-void bind_files(pb::module_& m);
-void bind_engine(pb::module_& m);
-void bind_runs(pb::module_& m);
-void bind_device_arrays(pb::module_& m);
+void bind_config(pb::module_& m);         // module.cpp: the schema, units, what this build has
+void bind_files(pb::module_& m);          // module.cpp: particle files and checkpoints
+void bind_run_state(pb::module_& m);      // hooks.cpp: RunState, what a callback is given
+void bind_engine(pb::module_& m);         // engine.cpp: Engine, one Simulation
+void bind_runs(pb::module_& m);           // runs.cpp: run and resume
+void bind_device_arrays(pb::module_& m);  // device_array.cpp: DeviceArray
 
 }  // namespace nbody::py

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common.hpp"
+#include "converters.hpp"
 #include "device_array.hpp"
 #include "hooks.hpp"
 #include "io/checkpoint.hpp"
@@ -149,10 +150,7 @@ Checkpoint load_checkpoint(const std::filesystem::path& path, std::filesystem::p
 
 }  // namespace
 
-void bind_run_state(pb::module_& m);
-
 void bind_engine(pb::module_& m) {
-  bind_run_state(m);
   pb::class_<Engine, std::shared_ptr<Engine>>(m, "Engine", "A simulation of the library (use nbody.Simulation).")
       .def_static(
           "create",

@@ -1,5 +1,6 @@
 #include "hooks.hpp"
 
+#include "converters.hpp"
 #include "nbody/error.hpp"
 
 #include <memory>
@@ -146,8 +147,6 @@ void PythonHooks::rethrow() {
     throw e;
   }
 }
-
-void bind_run_state(pb::module_& m);
 
 void bind_run_state(pb::module_& m) {
   pb::class_<RunStateView, std::shared_ptr<RunStateView>>(

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "nbody/run.hpp"
 
 namespace nbody::py {
 

@@ -4,6 +4,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "common.hpp"
+#include "converters.hpp"
 #include "hooks.hpp"
 #include "nbody/error.hpp"
 

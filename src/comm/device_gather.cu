@@ -8,7 +8,7 @@
 
 #include "comm/block_gather.hpp"
 #include "cuda/check.hpp"
-#include "device/context.hpp"
+#include "cuda/context.hpp"
 #include "nbody/error.hpp"
 
 #if NBODY_HAVE_NCCL

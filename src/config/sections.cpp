@@ -2,11 +2,11 @@
 // config.toml and listed by --help. The one place that knows every section; a new subsystem adds
 // its section here (a function call, not a static registration, which a static library's
 // linker would drop).
-#include "config/schema.hpp"
 #include "gravity/parameters.hpp"
 #include "ic/parameters.hpp"
 #include "integrate/parameters.hpp"
 #include "io/parameters.hpp"
+#include "nbody/config.hpp"
 
 namespace nbody {
 namespace {

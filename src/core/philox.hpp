@@ -9,11 +9,7 @@
 #include <array>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define NBODY_PHILOX_HD __host__ __device__ inline
-#else
-#define NBODY_PHILOX_HD inline
-#endif
+#include "core/hd.hpp"
 
 namespace nbody {
 
@@ -27,7 +23,7 @@ struct Philox4x32 {
   static constexpr std::uint32_t kWeyl1 = 0xBB67AE85u;  // sqrt(3) - 1
   static constexpr int kRounds = 10;
 
-  NBODY_PHILOX_HD static Counter round(const Counter& c, const Key& k) {
+  NBODY_HD_INLINE static Counter round(const Counter& c, const Key& k) {
     const std::uint64_t p0 = std::uint64_t(kMultiplier0) * c[0];
     const std::uint64_t p1 = std::uint64_t(kMultiplier1) * c[2];
     const auto hi0 = std::uint32_t(p0 >> 32), lo0 = std::uint32_t(p0);
@@ -36,7 +32,7 @@ struct Philox4x32 {
   }
 
   // The ten-round bijection of `counter` under `key`.
-  NBODY_PHILOX_HD static Counter apply(Counter counter, Key key) {
+  NBODY_HD_INLINE static Counter apply(Counter counter, Key key) {
     for (int r = 0; r < kRounds; ++r) {
       if (r > 0) {
         key[0] += kWeyl0;

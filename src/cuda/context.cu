@@ -1,8 +1,8 @@
 #include <optional>
 
 #include "cuda/check.hpp"
+#include "cuda/context.hpp"
 #include "cuda/device_buffer.hpp"
-#include "device/context.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {

@@ -4,11 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define NBODY_HD __host__ __device__ __forceinline__
-#else
-#define NBODY_HD inline
-#endif
+#include "core/hd.hpp"
 
 namespace nbody::gravity {
 
@@ -70,19 +66,6 @@ NBODY_HD T mass_over_cube(T m, T x) {
 #endif
   const T inv = reciprocal_sqrt(x);
   return m * inv * inv * inv;
-}
-
-template <class T>
-NBODY_HD T square_root(T x) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) {
-    return sqrtf(x);
-  } else {
-    return sqrt(x);
-  }
-#else
-  return std::sqrt(x);
-#endif
 }
 
 // A pair law is a small value type holding its parameters, with

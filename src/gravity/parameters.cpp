@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <string>
 
-#include "config/schema.hpp"
 #include "gravity/direct/distributed.hpp"
 #include "gravity/names.hpp"
 #include "gravity/params.hpp"

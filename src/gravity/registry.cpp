@@ -11,8 +11,8 @@
 #include "gravity/tree/cuda_tree.hpp"
 #include "nbody/error.hpp"
 #if NBODY_HAVE_CUDA
+#include "cuda/context.hpp"
 #include "cuda/device.hpp"
-#include "device/context.hpp"
 #include "gravity/direct/cuda/cuda_direct_solver.hpp"
 #endif
 

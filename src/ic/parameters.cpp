@@ -8,7 +8,6 @@
 #include <limits>
 #include <optional>
 
-#include "config/schema.hpp"
 #include "core/units.hpp"
 #include "ic/ic.hpp"
 #include "io/particle_file.hpp"

@@ -1,9 +1,9 @@
 // The fourth-order Hermite predictor-corrector (Makino & Aarseth 1992, PASJ 44, 141) with
 // shared or individual block time steps. The physics of one particle (predictor, corrector,
-// step criterion) is integrate/hermite_math.hpp, run where the store lives by the shared
-// functors (particles/functors.hpp); the acceleration and jerk of the active bodies come from
-// the force solver (SolverCapabilities::jerk). This file keeps the per-body state in store
-// fields and schedules which bodies are corrected at which time.
+// step criterion) is particles/hermite_math.hpp, run where the store lives by the shared
+// functors (particles/hermite_functors.hpp); the acceleration and jerk of the active bodies
+// come from the force solver (SolverCapabilities::jerk). This file keeps the per-body state in
+// store fields and schedules which bodies are corrected at which time.
 //
 // One step of dt (Simulation::advance) is one "interval": every particle starts and ends it at
 // the same time, and times inside it are measured from its start (set_particle_times(0)).
@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "integrate/integrator.hpp"
-#include "particles/functors.hpp"
 #include "nbody/error.hpp"
+#include "particles/hermite_functors.hpp"
 
 namespace nbody {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "integrate/names.hpp"
+#include "integrate/system.hpp"
 #include "nbody/config.hpp"
-#include "sim/system.hpp"
 
 namespace nbody {
 

@@ -1,7 +1,6 @@
 // [integrator]: the integrator, dt, the time-step mode and the step criterion's eta.
 #include "integrate/parameters.hpp"
 
-#include "config/schema.hpp"
 #include "integrate/names.hpp"
 
 namespace nbody {

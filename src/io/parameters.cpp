@@ -4,7 +4,6 @@
 #include <string>
 
 #include "comm/communicator.hpp"
-#include "config/schema.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {

@@ -1,14 +1,16 @@
 #pragma once
 // Element-wise work on the views of a store, done where the store lives: kicks, drifts, the sums
 // of the diagnostics, max |a|, the Hermite predictor and corrector. One implementation
-// (particles/ops_impl.hpp) over the functors of particles/functors.hpp, instantiated with a host
-// executor (OpenMP loops) and a CUDA executor (grid-stride kernels on the store's stream).
+// (particles/ops_impl.hpp) over the functors of particles/functors.hpp and
+// particles/hermite_functors.hpp, instantiated with a host executor (OpenMP loops) and a CUDA
+// executor (grid-stride kernels on the store's stream).
 #include <functional>
 #include <memory>
 #include <span>
 
 #include "nbody/diagnostics.hpp"
 #include "particles/functors.hpp"
+#include "particles/hermite_functors.hpp"
 #include "particles/memory.hpp"
 
 namespace nbody {

@@ -4,7 +4,7 @@
 // Kernels index bodies with 32-bit integers (the schema caps N below 2^31).
 #include <cstdint>
 
-#include "gravity/interaction.hpp"  // NBODY_HD
+#include "core/hd.hpp"
 
 namespace nbody {
 

@@ -10,11 +10,11 @@
 #include "core/units.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
+#include "integrate/system.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 #include "particles/memory.hpp"
 #include "sim/simulation_state.hpp"
-#include "sim/system.hpp"
 
 namespace nbody {
 

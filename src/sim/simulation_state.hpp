@@ -2,8 +2,8 @@
 // Internal: the System a running Simulation steps, for in-process clients that read and write
 // its particles without a copy (the Python API's numpy views). Not part of the public API: the
 // store's layout and location are the library's own.
+#include "integrate/system.hpp"
 #include "nbody/simulation.hpp"
-#include "sim/system.hpp"
 
 namespace nbody {
 

@@ -5,7 +5,7 @@
 // every level and each cell is one contiguous range. Host and device.
 #include <cstdint>
 
-#include "gravity/interaction.hpp"  // NBODY_HD
+#include "core/hd.hpp"
 
 namespace nbody::gravity::tree {
 

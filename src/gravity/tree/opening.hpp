@@ -18,7 +18,7 @@
 //
 // The spline law's kernel is not Newtonian within its support h: a cell whose box comes closer
 // than h to the group's box is opened, so that every accepted multipole sees Newtonian gravity.
-#include "gravity/interaction.hpp"
+#include "core/hd.hpp"
 
 namespace nbody::gravity::tree {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/hd.hpp"
 #include "pic/physics/grid.hpp"
-#include "pic/physics/hd.hpp"
 
 namespace nbody::pic {
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "pic/physics/hd.hpp"
+#include "core/hd.hpp"
 
 namespace nbody::pic {
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <string>
 
-#include "pic/physics/hd.hpp"
+#include "core/hd.hpp"
 
 namespace nbody::pic {
 

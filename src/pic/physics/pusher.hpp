@@ -4,7 +4,7 @@
 // and returns u^{n+1/2}.
 #include <cmath>
 
-#include "pic/physics/hd.hpp"
+#include "core/hd.hpp"
 
 namespace nbody::pic {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "pic/physics/hd.hpp"
+#include "core/hd.hpp"
 
 namespace nbody::pic {
 

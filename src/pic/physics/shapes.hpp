@@ -4,7 +4,7 @@
 // w[m] at the points first(xi) + m, m = 0 .. support-1; the weights sum to one.
 #include <cmath>
 
-#include "pic/physics/hd.hpp"
+#include "core/hd.hpp"
 
 namespace nbody::pic {
 

@@ -8,9 +8,9 @@
 
 #include "core/host_memory.hpp"
 #include "cuda/check.hpp"
+#include "cuda/context.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/for_each.cuh"
-#include "device/context.hpp"
 #include "gravity/direct/cuda/acc_jerk_kernel.cuh"
 #include "gravity/direct/cuda/cuda_direct_solver.hpp"
 #include "gravity/direct/cuda/direct_launch.cuh"

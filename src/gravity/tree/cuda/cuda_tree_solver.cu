@@ -11,8 +11,8 @@
 
 #include "cuda/block_reduce.cuh"
 #include "cuda/check.hpp"
+#include "cuda/context.hpp"
 #include "cuda/device_buffer.hpp"
-#include "device/context.hpp"
 #include "gravity/tree/cuda_tree.hpp"
 #include "gravity/tree/history.hpp"
 #include "nbody/error.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // One CUDA device as the engine uses it: its ordinal, what it is, and the stream on which every
 // store, solver and element-wise operation of a simulation orders its work. No CUDA types, so
-// any translation unit may include it; implemented in CUDA builds only (cuda/context.cu).
+// any translation unit may include it; implemented in CUDA builds only (context.cu).
 #include <functional>
 #include <memory>
 #include <string>

@@ -1,6 +1,6 @@
-#include "sim/system.hpp"
+#include "integrate/system.hpp"
 
-#include "device/context.hpp"  // no CUDA types: CPU-only builds include it too
+#include "cuda/context.hpp"  // no CUDA types: CPU-only builds include it too
 #include "nbody/error.hpp"
 
 namespace nbody {

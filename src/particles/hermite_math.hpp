@@ -4,9 +4,26 @@
 // & McMillan 1995, ApJ 443, L93, which equals Makino & Aarseth's Taylor-series corrector up to
 // a term of fifth order in the step). Functions work on one Cartesian component at a time;
 // the step criterion takes squared norms.
-#include "gravity/interaction.hpp"
+#include <cmath>
+#include <type_traits>
+
+#include "core/hd.hpp"
 
 namespace nbody::hermite {
+
+// The square root of the step criterion: CUDA's sqrtf and sqrt in a kernel, std::sqrt on the host.
+template <class T>
+NBODY_HD T square_root(T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) {
+    return sqrtf(x);
+  } else {
+    return sqrt(x);
+  }
+#else
+  return std::sqrt(x);
+#endif
+}
 
 // Third-order Taylor prediction over tau = t - t_i from x, v, a, j at t_i.
 template <class T>
@@ -42,7 +59,6 @@ NBODY_HD void snap_crackle(double a0, double j0, double a1, double j1, double h,
 // norms of acceleration, jerk, snap and crackle. +inf or NaN (a body that feels no force)
 // means "no constraint"; the caller decides.
 NBODY_HD double aarseth_step(double eta, double a2, double j2, double s2, double c2) {
-  using gravity::square_root;
   const double num = square_root(a2) * square_root(s2) + j2;
   const double den = square_root(j2) * square_root(c2) + s2;
   return square_root(eta * num / den);
@@ -51,7 +67,6 @@ NBODY_HD double aarseth_step(double eta, double a2, double j2, double s2, double
 // The first step, before snap and crackle are known: eta |a| / |j| (smaller than the criterion
 // above for eta < 1, so the steps grow into the regime of the full criterion).
 NBODY_HD double starting_step(double eta, double a2, double j2) {
-  using gravity::square_root;
   return eta * square_root(a2 / j2);
 }
 

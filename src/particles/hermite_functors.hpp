@@ -1,0 +1,106 @@
+#pragma once
+// The fourth-order Hermite integrator's element-wise steps as __host__ __device__ functors over
+// particle views: the predictor, the corrector and the start, run by the host loops and the CUDA
+// kernels alike (ParticleOps::hermite_*), the scheme of one body in particles/hermite_math.hpp.
+#include "particles/hermite_math.hpp"
+#include "particles/views.hpp"
+
+namespace nbody::particles {
+
+// The Hermite integrator's per-body state besides x and v: a and jerk at the body's own time
+// t_i; the prediction of every body to a common time; the a and jerk that the force pass gave
+// for the active bodies (compact: entry k belongs to body index[k]); the next steps.
+template <class T>
+struct HermiteFields {
+  ParticleView<T> p;
+  Vec3Span<T> a;
+  Vec3Span<T> jerk;
+  double* t;
+  Vec3Span<T> xp;
+  Vec3Span<T> vp;
+  Vec3Span<T> a1;
+  Vec3Span<T> j1;
+  IndexView active;
+  double* dt_next;  // null: no step wanted
+};
+
+template <class T>
+NBODY_HD double squared_norm(T x, T y, T z) {
+  const double dx = x, dy = y, dz = z;
+  return dx * dx + dy * dy + dz * dz;
+}
+
+// xp, vp of body i at time t from x, v, a, j at t_i.
+template <class T>
+struct HermitePredict {
+  HermiteFields<T> h;
+  double t;
+  NBODY_HD void operator()(int i) const {
+    const T tau = static_cast<T>(t - h.t[i]);
+    hermite::predict(h.p.x.x[i], h.p.v.x[i], h.a.x[i], h.jerk.x[i], tau, h.xp.x[i], h.vp.x[i]);
+    hermite::predict(h.p.x.y[i], h.p.v.y[i], h.a.y[i], h.jerk.y[i], tau, h.xp.y[i], h.vp.y[i]);
+    hermite::predict(h.p.x.z[i], h.p.v.z[i], h.a.z[i], h.jerk.z[i], tau, h.xp.z[i], h.vp.z[i]);
+  }
+};
+
+// The corrector of the k-th active body i over its step h = t - t_i: x, v := corrected;
+// a, j := a1[k], j1[k]; t_i := t; dt_next[k] := Aarseth's step (when asked).
+template <class T>
+struct HermiteCorrect {
+  HermiteFields<T> h;
+  double t;
+  double eta;
+  NBODY_HD void operator()(int k) const {
+    const int i = h.active.index[k];
+    const double step = t - h.t[i];
+    const T ht = static_cast<T>(step);
+    if (h.dt_next != nullptr) {
+      double sx, sy, sz, cx, cy, cz;
+      hermite::snap_crackle(h.a.x[i], h.jerk.x[i], h.a1.x[k], h.j1.x[k], step, sx, cx);
+      hermite::snap_crackle(h.a.y[i], h.jerk.y[i], h.a1.y[k], h.j1.y[k], step, sy, cy);
+      hermite::snap_crackle(h.a.z[i], h.jerk.z[i], h.a1.z[k], h.j1.z[k], step, sz, cz);
+      h.dt_next[k] = hermite::aarseth_step(eta, squared_norm(h.a1.x[k], h.a1.y[k], h.a1.z[k]),
+                                           squared_norm(h.j1.x[k], h.j1.y[k], h.j1.z[k]),
+                                           sx * sx + sy * sy + sz * sz, cx * cx + cy * cy + cz * cz);
+    }
+    T x1, v1;
+    hermite::correct(h.p.x.x[i], h.p.v.x[i], h.a.x[i], h.jerk.x[i], h.a1.x[k], h.j1.x[k], ht, x1, v1);
+    h.p.x.x[i] = x1;
+    h.p.v.x[i] = v1;
+    hermite::correct(h.p.x.y[i], h.p.v.y[i], h.a.y[i], h.jerk.y[i], h.a1.y[k], h.j1.y[k], ht, x1, v1);
+    h.p.x.y[i] = x1;
+    h.p.v.y[i] = v1;
+    hermite::correct(h.p.x.z[i], h.p.v.z[i], h.a.z[i], h.jerk.z[i], h.a1.z[k], h.j1.z[k], ht, x1, v1);
+    h.p.x.z[i] = x1;
+    h.p.v.z[i] = v1;
+    h.a.x[i] = h.a1.x[k];
+    h.a.y[i] = h.a1.y[k];
+    h.a.z[i] = h.a1.z[k];
+    h.jerk.x[i] = h.j1.x[k];
+    h.jerk.y[i] = h.j1.y[k];
+    h.jerk.z[i] = h.j1.z[k];
+    h.t[i] = t;
+  }
+};
+
+// The start: a, j := a1[k], j1[k] for the k-th active body; dt_next[k] := eta |a| / |j|.
+template <class T>
+struct HermiteStart {
+  HermiteFields<T> h;
+  double eta;
+  NBODY_HD void operator()(int k) const {
+    const int i = h.active.index[k];
+    h.a.x[i] = h.a1.x[k];
+    h.a.y[i] = h.a1.y[k];
+    h.a.z[i] = h.a1.z[k];
+    h.jerk.x[i] = h.j1.x[k];
+    h.jerk.y[i] = h.j1.y[k];
+    h.jerk.z[i] = h.j1.z[k];
+    if (h.dt_next != nullptr) {
+      h.dt_next[k] = hermite::starting_step(eta, squared_norm(h.a1.x[k], h.a1.y[k], h.a1.z[k]),
+                                            squared_norm(h.j1.x[k], h.j1.y[k], h.j1.z[k]));
+    }
+  }
+};
+
+}  // namespace nbody::particles
