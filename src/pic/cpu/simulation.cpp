@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <utility>
 
 #include "core/parallel.hpp"
@@ -23,8 +24,27 @@ PicSimulation::PicSimulation(const PicSettings& s)
 }
 
 int PicSimulation::add_species(Species sp) {
+  // (ids for the particles it brings: one list per species, even when the earlier ones are not
+  // known, so that has_particle_ids() stays false rather than reading the wrong list)
+  std::vector<std::uint64_t> id(sp.size());
+  std::iota(id.begin(), id.end(), std::uint64_t(0));
+  ids_.resize(species_.size());
+  ids_.push_back(std::move(id));
   species_.push_back(std::move(sp));
   return int(species_.size()) - 1;
+}
+
+bool PicSimulation::has_particle_ids() const {
+  if (ids_.size() != species_.size()) return false;
+  for (std::size_t k = 0; k < ids_.size(); ++k)
+    if (ids_[k].size() != species_[k].size()) return false;
+  return true;
+}
+
+void PicSimulation::set_time(double t, std::int64_t step) {
+  if (!ids_handed_over_) ids_.clear();
+  ids_handed_over_ = false;
+  t_ = t, step_ = step;
 }
 
 void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* window) {
@@ -33,11 +53,8 @@ void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* wind
   const int ppc = spec.ppc_x * spec.ppc_y;
   if (ppc < 1) throw_input_error("species " + sp.name + ": particles per cell must be >= 1");
   const CounterRng rng(spec.seed, std::uint64_t(index) + 1);
-  std::vector<std::uint64_t>* ids = nullptr;
-  if (window) {
-    if (ids_.size() < species_.size()) ids_.resize(species_.size());
-    ids = &ids_[std::size_t(index)];
-  }
+  if (ids_.size() < species_.size()) ids_.resize(species_.size());
+  std::vector<std::uint64_t>* const ids = &ids_[std::size_t(index)];
   auto loads = [&](int i, int j) { return spec.profile(g.x0 + (i + 0.5) * g.dx, g.y0 + (j + 0.5) * g.dy) > 0; };
   auto kept = [&](int i, int j) {
     return !window || (i >= window->i0 && i < window->i1 && j >= window->j0 && j < window->j1);
@@ -59,9 +76,9 @@ void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* wind
     loaded[std::size_t(j) + 1] = loaded[std::size_t(j)] + row;
     at[std::size_t(j) + 1] = at[std::size_t(j)] + row_kept;
   }
-  const std::size_t base = sp.size(), id_base = ids ? ids->size() : 0, total = at[std::size_t(g.ny)];
+  const std::size_t base = sp.size(), id_base = ids->size(), total = at[std::size_t(g.ny)];
   sp.resize(base + total);
-  if (ids) ids->resize(id_base + total);
+  ids->resize(id_base + total);
   const auto fill_row = [&](int j) {
     std::uint64_t next = loaded[std::size_t(j)];
     std::size_t to = at[std::size_t(j)];
@@ -70,8 +87,7 @@ void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* wind
       const std::uint64_t first = next;  // particles of the whole load before this cell
       next += std::uint64_t(ppc);
       if (!kept(i, j)) continue;
-      if (ids)
-        for (int q = 0; q < ppc; ++q) (*ids)[id_base + to + std::size_t(q)] = first + std::uint64_t(q);
+      for (int q = 0; q < ppc; ++q) (*ids)[id_base + to + std::size_t(q)] = first + std::uint64_t(q);
       const std::uint64_t cell = std::uint64_t(j) * std::uint64_t(g.nx) + std::uint64_t(i);
       for (int b = 0; b < spec.ppc_y; ++b)
         for (int a = 0; a < spec.ppc_x; ++a) {
@@ -129,8 +145,10 @@ FieldViews field_views(Fields& f) {
 
 namespace {
 
+// The absorbed particles leave the arrays, the others keep their order; `ids` (null when not
+// known) is compacted alike.
 template <class Shape>
-void push_loop(Species& sp, const PushParams& pp, const FieldViews& v) {
+void push_loop(Species& sp, std::vector<std::uint64_t>* ids, const PushParams& pp, const FieldViews& v) {
   const HostAccumulate acc;
   std::size_t out = 0;
   const std::size_t n = sp.size();
@@ -138,9 +156,11 @@ void push_loop(Species& sp, const PushParams& pp, const FieldViews& v) {
     ParticleRef p{sp.x[i], sp.y[i], sp.ux[i], sp.uy[i], sp.uz[i], sp.w[i]};
     if (!advance_particle<Shape>(p, i, v, pp, acc)) continue;
     sp.x[out] = p.x, sp.y[out] = p.y, sp.ux[out] = p.ux, sp.uy[out] = p.uy, sp.uz[out] = p.uz, sp.w[out] = p.w;
+    if (ids) (*ids)[out] = (*ids)[i];
     ++out;
   }
   sp.resize(out);
+  if (ids) ids->resize(out);
 }
 
 }  // namespace
@@ -150,8 +170,9 @@ void PicSimulation::push_species(int index) {
   if (sp.immobile) return;
   const PushParams pp = push_params(sp);
   const FieldViews v = field_views(fields_);
-  if (s_.shape == ShapeOrder::tsc) push_loop<ShapeTSC>(sp, pp, v);
-  else push_loop<ShapeCIC>(sp, pp, v);
+  std::vector<std::uint64_t>* ids = ids_.empty() ? nullptr : &ids_[std::size_t(index)];
+  if (s_.shape == ShapeOrder::tsc) push_loop<ShapeTSC>(sp, ids, pp, v);
+  else push_loop<ShapeCIC>(sp, ids, pp, v);
 }
 
 void PicSimulation::solve_fields() {
@@ -164,7 +185,10 @@ void PicSimulation::solve_fields() {
 }
 
 void PicSimulation::step() {
-  ids_.clear();  // compaction here does not keep them
+  // The ids go through the compaction with their particles when every species has them; a list
+  // that no longer matches its species (particles added or removed by hand) cannot be mended.
+  if (!has_particle_ids()) ids_.clear();
+  ids_handed_over_ = false;
   for (int c = kJx; c <= kJz; ++c) std::fill(fields_.data[c].begin(), fields_.data[c].end(), 0.0);
   for (int k = 0; k < int(species_.size()); ++k) push_species(k);
   if (s_.solve_fields) solve_fields();

@@ -63,10 +63,11 @@ class PicSimulation {
  public:
   explicit PicSimulation(const PicSettings& s);
 
+  // Adds a species; the particles it comes with get the ids 0, 1, ... in the order given.
   int add_species(Species s);
-  // Loads the species' particles (keyed by cell: the same particles whichever cells are loaded);
-  // with `window` only those of its cells, their ids (the index each has in the whole load)
-  // appended to particle_ids() — a rank's part of the plasma (pic/run.hpp, rank_load_window).
+  // Loads the species' particles (keyed by cell: the same particles whichever cells are loaded),
+  // their ids (the index each has in the whole load) appended to particle_ids(); with `window`
+  // only those of its cells — a rank's part of the plasma (pic/run.hpp, rank_load_window).
   void load(int species, const LoadSpec& spec, const CellWindow* window = nullptr);
 
   void step();
@@ -94,15 +95,28 @@ class PicSimulation {
   [[nodiscard]] const MaxwellSolver& solver() const { return solver_; }
   [[nodiscard]] double time() const { return t_; }
   [[nodiscard]] std::int64_t step_count() const { return step_; }
-  void set_time(double t, std::int64_t step) { t_ = t, step_ = step; }
+  // The time and step of a state brought in from elsewhere (a gather of the slabs, a checkpoint,
+  // a copy from the GPU). The particle ids stay only when they came with it, set through the
+  // mutable particle_ids() since the last step or set_time; otherwise they are dropped: such a
+  // copy may have reordered or removed particles without them (the one-GPU path's copy_to).
+  void set_time(double t, std::int64_t step);
   // Fills the guard cells after fields were set by hand.
   void refresh_guards() { solver_.fill_guards(fields_); }
   // The per-species constants of the particle step at the present step (also for the GPU path).
   [[nodiscard]] PushParams push_params(const Species& sp) const;
-  // Stable particle ids per species (the index in the loaded order), kept by the slab-decomposed
-  // run (pic/domain.hpp) and its checkpoints; empty when not kept (step() drops them).
-  [[nodiscard]] std::vector<std::vector<std::uint64_t>>& particle_ids() { return ids_; }
+  // Stable particle ids per species (the index in the loaded order), in the order of the
+  // species' arrays: step() keeps them through the compaction that removes absorbed particles,
+  // the slab-decomposed run (pic/domain.hpp) gathers them, checkpoints carry them, openPMD dumps
+  // write them. Code that reorders or removes particles outside step() must set them too (or
+  // clear them). The mutable accessor is how a gather or a checkpoint hands them over (see
+  // set_time).
+  [[nodiscard]] std::vector<std::vector<std::uint64_t>>& particle_ids() {
+    ids_handed_over_ = true;
+    return ids_;
+  }
   [[nodiscard]] const std::vector<std::vector<std::uint64_t>>& particle_ids() const { return ids_; }
+  // True when every species' ids are known: one list per species, as long as its arrays.
+  [[nodiscard]] bool has_particle_ids() const;
 
  private:
   void push_species(int index);
@@ -113,6 +127,7 @@ class PicSimulation {
   MaxwellSolver solver_;
   std::vector<Species> species_;
   std::vector<std::vector<std::uint64_t>> ids_;
+  bool ids_handed_over_ = false;  // particle_ids() taken for writing since the last step or set_time
   double t_ = 0;
   std::int64_t step_ = 0;
 };
