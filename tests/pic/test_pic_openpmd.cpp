@@ -1,16 +1,47 @@
-// The particles' stable ids on one process.
+// The particles' stable ids on one process, and the openPMD files: the same state gives the same
+// bytes, a write that fails (a file size limit) ends the run with one error line, not a crash.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pic/cpu/simulation.hpp"
+#include "pic/output/openpmd.hpp"
+
+#if NBODY_HAVE_HDF5
+#include <hdf5.h>
+#endif
 
 namespace nbody::pic {
 namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("nbody_pic_openpmd_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 // Test particles on a 32 x 8 grid, open along x (absorbing particle boundaries), periodic along y,
 // no fields: each particle moves in a straight line, and many of them leave within 60 steps.
@@ -83,6 +114,87 @@ TEST(PicIds, ACopyWithoutIdsDropsThem) {
   ASSERT_EQ(handed.particle_ids().size(), 1u);
   EXPECT_EQ(handed.particle_ids()[0], id);
 }
+
+#if NBODY_HAVE_HDF5
+
+// The state of a short run of test particles, written twice a second apart (HDF5 records
+// modification times in seconds): the same bytes.
+TEST(PicOpenPmd, TheSameStateGivesTheSameBytes) {
+  PicSimulation sim = drifting_test_particles();
+  sim.run(3);
+  sim.compute_rho();
+  const fs::path a = temp_dir("bytes_a"), b = temp_dir("bytes_b");
+  const std::string first = write_openpmd(a.string(), sim, 0.8e-6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const std::string second = write_openpmd(b.string(), sim, 0.8e-6);
+  const std::string x = read_bytes(first), y = read_bytes(second);
+  ASSERT_GT(x.size(), 1000u);
+  EXPECT_TRUE(x == y) << "the two files differ";
+}
+
+// Runs `nbody <args>` in a child process under a file size limit (SIGXFSZ at its default,
+// killing disposition, as a shell gives it); returns its exit status (128 + the signal when one
+// ended it) and its standard error.
+int run_under_file_size_limit(const std::string& args, rlim_t limit, std::string& err) {
+  const fs::path dir = temp_dir("limited");
+  const std::string err_file = (dir / "stderr").string();
+  const std::string cmd = std::string(NBODY_EXE_PATH) + " " + args + " >/dev/null 2>" + err_file + " </dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_DFL);
+    const rlimit r{limit, limit};
+    if (::setrlimit(RLIMIT_FSIZE, &r) != 0) ::_exit(120);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  err = read_bytes(err_file);
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+}
+
+// A run whose openPMD file cannot be written whole (a full disk, here a file size limit): exit 1
+// with one error line naming the file, no crash at exit inside HDF5, no file and no temporary.
+TEST(PicOpenPmd, AWriteThatFailsEndsTheRunCleanly) {
+  const fs::path dir = temp_dir("limit");
+  const fs::path cfg = dir / "pic.toml";
+  std::ofstream(cfg) << R"(
+[grid]
+nx = 200
+ny = 40
+dx = 0.025
+dy = 0.05
+boundary_x = "open"
+[time]
+steps = 2
+[output]
+fields_every = 1
+[[species]]
+name = "electron"
+ppc = 2
+density = 2.0
+x_start = 0.5
+boundary_xmin = "absorb"
+boundary_xmax = "absorb"
+)";
+  const fs::path out = dir / "out";
+  std::string err;
+  const int status =
+      run_under_file_size_limit("pic run --config " + cfg.string() + " --out " + out.string(), 64 * 1024, err);
+  EXPECT_EQ(status, 1) << err;
+  std::istringstream lines(err);
+  std::vector<std::string> all;
+  for (std::string l; std::getline(lines, l);) all.push_back(l);
+  ASSERT_EQ(all.size(), 1u) << err;
+  EXPECT_NE(all[0].find("cannot write '" + (out / "pic_00000000.h5").string() + "'"), std::string::npos) << err;
+  EXPECT_NE(all[0].find("File too large"), std::string::npos) << err;
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(name.find(".h5"), std::string::npos) << "left behind: " << name;
+  }
+}
+
+#endif
 
 }  // namespace
 }  // namespace nbody::pic
