@@ -57,11 +57,12 @@ with h5py.File(path, "r") as f:
     assert abs(it.attrs["timeUnitSI"] - 1e-6 / (2 * np.pi * 299792458.0)) < 1e-25
     E = it["meshes/E"]
     assert list(E.attrs["unitDimension"]) == [1, 1, -3, -1, 0, 0, 0]
-    assert E["y"].shape == (5, 41)
-    assert list(E["x"].attrs["position"]) == [0.0, 0.5]
+    assert [a.decode() for a in E.attrs["axisLabels"]] == ["x", "y"]
+    assert E["y"].shape == (41, 5)
+    assert list(E["x"].attrs["position"]) == [0.5, 0.0]
     assert np.abs(E["y"][()]).max() > 0.1  # the laser
     rho = it["meshes/rho"]
-    assert rho.shape == (5, 41)
+    assert rho.shape == (41, 5)
     e = it["particles/electron"]
     n = e["position/x"].shape[0]
     assert n > 0 and e["momentum/z"].shape == (n,) and e["weighting"].shape == (n,)

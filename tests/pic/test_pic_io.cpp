@@ -417,14 +417,14 @@ TEST(PicOpenPmd, FileReadsBackWithTheStandardLayout) {
   const hid_t space = H5Dget_space(ds);
   hsize_t dims[2];
   H5Sget_simple_extent_dims(space, dims, nullptr);
-  EXPECT_EQ(dims[0], hsize_t(c.ny + 1));
-  EXPECT_EQ(dims[1], hsize_t(c.nx + 1));
+  EXPECT_EQ(dims[0], hsize_t(c.nx + 1));  // E[i][j]: x first (axisLabels x, y)
+  EXPECT_EQ(dims[1], hsize_t(c.ny + 1));
   std::vector<double> ey(dims[0] * dims[1]);
   H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, ey.data());
   double worst = 0, peak = 0;
   for (int j = 0; j <= c.ny; ++j)
     for (int i = 0; i <= c.nx; ++i) {
-      worst = std::max(worst, std::fabs(ey[std::size_t(j) * dims[1] + std::size_t(i)] - sim.fields().at(kEy, i, j)));
+      worst = std::max(worst, std::fabs(ey[std::size_t(i) * dims[1] + std::size_t(j)] - sim.fields().at(kEy, i, j)));
       peak = std::max(peak, std::fabs(sim.fields().at(kEy, i, j)));
     }
   EXPECT_EQ(worst, 0.0);

@@ -1,5 +1,6 @@
-// The particles' stable ids on one process, and the openPMD files: the same state gives the same
-// bytes, a write that fails (a file size limit) ends the run with one error line, not a crash.
+// The particles' stable ids on one process, and the openPMD files: the meshes' layout, the same
+// state gives the same bytes, a write that fails (a file size limit) ends the run with one error
+// line, not a crash.
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
@@ -116,6 +117,93 @@ TEST(PicIds, ACopyWithoutIdsDropsThem) {
 }
 
 #if NBODY_HAVE_HDF5
+
+// Reading back (test code: the statuses asserted where a failure would make the rest meaningless).
+std::vector<double> read_doubles(hid_t f, const std::string& path, std::vector<hsize_t>& dims) {
+  const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  EXPECT_GE(d, 0) << path;
+  if (d < 0) return {};
+  const hid_t space = H5Dget_space(d);
+  dims.assign(std::size_t(H5Sget_simple_extent_ndims(space)), 0);
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  std::vector<double> v(std::size_t(H5Sget_simple_extent_npoints(space)));
+  if (!v.empty()) EXPECT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << path;
+  H5Sclose(space);
+  H5Dclose(d);
+  return v;
+}
+
+std::vector<double> read_double_attr(hid_t f, const std::string& obj, const char* name) {
+  const hid_t a = H5Aopen_by_name(f, obj.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(a, 0) << obj << " " << name;
+  if (a < 0) return {};
+  const hid_t space = H5Aget_space(a);
+  std::vector<double> v(std::size_t(H5Sget_simple_extent_npoints(space)));
+  EXPECT_GE(H5Aread(a, H5T_NATIVE_DOUBLE, v.data()), 0);
+  H5Sclose(space);
+  H5Aclose(a);
+  return v;
+}
+
+std::vector<std::string> read_strings_attr(hid_t f, const std::string& obj, const char* name) {
+  const hid_t a = H5Aopen_by_name(f, obj.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(a, 0) << obj << " " << name;
+  if (a < 0) return {};
+  const hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+  const std::size_t width = H5Tget_size(type), n = std::size_t(H5Sget_simple_extent_npoints(space));
+  std::vector<char> raw(width * n);
+  EXPECT_GE(H5Aread(a, type, raw.data()), 0);
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::string s(raw.data() + k * width, width);
+    out.push_back(s.substr(0, s.find('\0')));
+  }
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Aclose(a);
+  return out;
+}
+
+// A field that depends on x alone differs from one of y alone: the meshes are stored A[i][j]
+// with axisLabels (x, y), every per-axis attribute in that order (yt takes the first array axis
+// for x).
+TEST(PicOpenPmd, MeshesAreStoredWithXFirst) {
+  PicSettings s;
+  s.geom.nx = 12, s.geom.ny = 5;
+  s.geom.dx = 0.1, s.geom.dy = 0.25;
+  s.geom.x0 = -1.0, s.geom.y0 = 2.0;
+  s.dt = 0.05;
+  PicSimulation sim(s);
+  for (int j = 0; j <= s.geom.ny; ++j)
+    for (int i = 0; i <= s.geom.nx; ++i) {
+      sim.fields().at(kEy, i, j) = i + 1000.0 * j;
+      sim.fields().at(kRho, i, j) = -(i + 1000.0 * j);
+    }
+  const fs::path d = temp_dir("layout");
+  const std::string path = write_openpmd(d.string(), sim, 1e-6);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  for (const std::string& mesh : {std::string("/data/0/meshes/E/y"), std::string("/data/0/meshes/rho")}) {
+    std::vector<hsize_t> dims;
+    const std::vector<double> v = read_doubles(f, mesh, dims);
+    ASSERT_EQ(dims, (std::vector<hsize_t>{13, 6})) << mesh;
+    const double sign = mesh.back() == 'y' ? 1.0 : -1.0;
+    for (int i = 0; i <= 12; ++i)
+      for (int j = 0; j <= 5; ++j) EXPECT_EQ(v[std::size_t(i) * 6 + std::size_t(j)], sign * (i + 1000.0 * j)) << mesh;
+  }
+  for (const std::string& rec : {std::string("/data/0/meshes/E"), std::string("/data/0/meshes/rho")}) {
+    EXPECT_EQ(read_strings_attr(f, rec, "axisLabels"), (std::vector<std::string>{"x", "y"})) << rec;
+    EXPECT_EQ(read_strings_attr(f, rec, "dataOrder"), (std::vector<std::string>{"C"})) << rec;
+    EXPECT_EQ(read_double_attr(f, rec, "gridSpacing"), (std::vector<double>{0.1, 0.25})) << rec;
+    EXPECT_EQ(read_double_attr(f, rec, "gridGlobalOffset"), (std::vector<double>{-1.0, 2.0})) << rec;
+  }
+  // Each component's staggering (x, y): Ex at (i + 1/2, j), Ey at (i, j + 1/2), Bz at (i + 1/2, j + 1/2).
+  EXPECT_EQ(read_double_attr(f, "/data/0/meshes/E/x", "position"), (std::vector<double>{0.5, 0.0}));
+  EXPECT_EQ(read_double_attr(f, "/data/0/meshes/E/y", "position"), (std::vector<double>{0.0, 0.5}));
+  EXPECT_EQ(read_double_attr(f, "/data/0/meshes/B/x", "position"), (std::vector<double>{0.0, 0.5}));
+  EXPECT_EQ(read_double_attr(f, "/data/0/meshes/B/z", "position"), (std::vector<double>{0.5, 0.5}));
+  H5Fclose(f);
+}
 
 // The state of a short run of test particles, written twice a second apart (HDF5 records
 // modification times in seconds): the same bytes.

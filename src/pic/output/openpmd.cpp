@@ -56,25 +56,29 @@ void write_root(const Writer& w, hid_t f) {
 }
 
 // The meshes E, B, J (vector records) and rho (a scalar record) on the nodes 0..n of each axis
-// (the last a copy of the first on a periodic axis), stored [j][i].
+// (the last a copy of the first on a periodic axis). Stored A[i][j] (x the first index, y the
+// second, varying fastest: C order), axisLabels (x, y) and every per-axis attribute in that
+// order: openPMD's order of the index operator, and the one yt's openPMD frontend assumes (it
+// reads the first array axis as x whatever axisLabels says). The grid's own arrays run the other
+// way (row j, x fastest: pic/physics/grid.hpp), so the fields are transposed on the way out.
 void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiUnits& u) {
   Handle meshes = w.group(it, "meshes");
   const GridGeometry& g = sim.settings().geom;
   const int nxe = g.nx + 1, nye = g.ny + 1;
-  const std::vector<hsize_t> dims = {hsize_t(nye), hsize_t(nxe)};
+  const std::vector<hsize_t> dims = {hsize_t(nxe), hsize_t(nye)};
   auto mesh_attrs = [&](hid_t rec) {
     w.attr_string(rec, "geometry", "cartesian");
     w.attr_string(rec, "dataOrder", "C");
-    w.attr_strings(rec, "axisLabels", {"y", "x"});
-    w.attr_f64s(rec, "gridSpacing", {g.dy, g.dx});
-    w.attr_f64s(rec, "gridGlobalOffset", {g.y0, g.x0});
+    w.attr_strings(rec, "axisLabels", {"x", "y"});
+    w.attr_f64s(rec, "gridSpacing", {g.dx, g.dy});
+    w.attr_f64s(rec, "gridGlobalOffset", {g.x0, g.y0});
     w.attr_f64(rec, "gridUnitSI", u.length_m);
     w.attr_string(rec, "fieldSmoothing", "none");
   };
   std::vector<double> buf(std::size_t(nxe) * std::size_t(nye));
   auto fill = [&](int c) {
-    for (int j = 0; j < nye; ++j)
-      for (int i = 0; i < nxe; ++i) buf[std::size_t(j) * std::size_t(nxe) + std::size_t(i)] = sim.fields().at(c, i, j);
+    for (int i = 0; i < nxe; ++i)
+      for (int j = 0; j < nye; ++j) buf[std::size_t(i) * std::size_t(nye) + std::size_t(j)] = sim.fields().at(c, i, j);
   };
   const double rho_unit = kElementaryCharge * u.density_m3, j_unit = rho_unit * kSpeedOfLight;
   struct Vec {
@@ -95,7 +99,7 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
     for (int k = 0; k < 3; ++k) {
       fill(v.first + k);
       Handle d = w.dataset(rec.get(), comp[k], dims, buf.data());
-      w.attr_f64s(d.get(), "position", {v.stag[k][1], v.stag[k][0]});
+      w.attr_f64s(d.get(), "position", {v.stag[k][0], v.stag[k][1]});
       w.attr_f64(d.get(), "unitSI", v.unit);
       w.close(d, std::string(v.name) + "/" + comp[k]);
     }
