@@ -205,6 +205,39 @@ TEST(PicOpenPmd, MeshesAreStoredWithXFirst) {
   H5Fclose(f);
 }
 
+// Each record's timeOffset, in the unit of the iteration's time: after a step the positions, E,
+// B and rho are at the time t, the momenta and J half a step behind (the leapfrog).
+TEST(PicOpenPmd, TimeOffsetsFollowTheLeapfrog) {
+  PicSettings s;
+  s.geom.nx = 16, s.geom.ny = 4;
+  s.geom.dx = 0.1, s.geom.dy = 0.1;
+  s.dt = 0.06;
+  PicSimulation sim(s);
+  Species e;
+  e.name = "electron";
+  const int k = sim.add_species(e);
+  LoadSpec load;
+  load.profile.n0 = 1.0;
+  sim.load(k, load);
+  sim.run(3);
+  sim.compute_rho();
+  const fs::path d = temp_dir("time_offset");
+  const std::string path = write_openpmd(d.string(), sim, 1e-6);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const std::string it = "/data/3/";
+  ASSERT_EQ(read_double_attr(f, it, "dt"), std::vector<double>{0.06});
+  ASSERT_EQ(read_double_attr(f, it, "time"), std::vector<double>{3 * 0.06});
+  const std::vector<double> now{0.0}, half_back{-0.03};
+  for (const char* rec : {"meshes/E", "meshes/B", "meshes/rho", "particles/electron/position",
+                          "particles/electron/positionOffset", "particles/electron/weighting",
+                          "particles/electron/charge", "particles/electron/mass"})
+    EXPECT_EQ(read_double_attr(f, it + rec, "timeOffset"), now) << rec;
+  for (const char* rec : {"meshes/J", "particles/electron/momentum"})
+    EXPECT_EQ(read_double_attr(f, it + rec, "timeOffset"), half_back) << rec;
+  H5Fclose(f);
+}
+
 // The state of a short run of test particles, written twice a second apart (HDF5 records
 // modification times in seconds): the same bytes.
 TEST(PicOpenPmd, TheSameStateGivesTheSameBytes) {

@@ -36,10 +36,23 @@ constexpr double kSpeedOfLight = 299792458.0;          // m/s
 
 using Dim = std::array<double, 7>;  // powers of L M T I theta N J
 
+// When each record is defined. The iteration's `time` is t = t0 + n dt after n steps: the state
+// PicSimulation::step leaves (pic/cpu/simulation.hpp), which is what the driver writes (the
+// slab-decomposed and GPU paths gather or copy the same state). Step n - 1 -> n, from x^{n-1},
+// u^{n-3/2}, E^{n-1}, B^{n-1}:
+//   push     E, B gathered at x^{n-1}; u^{n-3/2} -> u^{n-1/2}; x^{n-1} -> x^n; the current of
+//            that move deposited: J^{n-1/2}
+//   fields   B^{n-1} -> B^{n-1/2} (half a step), E^{n-1} -> E^n with J^{n-1/2}, B^{n-1/2} -> B^n
+// So after it, x, E and B are at t; u and J at t - dt/2; rho (compute_rho, from the present
+// positions) at t. Before the first step the loaded momenta stand for u^{-1/2} and J is still
+// zero: the same offsets. openPMD's timeOffset is in the unit of `time` (1/omega0 here, times
+// timeUnitSI for seconds).
+double half_step_back(const PicSimulation& sim) { return -0.5 * sim.settings().dt; }
+
 // The attributes every record has.
-void record_attrs(const Writer& w, hid_t rec, const Dim& dim) {
+void record_attrs(const Writer& w, hid_t rec, const Dim& dim, double time_offset) {
   w.attr_f64s(rec, "unitDimension", std::vector<double>(dim.begin(), dim.end()));
-  w.attr_f64(rec, "timeOffset", 0.0);
+  w.attr_f64(rec, "timeOffset", time_offset);
 }
 
 // The root group's attributes.
@@ -86,16 +99,17 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
     int first;
     Dim dim;
     double unit;
+    double time_offset;
     double stag[3][2];  // per component: x, y
   };
-  const Vec vecs[3] = {{"E", kEx, {1, 1, -3, -1, 0, 0, 0}, u.efield_V_m, {{0.5, 0}, {0, 0.5}, {0, 0}}},
-                       {"B", kBx, {0, 1, -2, -1, 0, 0, 0}, u.bfield_T, {{0, 0.5}, {0.5, 0}, {0.5, 0.5}}},
-                       {"J", kJx, {-2, 0, 0, 1, 0, 0, 0}, j_unit, {{0.5, 0}, {0, 0.5}, {0, 0}}}};
+  const Vec vecs[3] = {{"E", kEx, {1, 1, -3, -1, 0, 0, 0}, u.efield_V_m, 0.0, {{0.5, 0}, {0, 0.5}, {0, 0}}},
+                       {"B", kBx, {0, 1, -2, -1, 0, 0, 0}, u.bfield_T, 0.0, {{0, 0.5}, {0.5, 0}, {0.5, 0.5}}},
+                       {"J", kJx, {-2, 0, 0, 1, 0, 0, 0}, j_unit, half_step_back(sim), {{0.5, 0}, {0, 0.5}, {0, 0}}}};
   const char* comp[3] = {"x", "y", "z"};
   for (const Vec& v : vecs) {
     Handle rec = w.group(meshes.get(), v.name);
     mesh_attrs(rec.get());
-    record_attrs(w, rec.get(), v.dim);
+    record_attrs(w, rec.get(), v.dim, v.time_offset);
     for (int k = 0; k < 3; ++k) {
       fill(v.first + k);
       Handle d = w.dataset(rec.get(), comp[k], dims, buf.data());
@@ -109,7 +123,7 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
   fill(kRho);
   Handle rho = w.dataset(meshes.get(), "rho", dims, buf.data());
   mesh_attrs(rho.get());
-  record_attrs(w, rho.get(), {-3, 0, 1, 1, 0, 0, 0});
+  record_attrs(w, rho.get(), {-3, 0, 1, 1, 0, 0, 0}, 0.0);
   w.attr_f64s(rho.get(), "position", {0, 0});
   w.attr_f64(rho.get(), "unitSI", rho_unit);
   w.close(rho, "rho");
@@ -117,13 +131,14 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
 }
 
 // One species' records.
-void write_species(const Writer& w, hid_t parts, const Species& s, const SiUnits& u) {
+void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::size_t k, const SiUnits& u) {
+  const Species& s = sim.species()[k];
   Handle sp = w.group(parts, s.name);
   const std::uint64_t n = s.size();
   const std::vector<hsize_t> dims = {hsize_t(n)};
-  auto rec = [&](const char* rname, const Dim& dim, std::uint32_t macro, double power) {
+  auto rec = [&](const char* rname, const Dim& dim, std::uint32_t macro, double power, double time_offset = 0.0) {
     Handle r = w.group(sp.get(), rname);
-    record_attrs(w, r.get(), dim);
+    record_attrs(w, r.get(), dim, time_offset);
     w.attr_u32(r.get(), "macroWeighted", macro);
     w.attr_f64(r.get(), "weightingPower", power);
     return r;
@@ -155,8 +170,9 @@ void write_species(const Writer& w, hid_t parts, const Species& s, const SiUnits
     w.close(r, "positionOffset");
   }
   {
-    // u = gamma v / c per real particle, times m c: the momentum per real particle.
-    Handle r = rec("momentum", {1, 1, -1, 0, 0, 0, 0}, 0, 1);
+    // u = gamma v / c per real particle, times m c: the momentum per real particle, half a step
+    // behind the positions (the leapfrog).
+    Handle r = rec("momentum", {1, 1, -1, 0, 0, 0, 0}, 0, 1, half_step_back(sim));
     const double p_unit = s.mass * kElectronMass * kSpeedOfLight;
     data(r.get(), "x", s.ux, p_unit);
     data(r.get(), "y", s.uy, p_unit);
@@ -166,7 +182,7 @@ void write_species(const Writer& w, hid_t parts, const Species& s, const SiUnits
   {
     // A scalar record: real particles per metre of z (2D), w n_c (c/omega0)^2 x 1 m.
     Handle d = w.dataset(sp.get(), "weighting", dims, s.w.data());
-    record_attrs(w, d.get(), {0, 0, 0, 0, 0, 0, 0});
+    record_attrs(w, d.get(), {0, 0, 0, 0, 0, 0, 0}, 0.0);
     w.attr_u32(d.get(), "macroWeighted", 1);
     w.attr_f64(d.get(), "weightingPower", 1.0);
     w.attr_f64(d.get(), "unitSI", u.density_m3 * u.length_m * u.length_m);
@@ -203,7 +219,7 @@ std::string write_openpmd(const std::string& dir, const PicSimulation& sim, doub
     w.attr_f64(it.get(), "wavelengthSI", wavelength_m);  // this code's own: the normalisation
     write_meshes(w, it.get(), sim, u);
     Handle parts = w.group(it.get(), "particles");
-    for (const Species& s : sim.species()) write_species(w, parts.get(), s, u);
+    for (std::size_t k = 0; k < sim.species().size(); ++k) write_species(w, parts.get(), sim, k, u);
     w.close(parts, "particles");
     w.close(it, "the iteration");
     w.close(data, "data");
