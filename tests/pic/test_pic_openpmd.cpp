@@ -205,6 +205,48 @@ TEST(PicOpenPmd, MeshesAreStoredWithXFirst) {
   H5Fclose(f);
 }
 
+std::vector<std::uint64_t> read_ids(hid_t f, const std::string& path) {
+  const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  EXPECT_GE(d, 0) << path;
+  if (d < 0) return {};
+  const hid_t type = H5Dget_type(d), space = H5Dget_space(d);
+  EXPECT_GT(H5Tequal(type, H5T_STD_U64LE), 0) << "uint64";
+  std::vector<std::uint64_t> v(std::size_t(H5Sget_simple_extent_npoints(space)));
+  if (!v.empty()) EXPECT_GE(H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Dclose(d);
+  return v;
+}
+
+// The id record holds the stable ids (the index in the load) of the particles left after some
+// were absorbed, in the order of the other records; a state whose ids were lost has no id record.
+TEST(PicOpenPmd, IdsAreTheStableIds) {
+  PicSimulation sim = drifting_test_particles();
+  const std::size_t loaded = sim.species()[0].size();
+  sim.run(60);
+  const Species& sp = sim.species()[0];
+  ASSERT_LT(sp.size(), loaded * 9 / 10) << "the test needs absorbed particles";
+  const fs::path d = temp_dir("ids");
+  const std::string path = write_openpmd(d.string(), sim, 1e-6);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const std::vector<std::uint64_t> id = read_ids(f, "/data/60/particles/electron/id");
+  ASSERT_EQ(id.size(), sp.size());
+  for (std::size_t p = 0; p < sp.size(); ++p) ASSERT_EQ(double(id[p] + 1), sp.w[p]) << "particle " << p;
+  EXPECT_EQ(read_double_attr(f, "/data/60/particles/electron/id", "unitSI"), std::vector<double>{1.0});
+  EXPECT_EQ(read_double_attr(f, "/data/60/particles/electron/id", "unitDimension"), std::vector<double>(7, 0.0));
+  H5Fclose(f);
+
+  sim.set_time(sim.time(), sim.step_count());  // (ids not handed over: dropped)
+  const std::string lost = write_openpmd(temp_dir("ids_lost").string(), sim, 1e-6);
+  const hid_t g = H5Fopen(lost.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(g, 0);
+  EXPECT_EQ(H5Lexists(g, "/data/60/particles/electron/id", H5P_DEFAULT), 0);
+  EXPECT_GT(H5Lexists(g, "/data/60/particles/electron/position", H5P_DEFAULT), 0);
+  H5Fclose(g);
+}
+
 // Each record's timeOffset, in the unit of the iteration's time: after a step the positions, E,
 // B and rho are at the time t, the momenta and J half a step behind (the leapfrog).
 TEST(PicOpenPmd, TimeOffsetsFollowTheLeapfrog) {

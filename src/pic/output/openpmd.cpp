@@ -188,6 +188,19 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
     w.attr_f64(d.get(), "unitSI", u.density_m3 * u.length_m * u.length_m);
     w.close(d, "weighting");
   }
+  if (sim.has_particle_ids()) {
+    // The stable ids: each particle's index in its species' load, never reused (an absorbed
+    // particle's id goes with it), the same on any number of processes (the slabs gather the
+    // particles in id order). Without them (a state that lost them: pic/cpu/simulation.hpp,
+    // set_time) there is no id record rather than a made-up one; openPMD makes it optional.
+    Handle d = w.dataset(sp.get(), "id", dims, sim.particle_ids()[k].data());
+    record_attrs(w, d.get(), {0, 0, 0, 0, 0, 0, 0}, 0.0);
+    w.attr_u32(d.get(), "macroWeighted", 0);
+    w.attr_f64(d.get(), "weightingPower", 0.0);
+    w.attr_f64(d.get(), "unitSI", 1.0);
+    w.attr_string(d.get(), "comment", "the particle's index in its species' load: unique within the species");
+    w.close(d, "id");
+  }
   // charge and mass per real particle: constant scalar records.
   auto constant_record = [&](const char* rname, double value, const Dim& dim, double unit) {
     Handle g = rec(rname, dim, 0, 1);
