@@ -6,7 +6,9 @@
 #include "nbody/error.hpp"
 
 #if NBODY_HAVE_HDF5
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "io/atomic_file.hpp"
@@ -19,7 +21,7 @@ namespace nbody::pic {
 
 #if !NBODY_HAVE_HDF5
 bool openpmd_available() { return false; }
-std::string write_openpmd(const std::string&, const PicSimulation&, double) {
+std::string write_openpmd(const std::string&, const PicSimulation&, double, const OpenPmdOrigin&) {
   throw_input_error("pic: openPMD output needs HDF5: this build has none (configure with -DNBODY_ENABLE_HDF5=ON)");
 }
 #else
@@ -55,17 +57,41 @@ void record_attrs(const Writer& w, hid_t rec, const Dim& dim, double time_offset
   w.attr_f64(rec, "timeOffset", time_offset);
 }
 
-// The root group's attributes.
-void write_root(const Writer& w, hid_t f) {
+// The root group's attributes: those openPMD requires, those it recommends (author and date when
+// known), and the optional softwareDependencies and comment. Nothing from the clock or the
+// machine: the same state gives the same bytes.
+void write_root(const Writer& w, hid_t f, const OpenPmdOrigin& origin) {
   w.attr_string(f, "openPMD", "1.1.0");
   w.attr_u32(f, "openPMDextension", 0);
   w.attr_string(f, "basePath", "/data/%T/");
   w.attr_string(f, "meshesPath", "meshes/");
   w.attr_string(f, "particlesPath", "particles/");
   w.attr_string(f, "iterationEncoding", "fileBased");
-  w.attr_string(f, "iterationFormat", "pic_%08T.h5");
+  // (%T as the standard defines it; readers match it against digits, the zero padding included)
+  w.attr_string(f, "iterationFormat", "pic_%T.h5");
+  if (!origin.author.empty()) w.attr_string(f, "author", origin.author);
   w.attr_string(f, "software", "nbody pic");
-  w.attr_string(f, "softwareVersion", kVersion);
+  w.attr_string(f, "softwareVersion", std::string(kVersion) + " (" + kGitRevision + ")");
+  if (!origin.date.empty()) w.attr_string(f, "date", origin.date);
+  unsigned major = 0, minor = 0, release = 0;
+  w.check(H5get_libversion(&major, &minor, &release), "query the HDF5 version");
+  w.attr_string(f, "softwareDependencies",
+                "hdf5@" + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release));
+  w.attr_string(f, "comment",
+                "2D (x, y) particle-in-cell data in units of the laser: time 1/omega0, length c/omega0 "
+                "(omega0 = 2 pi c / wavelengthSI), density n_c, E m_e c omega0 / e, B m_e omega0 / e; "
+                "unitSI converts each to SI. Along z the box is taken 1 m deep (the weighting).");
+}
+
+// The box [lo, lo + extent) along one axis holding every coordinate in `c`, at least the grid's
+// [lo, lo + len): a particle patch's offset and extent (openPMD excludes the upper bound).
+void patch_axis(const std::vector<double>& c, double lo, double len, double& offset, double& extent) {
+  offset = lo, extent = len;
+  if (c.empty()) return;
+  const auto [mn, mx] = std::minmax_element(c.begin(), c.end());
+  offset = std::min(lo, *mn);
+  extent = std::max(lo + len, *mx) - offset;
+  while (!(offset + extent > *mx)) extent = std::nextafter(extent, HUGE_VAL);
 }
 
 // The meshes E, B, J (vector records) and rho (a scalar record) on the nodes 0..n of each axis
@@ -101,15 +127,20 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
     double unit;
     double time_offset;
     double stag[3][2];  // per component: x, y
+    const char* comment;  // the unit of the values (openPMD's advice), and what is not obvious
   };
-  const Vec vecs[3] = {{"E", kEx, {1, 1, -3, -1, 0, 0, 0}, u.efield_V_m, 0.0, {{0.5, 0}, {0, 0.5}, {0, 0}}},
-                       {"B", kBx, {0, 1, -2, -1, 0, 0, 0}, u.bfield_T, 0.0, {{0, 0.5}, {0.5, 0}, {0.5, 0.5}}},
-                       {"J", kJx, {-2, 0, 0, 1, 0, 0, 0}, j_unit, half_step_back(sim), {{0.5, 0}, {0, 0.5}, {0, 0}}}};
+  const Vec vecs[3] = {{"E", kEx, {1, 1, -3, -1, 0, 0, 0}, u.efield_V_m, 0.0, {{0.5, 0}, {0, 0.5}, {0, 0}},
+                        "in m_e c omega0 / e"},
+                       {"B", kBx, {0, 1, -2, -1, 0, 0, 0}, u.bfield_T, 0.0, {{0, 0.5}, {0.5, 0}, {0.5, 0.5}},
+                        "in m_e omega0 / e"},
+                       {"J", kJx, {-2, 0, 0, 1, 0, 0, 0}, j_unit, half_step_back(sim), {{0.5, 0}, {0, 0.5}, {0, 0}},
+                        "in e n_c c; deposited by the particles' moves of the last step, half a step behind"}};
   const char* comp[3] = {"x", "y", "z"};
   for (const Vec& v : vecs) {
     Handle rec = w.group(meshes.get(), v.name);
     mesh_attrs(rec.get());
     record_attrs(w, rec.get(), v.dim, v.time_offset);
+    w.attr_string(rec.get(), "comment", v.comment);
     for (int k = 0; k < 3; ++k) {
       fill(v.first + k);
       Handle d = w.dataset(rec.get(), comp[k], dims, buf.data());
@@ -125,6 +156,7 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
   mesh_attrs(rho.get());
   record_attrs(w, rho.get(), {-3, 0, 1, 1, 0, 0, 0}, 0.0);
   w.attr_f64s(rho.get(), "position", {0, 0});
+  w.attr_string(rho.get(), "comment", "in e n_c; from the particles' present positions");
   w.attr_f64(rho.get(), "unitSI", rho_unit);
   w.close(rho, "rho");
   w.close(meshes, "meshes");
@@ -173,6 +205,7 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
     // u = gamma v / c per real particle, times m c: the momentum per real particle, half a step
     // behind the positions (the leapfrog).
     Handle r = rec("momentum", {1, 1, -1, 0, 0, 0, 0}, 0, 1, half_step_back(sim));
+    w.attr_string(r.get(), "comment", "per real particle, half a step behind the positions (leapfrog)");
     const double p_unit = s.mass * kElectronMass * kSpeedOfLight;
     data(r.get(), "x", s.ux, p_unit);
     data(r.get(), "y", s.uy, p_unit);
@@ -180,12 +213,18 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
     w.close(r, "momentum");
   }
   {
-    // A scalar record: real particles per metre of z (2D), w n_c (c/omega0)^2 x 1 m.
-    Handle d = w.dataset(sp.get(), "weighting", dims, s.w.data());
+    // A scalar record: the real particles a macroparticle stands for. openPMD has it a plain
+    // number (unitSI 1, no dimension); ours, w in n_c (c/omega0)^2, counts them per unit length
+    // of z (2D): written as the count in a box 1 m deep, w n_c (c/omega0)^2 x 1 m.
+    std::vector<double> count(s.w.size());
+    const double per_metre = u.density_m3 * u.length_m * u.length_m;
+    for (std::size_t p = 0; p < count.size(); ++p) count[p] = s.w[p] * per_metre;
+    Handle d = w.dataset(sp.get(), "weighting", dims, count.data());
     record_attrs(w, d.get(), {0, 0, 0, 0, 0, 0, 0}, 0.0);
     w.attr_u32(d.get(), "macroWeighted", 1);
     w.attr_f64(d.get(), "weightingPower", 1.0);
-    w.attr_f64(d.get(), "unitSI", u.density_m3 * u.length_m * u.length_m);
+    w.attr_f64(d.get(), "unitSI", 1.0);
+    w.attr_string(d.get(), "comment", "real particles per macroparticle in a box 1 m deep along z");
     w.close(d, "weighting");
   }
   if (sim.has_particle_ids()) {
@@ -209,13 +248,45 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
   };
   constant_record("charge", s.charge, {0, 0, 1, 1, 0, 0, 0}, kElementaryCharge);
   constant_record("mass", s.mass, {0, 1, 0, 0, 0, 0, 0}, kElectronMass);
+  {
+    // One particle patch (recommended by openPMD for parallel readers): every particle, in the
+    // grid's box (widened if a particle sits on its upper edge).
+    const GridGeometry& g = sim.settings().geom;
+    Handle patches = w.group(sp.get(), "particlePatches");
+    auto count = [&](const char* cname, std::uint64_t v) {
+      Handle d = w.dataset(patches.get(), cname, {1}, &v);
+      w.attr_f64(d.get(), "unitSI", 1.0);
+      w.close(d, cname);
+    };
+    count("numParticles", n);
+    count("numParticlesOffset", 0);
+    double box[2][2];  // x, y: offset, extent
+    patch_axis(s.x, g.x0, g.lx(), box[0][0], box[0][1]);
+    patch_axis(s.y, g.y0, g.ly(), box[1][0], box[1][1]);
+    for (int part = 0; part < 2; ++part) {
+      const char* pname = part == 0 ? "offset" : "extent";
+      Handle r = w.group(patches.get(), pname);
+      record_attrs(w, r.get(), {1, 0, 0, 0, 0, 0, 0}, 0.0);
+      for (int axis = 0; axis < 2; ++axis) {
+        const char* cname = axis == 0 ? "x" : "y";
+        Handle d = w.dataset(r.get(), cname, {1}, &box[axis][part]);
+        w.attr_f64(d.get(), "unitSI", u.length_m);
+        w.close(d, std::string(pname) + "/" + cname);
+      }
+      w.close(r, pname);
+    }
+    w.close(patches, "particlePatches");
+  }
   w.close(sp, s.name);
 }
 
 }  // namespace
 
-std::string write_openpmd(const std::string& dir, const PicSimulation& sim, double wavelength_m) {
+std::string write_openpmd(const std::string& dir, const PicSimulation& sim, double wavelength_m,
+                          const OpenPmdOrigin& origin) {
   namespace fs = std::filesystem;
+  if (!origin.date.empty() && !is_openpmd_date(origin.date))
+    throw_input_error("openPMD date '" + origin.date + "': not YYYY-MM-DD HH:mm:ss +hhmm");
   char name[64];
   std::snprintf(name, sizeof name, "pic_%08lld.h5", static_cast<long long>(sim.step_count()));
   const fs::path path = fs::path(dir) / name;
@@ -223,7 +294,7 @@ std::string write_openpmd(const std::string& dir, const PicSimulation& sim, doub
   replace_file_atomic(path, [&](const fs::path& tmp) {
     const Writer w(path.string());
     Handle file = w.create_file(tmp.string());
-    write_root(w, file.get());
+    write_root(w, file.get(), origin);
     Handle data = w.group(file.get(), "data");
     Handle it = w.group(data.get(), std::to_string(sim.step_count()));
     w.attr_f64(it.get(), "time", sim.time());
