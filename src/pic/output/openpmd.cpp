@@ -162,6 +162,35 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
   w.close(meshes, "meshes");
 }
 
+// One particle patch (recommended by openPMD for parallel readers): every particle of the
+// species, in the grid's box (widened if a particle sits on its upper edge).
+void write_patch(const Writer& w, hid_t sp, const Species& s, const GridGeometry& g, const SiUnits& u) {
+  Handle patches = w.group(sp, "particlePatches");
+  auto count = [&](const char* cname, std::uint64_t v) {
+    Handle d = w.dataset(patches.get(), cname, {1}, &v);
+    w.attr_f64(d.get(), "unitSI", 1.0);
+    w.close(d, cname);
+  };
+  count("numParticles", s.size());
+  count("numParticlesOffset", 0);
+  double box[2][2];  // x, y: offset, extent
+  patch_axis(s.x, g.x0, g.lx(), box[0][0], box[0][1]);
+  patch_axis(s.y, g.y0, g.ly(), box[1][0], box[1][1]);
+  for (int part = 0; part < 2; ++part) {
+    const char* pname = part == 0 ? "offset" : "extent";
+    Handle r = w.group(patches.get(), pname);
+    record_attrs(w, r.get(), {1, 0, 0, 0, 0, 0, 0}, 0.0);
+    for (int axis = 0; axis < 2; ++axis) {
+      const char* cname = axis == 0 ? "x" : "y";
+      Handle d = w.dataset(r.get(), cname, {1}, &box[axis][part]);
+      w.attr_f64(d.get(), "unitSI", u.length_m);
+      w.close(d, std::string(pname) + "/" + cname);
+    }
+    w.close(r, pname);
+  }
+  w.close(patches, "particlePatches");
+}
+
 // One species' records.
 void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::size_t k, const SiUnits& u) {
   const Species& s = sim.species()[k];
@@ -248,35 +277,7 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
   };
   constant_record("charge", s.charge, {0, 0, 1, 1, 0, 0, 0}, kElementaryCharge);
   constant_record("mass", s.mass, {0, 1, 0, 0, 0, 0, 0}, kElectronMass);
-  {
-    // One particle patch (recommended by openPMD for parallel readers): every particle, in the
-    // grid's box (widened if a particle sits on its upper edge).
-    const GridGeometry& g = sim.settings().geom;
-    Handle patches = w.group(sp.get(), "particlePatches");
-    auto count = [&](const char* cname, std::uint64_t v) {
-      Handle d = w.dataset(patches.get(), cname, {1}, &v);
-      w.attr_f64(d.get(), "unitSI", 1.0);
-      w.close(d, cname);
-    };
-    count("numParticles", n);
-    count("numParticlesOffset", 0);
-    double box[2][2];  // x, y: offset, extent
-    patch_axis(s.x, g.x0, g.lx(), box[0][0], box[0][1]);
-    patch_axis(s.y, g.y0, g.ly(), box[1][0], box[1][1]);
-    for (int part = 0; part < 2; ++part) {
-      const char* pname = part == 0 ? "offset" : "extent";
-      Handle r = w.group(patches.get(), pname);
-      record_attrs(w, r.get(), {1, 0, 0, 0, 0, 0, 0}, 0.0);
-      for (int axis = 0; axis < 2; ++axis) {
-        const char* cname = axis == 0 ? "x" : "y";
-        Handle d = w.dataset(r.get(), cname, {1}, &box[axis][part]);
-        w.attr_f64(d.get(), "unitSI", u.length_m);
-        w.close(d, std::string(pname) + "/" + cname);
-      }
-      w.close(r, pname);
-    }
-    w.close(patches, "particlePatches");
-  }
+  write_patch(w, sp.get(), s, sim.settings().geom, u);
   w.close(sp, s.name);
 }
 
