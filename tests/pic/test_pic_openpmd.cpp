@@ -1,6 +1,6 @@
-// The particles' stable ids on one process, and the openPMD files: the meshes' layout, the same
-// state gives the same bytes, a write that fails (a file size limit) ends the run with one error
-// line, not a crash.
+// The particles' stable ids on one process, and the openPMD files: author and date from the
+// environment, the meshes' layout, timeOffset, the id record, the same state gives the same
+// bytes, a write that fails (a file size limit) ends the run with one error line, not a crash.
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "nbody/error.hpp"
 #include "pic/cpu/simulation.hpp"
 #include "pic/output/openpmd.hpp"
 
@@ -98,22 +100,51 @@ TEST(PicIds, StepKeepsTheIdsOfTheParticlesLeft) {
 
 // A state copied in without its ids (as the one-GPU path's copy_to does, which may reorder the
 // particles) drops the ids it had; one handed over with its ids (a gather, a checkpoint) keeps them.
+// (The ids are read through a const reference: the mutable accessor is the hand-over.)
 TEST(PicIds, ACopyWithoutIdsDropsThem) {
   PicSimulation sim = drifting_test_particles();
+  const PicSimulation& view = sim;
+  ASSERT_EQ(view.particle_ids().size(), 1u);
   Species& sp = sim.species()[0];
   std::reverse(sp.w.begin(), sp.w.end());  // (as a reordering copy would leave them)
   sim.set_time(sim.time() + sim.settings().dt, sim.step_count() + 1);
-  EXPECT_TRUE(sim.particle_ids().empty());
+  EXPECT_TRUE(view.particle_ids().empty());
   sim.run(2);
-  EXPECT_TRUE(sim.particle_ids().empty()) << "lost ids are not made up";
+  EXPECT_TRUE(view.particle_ids().empty()) << "lost ids are not made up";
 
   PicSimulation handed = drifting_test_particles();
+  ASSERT_EQ(handed.particle_ids().size(), 1u);
   std::vector<std::uint64_t> id(handed.species()[0].size());
   std::iota(id.rbegin(), id.rend(), std::uint64_t(0));
   handed.particle_ids()[0] = id;
   handed.set_time(1.0, 20);
   ASSERT_EQ(handed.particle_ids().size(), 1u);
   EXPECT_EQ(handed.particle_ids()[0], id);
+}
+
+// author and date come from NBODY_AUTHOR and SOURCE_DATE_EPOCH (seconds since 1970, in UTC),
+// never from the clock; a SOURCE_DATE_EPOCH that is not a number of seconds is refused.
+TEST(PicOpenPmd, OriginFromTheEnvironment) {
+  const char* keep_author = std::getenv("NBODY_AUTHOR");
+  const char* keep_epoch = std::getenv("SOURCE_DATE_EPOCH");
+  const std::string author = keep_author ? keep_author : "", epoch = keep_epoch ? keep_epoch : "";
+  ::unsetenv("NBODY_AUTHOR");
+  ::unsetenv("SOURCE_DATE_EPOCH");
+  OpenPmdOrigin o = openpmd_origin_from_environment();
+  EXPECT_TRUE(o.author.empty());
+  EXPECT_TRUE(o.date.empty());
+  ::setenv("NBODY_AUTHOR", "A. Tester <a.tester@example.org>", 1);
+  ::setenv("SOURCE_DATE_EPOCH", "1449074922", 1);
+  o = openpmd_origin_from_environment();
+  EXPECT_EQ(o.author, "A. Tester <a.tester@example.org>");
+  EXPECT_EQ(o.date, "2015-12-02 16:48:42 +0000");
+  EXPECT_TRUE(is_openpmd_date(o.date));
+  EXPECT_TRUE(is_openpmd_date("2015-12-02 17:48:42 +0100"));
+  EXPECT_FALSE(is_openpmd_date("2015-12-02T17:48:42+01:00"));
+  ::setenv("SOURCE_DATE_EPOCH", "yesterday", 1);
+  EXPECT_THROW((void)openpmd_origin_from_environment(), Error);
+  keep_author ? ::setenv("NBODY_AUTHOR", author.c_str(), 1) : ::unsetenv("NBODY_AUTHOR");
+  keep_epoch ? ::setenv("SOURCE_DATE_EPOCH", epoch.c_str(), 1) : ::unsetenv("SOURCE_DATE_EPOCH");
 }
 
 #if NBODY_HAVE_HDF5

@@ -67,7 +67,9 @@ class PicSimulation {
   int add_species(Species s);
   // Loads the species' particles (keyed by cell: the same particles whichever cells are loaded),
   // their ids (the index each has in the whole load) appended to particle_ids(); with `window`
-  // only those of its cells — a rank's part of the plasma (pic/run.hpp, rank_load_window).
+  // only those of its cells — a rank's part of the plasma (pic/run.hpp, rank_load_window). The
+  // ids are unique for a species loaded once, as the configuration loads them (a second load
+  // into the same species numbers its particles from 0 again).
   void load(int species, const LoadSpec& spec, const CellWindow* window = nullptr);
 
   void step();
@@ -108,8 +110,8 @@ class PicSimulation {
   // species' arrays: step() keeps them through the compaction that removes absorbed particles,
   // the slab-decomposed run (pic/domain.hpp) gathers them, checkpoints carry them, openPMD dumps
   // write them. Code that reorders or removes particles outside step() must set them too (or
-  // clear them). The mutable accessor is how a gather or a checkpoint hands them over (see
-  // set_time).
+  // clear them). Taking the mutable accessor is how a gather or a checkpoint hands them over
+  // (see set_time): code that only reads them goes through a const reference.
   [[nodiscard]] std::vector<std::vector<std::uint64_t>>& particle_ids() {
     ids_handed_over_ = true;
     return ids_;
