@@ -6,19 +6,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pic/cuda/device_arrays.hpp"
 #include "pic/parallel/slab_index.hpp"
 #include "pic/physics/grid.hpp"
 
 namespace nbody::pic {
 namespace {
 
-struct DevParticles {
-  double *x, *y, *ux, *uy, *uz, *w;
-  unsigned char* alive;
-  std::size_t n;
-  std::uint64_t* id = nullptr;  // the stable ids (slabs only; otherwise the slot is the id)
-  std::size_t cap = 0;          // the slots allocated (slabs only)
-};
+// (the kernels' parameter types: device_arrays.hpp's, with the device functions)
+struct DevParticles : DeviceSpecies {};
 
 struct AtomicAccumulate {
   __device__ void operator()(double* p, double v) const { atomicAdd(p, v); }
@@ -50,12 +46,7 @@ struct LocalAccumulate {
 // kernel, because the particle was absorbed or its cell left the block, appended in no fixed
 // order for the migration, which then reads only these (not every slot). At most cap are noted;
 // the count goes on past it (the migration then selects the slots itself). Off: slots null.
-struct EmptiedList {
-  unsigned* slots = nullptr;
-  unsigned* count = nullptr;
-  unsigned cap = 0;
-  SlabOwner own, row_own;  // the global columns' and rows' blocks
-  int bx = 0, by = 0;      // this block's
+struct EmptiedList : EmptiedSlots {
   __device__ void note(std::size_t i) const {
     const unsigned k = atomicAdd(count, 1u);
     if (k < cap) slots[k] = unsigned(i);
@@ -69,9 +60,7 @@ constexpr int kTile = 16;                    // cells a side
 constexpr int kHalo = 3;                     // the stencil's reach beyond the tile (TSC and CIC)
 constexpr int kTileSpan = kTile + 2 * kHalo;  // points a side in shared memory
 
-struct TileGeometry {
-  int tiles_x = 1, tiles_y = 1, nx = 1, ny = 1;
-  double x0 = 0, y0 = 0, dx = 1, dy = 1;
+struct TileGeometry : TileGrid {
   // The cell (i, j) holding (x, y), clamped to the grid.
   __device__ int2 cell_of(double x, double y) const {
     const int i = int(floor((x - x0) / dx)), j = int(floor((y - y0) / dy));
@@ -86,7 +75,6 @@ struct TileGeometry {
     const int2 c = cell_of(x, y);
     return unsigned(c.y) * unsigned(nx) + unsigned(c.x);
   }
-  [[nodiscard]] unsigned count() const { return unsigned(tiles_x) * unsigned(tiles_y); }
 };
 
 }  // namespace
