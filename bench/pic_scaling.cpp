@@ -37,7 +37,7 @@
 // (--quick: .. 1 MiB) between ranks 0 and 1, host-staged (parallel.exchange = "host") and GPU to
 // GPU (CUDA IPC, "ipc"), and where the MPI library reports CUDA support the device buffers to
 // MPI ("mpi"; otherwise a skipped record says why), 20 round trips each
-// (pic::pic_transfer_round_trips): the one-way median (half a round trip), GB/s, and the
+// (pic_transfer_round_trips, pic_transfer.hpp): the one-way median (half a round trip), GB/s, and the
 // host-staged median over the GPU-to-GPU ones; the bytes are checked on the host. Two ranks on one GPU measure a copy within its memory, not NVLink.
 // Then checked (the times are kept only if it passes): the Gauss's-law residual change over the
 // W + T steps within 1e-12 of the largest charge density (charge conserved to rounding), and the
@@ -65,6 +65,7 @@
 #include "pic/driver/run.hpp"
 #include "pic/cpu/simulation.hpp"
 #include "pic_setup.hpp"
+#include "pic_transfer.hpp"
 
 namespace nbody::bench {
 namespace {
@@ -563,11 +564,11 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
     auto pair = world.split(world.rank() < 2);
     const int repeats = quick ? 3 : 20;
     for (std::size_t bytes = 1024; bytes <= (quick ? std::size_t(1) << 20 : std::size_t(64) << 20); bytes *= 4) {
-      pic::TransferRoundTrips t;
+      TransferRoundTrips t;
       std::string failed;
       if (pair) {
         try {
-          t = pic::pic_transfer_round_trips(*pair, bytes, repeats);
+          t = pic_transfer_round_trips(*pair, bytes, repeats);
         } catch (const Error& e) {
           failed = e.what();
         }

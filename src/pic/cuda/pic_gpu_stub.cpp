@@ -17,9 +17,6 @@ PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
 PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
 int pic_gpu_device_count() { return 0; }
-TransferRoundTrips pic_transfer_round_trips(comm::Communicator&, std::size_t, int) {
-  throw_input_error("pic: the GPU transfers need a build with CUDA (configure with -DNBODY_ENABLE_CUDA=ON)");
-}
 std::vector<std::vector<std::uint64_t>> PicGpu::ids() const { return {}; }
 std::vector<std::size_t> PicGpu::slot_counts() const { return {}; }
 PicGpu::StepTimes PicGpu::total_times() const { return {}; }
