@@ -173,10 +173,9 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "cuda") c.use_gpu = true;
       else bad(key, "'" + s + "' is not one of cpu, cuda");
     } else if (k == "deposit") {
-      static const std::set<std::string> kinds = {"atomic",   "deterministic", "tiled",    "float32",
-                                                  "cas",      "separate",      "redundant", "warp"};
-      if (!kinds.count(s))
-        bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
+      const auto rows = deposit_kernels();
+      if (std::none_of(rows.begin(), rows.end(), [&](const DepositKernelInfo& r) { return r.name == s; }))
+        bad(key, "'" + s + "' is not one of " + deposit_kernel_names());
       c.deposit = s;
       c.deterministic = s == "deterministic";
     } else if (k == "sort_every") {
@@ -308,19 +307,6 @@ void apply_override(toml::table& root, const std::string& o) {
 }
 
 }  // namespace
-
-DepositKernel deposit_kernel(const std::string& name) {
-  if (name == "atomic") return DepositKernel::atomic;
-  if (name == "deterministic") return DepositKernel::deterministic;
-  if (name == "tiled") return DepositKernel::tiled;
-  if (name == "float32") return DepositKernel::float32;
-  if (name == "cas") return DepositKernel::cas;
-  if (name == "separate") return DepositKernel::separate;
-  if (name == "redundant") return DepositKernel::redundant;
-  if (name == "warp") return DepositKernel::warp;
-  throw_input_error("solver.deposit: '" + name +
-                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
-}
 
 PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides) {
   toml::table root;
