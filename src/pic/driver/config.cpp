@@ -399,9 +399,9 @@ void validate_pic_config(const PicConfig& c) {
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
   if (const int ranks = comm::world().size(); ranks > 1) {
-    if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
-      bad("solver.deposit", "'" + c.deposit +
-                                "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
+    if (c.use_gpu && !deposit_kernel_info(deposit_kernel(c.deposit)).over_blocks())
+      bad("solver.deposit", "'" + c.deposit + "' does not run on GPUs over several processes: use " +
+                                deposit_kernels_over_blocks() + " under mpirun");
     // ("auto" picks among the shapes that pass, scored at the start of the run: the slabs' problem
     // when none passes)
     int rows = c.ranks_y;
