@@ -527,11 +527,11 @@ void pic_scaling(const Options& o, const std::function<void(Record)>& add) {
         const std::string name =
             p.every > 0 ? "sort-every-" + std::to_string(p.every) : "empty-ratio-" + fmt("%g", p.ratio);
         Record r = new_record("sorting-" + name + "-" + std::to_string(k), k, strong_nx);
-        r.pic_deposit = "warp";
-        r.sort_every = p.every;
-        r.empty_ratio = p.ratio;
         pic::PicGpuOptions opt = gpu_opt;
         opt.deposit = pic::DepositKernel::warp;
+        r.pic_deposit = std::string(pic::deposit_kernel_info(opt.deposit).name);
+        r.sort_every = p.every;
+        r.empty_ratio = p.ratio;
         opt.sort_every = p.every;
         opt.empty_ratio = p.ratio;
         Outcome m;

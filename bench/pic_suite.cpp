@@ -77,25 +77,15 @@ double field_error(const PicSimulation& a, const PicSimulation& ref) {
 // A simulation of the same settings and species (no particles) to copy a device state into.
 PicSimulation empty_like(const pic::PicConfig& c) { return pic::build_pic_simulation(c, false); }
 
-std::string rung_name(DepositKernel k) {
-  switch (k) {
-    case DepositKernel::atomic: return "atomic";
-    case DepositKernel::separate: return "separate";
-    case DepositKernel::redundant: return "redundant";
-    case DepositKernel::cas: return "cas";
-    case DepositKernel::float32: return "float32";
-    case DepositKernel::tiled: return "tiled";
-    case DepositKernel::warp: return "warp";
-    case DepositKernel::deterministic: return "deterministic";
-  }
-  return "?";
+// The rungs are the deposition table's rows (pic/cuda/deposit_kernels.hpp) in its order, the
+// document's: its baseline (fused, CAS atomics) first, then what today's GPUs and the techniques
+// give, separate kernels (the unfused form) and the deterministic mode beside them. The row of a
+// rung's name (null for the sorting records'):
+const pic::DepositKernelInfo* row_named(const std::string& name) {
+  for (const pic::DepositKernelInfo& k : pic::deposit_kernels())
+    if (k.name == name) return &k;
+  return nullptr;
 }
-
-// The document's order: its baseline (fused, CAS atomics), then what today's GPUs and the
-// techniques give; separate kernels (the unfused form) and the deterministic mode beside them.
-constexpr DepositKernel kLadder[] = {DepositKernel::cas,       DepositKernel::separate, DepositKernel::atomic,
-                                     DepositKernel::redundant, DepositKernel::float32,  DepositKernel::tiled,
-                                     DepositKernel::warp,      DepositKernel::deterministic};
 
 std::string fmt(const char* f, double a, double b = 0) {
   char buf[160];
@@ -119,7 +109,8 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
     Record r;
     r.suite = "pic";
     r.rung = rung;
-    r.precision = rung == "float32" ? "mixed" : "fp64";
+    const pic::DepositKernelInfo* row = row_named(rung);
+    r.precision = row && row->float32_sums() ? "mixed" : "fp64";
     return r;
   };
   std::string why;
@@ -180,7 +171,7 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
     r.n = static_cast<std::int64_t>(su.particles);
     r.steps = 1;
     try {
-      const bool f32 = opt.deposit == DepositKernel::float32;
+      const bool f32 = pic::deposit_kernel_info(opt.deposit).float32_sums();
       const double field_bound = f32 ? 1e-3 : 1e-8, charge_bound = f32 ? 1e-3 : 1e-12;
       PicSimulation back = empty_like(su.config);
       {
@@ -216,7 +207,7 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
       r.ns_step = per_step / su.particles * 1e9;
       r.ns_particles = median(part) / su.particles * 1e9;
       r.device_bytes = double(gpu.device_bytes());
-      if (opt.deposit == DepositKernel::tiled || opt.deposit == DepositKernel::warp) {
+      if (pic::deposit_kernel_info(opt.deposit).sorted()) {
         r.sorts = gpu.sorts();
         r.sort_every = opt.sort_every;
         r.empty_ratio = opt.empty_ratio;
@@ -229,15 +220,16 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
   };
 
   double baseline = 0, previous = 0;
-  for (DepositKernel k : kLadder) {
-    if (!o.rungs.empty() && std::find(o.rungs.begin(), o.rungs.end(), rung_name(k)) == o.rungs.end()) continue;
+  for (const pic::DepositKernelInfo& k : pic::deposit_kernels()) {
+    const std::string name(k.name);
+    if (!o.rungs.empty() && std::find(o.rungs.begin(), o.rungs.end(), name) == o.rungs.end()) continue;
     PicGpuOptions opt;
-    opt.deposit = k;
+    opt.deposit = k.kind;
     opt.sort_every = 0;
     opt.empty_ratio = 0.05;
-    Record r = measure(rung_name(k), opt, timed_steps, false);
+    Record r = measure(name, opt, timed_steps, false);
     if (r.timed()) {
-      if (k == DepositKernel::cas) baseline = r.median_s;
+      if (&k == &pic::deposit_kernels().front()) baseline = r.median_s;
       if (baseline > 0) r.speedup_vs_baseline = baseline / r.median_s;
       if (previous > 0) r.speedup_vs_previous = previous / r.median_s;
       previous = r.median_s;
@@ -245,25 +237,29 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
     add(r);
   }
 
-  // Sorting policies with the tiled rung (sorted by tile) and the warp rung (sorted by cell;
-  // records named warp-...): mean step over sort_steps, sorts included.
-  // --rungs sorting: both; tiled-sorting or warp-sorting: one of them.
-  const auto asked = [&](const char* name) { return std::find(o.rungs.begin(), o.rungs.end(), name) != o.rungs.end(); };
-  if (o.rungs.empty() || asked("sorting") || asked("tiled-sorting") || asked("warp-sorting")) {
+  // Sorting policies with the rungs that sort (tiled: by tile, warp: by cell; records named
+  // warp-..., the tiled rung's without its name, as they always were): mean step over
+  // sort_steps, sorts included. --rungs sorting: all of them; <rung>-sorting: one.
+  const auto asked = [&](const std::string& name) { return std::find(o.rungs.begin(), o.rungs.end(), name) != o.rungs.end(); };
+  bool any_sorting = o.rungs.empty() || asked("sorting");
+  for (const pic::DepositKernelInfo& k : pic::deposit_kernels())
+    any_sorting = any_sorting || (k.sorted() && asked(std::string(k.name) + "-sorting"));
+  if (any_sorting) {
     struct Policy {
       int every;
       double ratio;
     };
     const Policy policies[] = {{1, -1}, {10, -1}, {100, -1}, {0, 0.0}, {0, 0.01}, {0, 0.02}, {0, 0.05}, {0, 0.1}, {0, 0.2}};
-    for (const DepositKernel kind : {DepositKernel::tiled, DepositKernel::warp}) {
-      const bool both = o.rungs.empty() || asked("sorting");
-      if (!both && !asked(kind == DepositKernel::tiled ? "tiled-sorting" : "warp-sorting")) continue;
+    for (const pic::DepositKernelInfo& k : pic::deposit_kernels()) {
+      if (!k.sorted()) continue;
+      const bool all = o.rungs.empty() || asked("sorting");
+      if (!all && !asked(std::string(k.name) + "-sorting")) continue;
       for (const Policy& p : policies) {
         PicGpuOptions opt;
-        opt.deposit = kind;
+        opt.deposit = k.kind;
         opt.sort_every = p.every;
         opt.empty_ratio = p.ratio;
-        const std::string name = std::string(kind == DepositKernel::warp ? "warp-" : "") +
+        const std::string name = (k.kind == DepositKernel::tiled ? std::string() : std::string(k.name) + "-") +
                                  (p.every > 0 ? "sort-every-" + std::to_string(p.every) : "empty-ratio-" + fmt("%g", p.ratio));
         Record r = measure(name, opt, sort_steps, true);
         r.suite = "pic-sort";
@@ -275,8 +271,10 @@ void pic_suite(const Options& o, const std::function<void(Record)>& add) {
 
 std::vector<std::string> pic_rung_names() {
   std::vector<std::string> names;
-  for (const DepositKernel k : kLadder) names.push_back(rung_name(k));
-  for (const char* s : {"sorting", "tiled-sorting", "warp-sorting"}) names.emplace_back(s);
+  for (const pic::DepositKernelInfo& k : pic::deposit_kernels()) names.emplace_back(k.name);
+  names.emplace_back("sorting");
+  for (const pic::DepositKernelInfo& k : pic::deposit_kernels())
+    if (k.sorted()) names.push_back(std::string(k.name) + "-sorting");
   return names;
 }
 

@@ -11,8 +11,10 @@
 #include <string>
 #include <tuple>
 
-#include "pic/cuda/pic_gpu.hpp"
+#include "comm/communicator.hpp"
 #include "pic/cpu/simulation.hpp"
+#include "pic/cuda/gpu_slabs.hpp"
+#include "pic/cuda/pic_gpu.hpp"
 
 namespace nbody::pic {
 namespace {
@@ -253,7 +255,8 @@ TEST_P(GpuDepositKernels, AgreeWithTheCpu) {
   cpu.run(100);
   gpu.run(100);
   gpu.copy_to(back);
-  const double field_bound = kind == DepositKernel::float32 ? 1e-4 : 1e-8;
+  const bool f32 = deposit_kernel_info(kind).float32_sums();
+  const double field_bound = f32 ? 1e-4 : 1e-8;
   for (int c = kEx; c <= kBz; ++c) {
     const double scale = std::max(max_abs(cpu.fields().data[c]), 1e-3);
     EXPECT_LE(max_abs_diff(cpu.fields().data[c], back.fields().data[c]) / scale, field_bound) << kComponentNames[c];
@@ -262,42 +265,88 @@ TEST_P(GpuDepositKernels, AgreeWithTheCpu) {
     const Species& a = cpu.species()[k];
     const Species& b = back.species()[k];
     ASSERT_EQ(a.size(), b.size()) << "species " << k;
-    const double pos_bound = (kind == DepositKernel::float32 ? 1e-4 : 1e-8) * cpu.settings().geom.dx;
+    const double pos_bound = (f32 ? 1e-4 : 1e-8) * cpu.settings().geom.dx;
     EXPECT_LE(max_abs_diff(sorted_copy(a.x), sorted_copy(b.x)), pos_bound) << "species " << k;
     EXPECT_LE(max_abs_diff(sorted_copy(a.y), sorted_copy(b.y)), pos_bound) << "species " << k;
   }
   back.compute_rho();
   const double change = max_abs_diff(r0, back.gauss_residual_field()) / rho_scale;
-  EXPECT_LE(change, kind == DepositKernel::float32 ? 1e-4 : 1e-12);
-  if (kind == DepositKernel::tiled) {
+  EXPECT_LE(change, f32 ? 1e-4 : 1e-12);
+  if (deposit_kernel_info(kind).sorted()) {
     EXPECT_GE(gpu.sorts(), 1);
   }
   EXPECT_GT(gpu.device_bytes(), 0u);
 }
 
+// Every row of the deposition table (deposit_kernels.hpp).
+std::vector<DepositKernel> table_kernels() {
+  std::vector<DepositKernel> k;
+  for (const DepositKernelInfo& row : deposit_kernels()) k.push_back(row.kind);
+  return k;
+}
+
 std::string kernel_name(const ::testing::TestParamInfo<std::tuple<ShapeOrder, DepositKernel>>& info) {
-  std::string n = std::get<0>(info.param) == ShapeOrder::tsc ? "tsc" : "cic";
-  switch (std::get<1>(info.param)) {
-    case DepositKernel::atomic: return n + "_atomic";
-    case DepositKernel::separate: return n + "_separate";
-    case DepositKernel::redundant: return n + "_redundant";
-    case DepositKernel::cas: return n + "_cas";
-    case DepositKernel::float32: return n + "_float32";
-    case DepositKernel::tiled: return n + "_tiled";
-    case DepositKernel::warp: return n + "_warp";
-    case DepositKernel::deterministic: return n + "_deterministic";
-  }
-  return n;
+  const std::string n = std::get<0>(info.param) == ShapeOrder::tsc ? "tsc" : "cic";
+  return n + "_" + std::string(deposit_kernel_info(std::get<1>(info.param)).name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GpuDepositKernels,
                          ::testing::Combine(::testing::Values(ShapeOrder::cic, ShapeOrder::tsc),
-                                            ::testing::Values(DepositKernel::atomic, DepositKernel::separate,
-                                                              DepositKernel::cas,
-                                                              DepositKernel::float32, DepositKernel::redundant,
-                                                              DepositKernel::tiled, DepositKernel::warp,
-                                                              DepositKernel::deterministic)),
+                                            ::testing::ValuesIn(table_kernels())),
                          kernel_name);
+
+// Every row of the deposition table a few steps against the CPU, within the bounds above (a row
+// with float32 sums: float32's): on one GPU, and where the row runs over blocks also as the one
+// block of the GPU slabs on one process (DomainPicGpu: the block's own step, guards and folds).
+class GpuDepositTable : public ::testing::TestWithParam<DepositKernel> {};
+
+TEST_P(GpuDepositTable, AFewStepsAgreeWithTheCpu) {
+  REQUIRE_GPU();
+  const DepositKernelInfo& row = deposit_kernel_info(GetParam());
+  const double bound = row.float32_sums() ? 1e-4 : 1e-8;
+  const int steps = 20;
+  const PicSimulation start = make_absorbing_plasma(ShapeOrder::tsc);
+  PicSimulation cpu = start;
+  cpu.run(steps);
+  auto check = [&](const PicSimulation& back, const char* where) {
+    EXPECT_EQ(back.step_count(), steps) << where;
+    for (int c = kEx; c <= kBz; ++c) {
+      const double scale = std::max(max_abs(cpu.fields().data[c]), 1e-3);
+      EXPECT_LE(max_abs_diff(cpu.fields().data[c], back.fields().data[c]) / scale, bound)
+          << row.name << " " << where << " " << kComponentNames[c];
+    }
+    for (std::size_t k = 0; k < cpu.species().size(); ++k) {
+      const Species& a = cpu.species()[k];
+      const Species& b = back.species()[k];
+      ASSERT_EQ(a.size(), b.size()) << row.name << " " << where << " species " << k;
+      EXPECT_LE(max_abs_diff(sorted_copy(a.x), sorted_copy(b.x)), bound * cpu.settings().geom.dx)
+          << row.name << " " << where << " species " << k;
+    }
+  };
+  PicGpuOptions o;
+  o.deposit = row.kind;
+  {
+    PicGpu gpu(start, o);
+    gpu.run(steps);
+    PicSimulation back = make_absorbing_plasma(ShapeOrder::tsc);
+    gpu.copy_to(back);
+    check(back, "on one GPU");
+    if (row.sorted()) EXPECT_GE(gpu.sorts(), 1) << row.name;
+  }
+  if (row.over_blocks()) {
+    PicSimulation back = start;
+    comm::NullCommunicator one;
+    DomainPicGpu blocks(back, one, o);
+    for (int n = 0; n < steps; ++n) blocks.step();
+    blocks.gather(back);
+    check(back, "as one block");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, GpuDepositTable, ::testing::ValuesIn(table_kernels()),
+                         [](const ::testing::TestParamInfo<DepositKernel>& info) {
+                           return std::string(deposit_kernel_info(info.param).name);
+                         });
 
 // The warp-reduced deposit where the lanes of a warp do not share a window: the particles of
 // every species shuffled (each lane adds its own currents), or every other block of 16 slots
@@ -360,8 +409,10 @@ TEST(Gpu, SortPoliciesAgree) {
     int every;
     double ratio;
   };
-  for (const DepositKernel kind : {DepositKernel::tiled, DepositKernel::warp}) {
-    const char* name = kind == DepositKernel::tiled ? "tiled" : "warp";
+  for (const DepositKernelInfo& row : deposit_kernels()) {
+    if (!row.sorted()) continue;
+    const DepositKernel kind = row.kind;
+    const std::string name(row.name);
     for (const Case c : {Case{1, -1}, Case{10, -1}, Case{0, 0.0}, Case{0, 0.05}, Case{0, 0.2}}) {
       PicSimulation back = make_absorbing_plasma(ShapeOrder::tsc);
       PicGpuOptions o;

@@ -222,6 +222,31 @@ TEST(PicGpuSlabs, ArrivalsAreAppendedInIdOrderPerSpecies) {
   EXPECT_THROW((void)arrivals_of(in, 1), Error);
 }
 
+// The GPU blocks take the deposition kernels whose row runs over blocks (deposit_kernels.hpp)
+// and refuse the others with one input error naming those that do, before any device is asked.
+TEST(PicGpuSlabs, OnlyTheKernelsThatRunOverBlocksAreTaken) {
+  PicSettings s;
+  s.geom = slab_geometry(16, 4);
+  s.dt = 0.1;
+  PicSimulation sim(s);
+  comm::NullCommunicator one;
+  std::size_t refused = 0;
+  for (const DepositKernelInfo& row : deposit_kernels()) {
+    if (row.over_blocks()) continue;
+    PicGpuOptions o;
+    o.deposit = row.kind;
+    try {
+      DomainPicGpu blocks(sim, one, o);
+      ADD_FAILURE() << row.name << " taken";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_status(), 2) << row.name;
+      EXPECT_NE(std::string(e.what()).find(deposit_kernels_over_blocks()), std::string::npos) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0u);
+}
+
 TEST(PicGpuSlabs, SlabStateBroughtBackGathersToTheSameState) {
   PicSettings s;
   s.geom = slab_geometry(16, 4);

@@ -244,7 +244,27 @@ TEST(PicConfig, ReadsTheDepositionKernelsAndTheSortingPolicy) {
   EXPECT_DOUBLE_EQ(c.empty_ratio, 0.1);
   EXPECT_EQ(deposit_kernel(c.deposit), DepositKernel::tiled);
   EXPECT_TRUE(read_pic_config(write(d, kBase).string(), {"solver.deposit=deterministic"}).deterministic);
-  for (const char* k : {"atomic", "cas", "float32", "warp"}) EXPECT_EQ(read_pic_config(write(d, kBase).string(), {std::string("solver.deposit=") + k}).deposit, k);
+}
+
+// Every row of the deposition table (pic/cuda/deposit_kernels.hpp) through the configuration by
+// its name: read back as that name, the row's kernel, with its help; a name of no row is refused
+// with every row's name.
+TEST(PicConfig, EveryDepositionKernelRoundTripsByName) {
+  const fs::path d = temp_dir("deposit_table");
+  ASSERT_FALSE(deposit_kernels().empty());
+  for (const DepositKernelInfo& row : deposit_kernels()) {
+    const std::string name(row.name);
+    const PicConfig c = read_pic_config(write(d, kBase).string(), {"solver.deposit=" + name});
+    EXPECT_EQ(c.deposit, name);
+    EXPECT_EQ(deposit_kernel(c.deposit), row.kind) << name;
+    EXPECT_EQ(deposit_kernel_info(row.kind).name, row.name);
+    EXPECT_EQ(c.deterministic, row.kind == DepositKernel::deterministic) << name;
+    EXPECT_FALSE(row.help.empty()) << name;
+  }
+  const std::string e = input_error(kBase, {"solver.deposit=nonesuch"});
+  for (const DepositKernelInfo& row : deposit_kernels())
+    EXPECT_NE(e.find(std::string(row.name)), std::string::npos) << e;
+  EXPECT_THROW((void)deposit_kernel("nonesuch"), Error);
 }
 
 // Runs `command`, returns its exit status; stderr to `err`.

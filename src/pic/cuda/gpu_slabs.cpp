@@ -169,9 +169,8 @@ class DomainPicGpu::Exchange : public SlabExchange {
 DomainPicGpu::DomainPicGpu(const PicSimulation& global, comm::Communicator& comm, const PicGpuOptions& options,
                            int ranks_y)
     : comm_(&comm), global_settings_(global.settings()), options_(options) {
-  if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
-      options.deposit != DepositKernel::deterministic)
-    throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
+  if (!deposit_kernel_info(options.deposit).over_blocks())
+    throw_input_error("pic: over slabs on GPUs solver.deposit must be " + deposit_kernels_over_blocks());
   // The guard messages' way, settled once for the run by every rank together.
   options_.slab.guards = resolve_guard_exchange(options_.slab.guards, comm);
   host_ = std::make_unique<DomainPic>(global, comm, ranks_y);  // the block (and the check of its shape)

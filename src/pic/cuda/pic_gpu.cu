@@ -209,9 +209,8 @@ PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions options) : impl_(std::ma
   m.slab = options.slab.enabled;
   double tile_y0 = m.g.y0;
   if (m.slab) {
-    if (options.deposit != DepositKernel::atomic && options.deposit != DepositKernel::warp &&
-        options.deposit != DepositKernel::deterministic)
-      throw_input_error("pic: over slabs on GPUs solver.deposit must be \"atomic\", \"warp\" or \"deterministic\"");
+    if (!deposit_kernel_info(options.deposit).over_blocks())
+      throw_input_error("pic: over slabs on GPUs solver.deposit must be " + deposit_kernels_over_blocks());
     if (m.so.rows.empty()) m.so.rows = {0, m.so.global.ny};
     check_block(m, from);
     m.class_m = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes

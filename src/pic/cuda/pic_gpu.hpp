@@ -21,41 +21,14 @@
 
 #include "comm/communicator.hpp"
 #include "pic/cpu/simulation.hpp"
+#include "pic/cuda/deposit_kernels.hpp"
 
 namespace nbody::pic {
 
+// PicGpu(from, mode)'s two deposition modes. PicGpuOptions::deposit takes any row of the
+// deposition table, deposit_kernels.hpp (DepositKernel, deposit_kernel(name), which rows run over
+// blocks): the rungs of the optimisation study (`nbody bench --suite pic`).
 enum class DepositMode { atomic, deterministic };
-
-// How the particle kernel adds the current to the grid: the rungs of the optimisation study
-// (`nbody bench --suite pic`, docs/pic_optimization.md). All are charge conserving in exact
-// arithmetic; all but `float32` keep float64 sums.
-//   atomic         float64 atomicAdd into the grid (the default; DepositMode::atomic)
-//   separate       the same atomics, but gather, push and deposit as three kernels (E and B, and
-//                  each particle's move, kept in device arrays between them)
-//   cas            float64 atomics emulated by a compare-and-swap loop (document 004's GPUs)
-//   float32        float32 atomicAdd into float32 current grids, added to the float64 ones after
-//                  the particle kernel (document 004's mixed precision)
-//   redundant      document 004's dynamic redundancy: each of the K x K stencil positions writes
-//                  to its own copy of the current grids (particles of neighbouring cells no
-//                  longer collide), and in the densest tiles (re-chosen every 50 steps from the
-//                  particle counts, at most a quarter of the tiles) each copy is split four ways
-//                  again by the particle's quadrant of its cell; float64 atomics into the copies,
-//                  all copies added into the grid after the particle kernel
-//   tiled          particles sorted by tile (16 x 16 cells); one block a tile adds its particles'
-//                  currents into shared memory (the tile and a 3-cell halo), then the tile into
-//                  the grid; a particle that left its tile's halo since the last sort adds to the
-//                  grid directly (PIConGPU / WarpX / Smilei's privatisation)
-//   warp           particles sorted by cell (the empty_ratio policy); the lanes of a warp whose
-//                  stencils lie in one window of K + 1 points a side write their currents into
-//                  shared memory, each lane sums one window point over the warp in a fixed order
-//                  and adds it with one float64 atomic; the other lanes add theirs with atomics;
-//                  each block walks one contiguous range of slots (neighbouring cells)
-//   deterministic  DepositMode::deterministic
-enum class DepositKernel { atomic, separate, cas, float32, redundant, tiled, warp, deterministic };
-
-// The kernel of a configuration's solver.deposit name (atomic, separate, cas, float32, redundant,
-// tiled, warp, deterministic).
-DepositKernel deposit_kernel(const std::string& name);
 
 inline constexpr int kMigrationWords = 8;  // a migrating particle: species, id, x, y, ux, uy, uz, w (bits)
 

@@ -199,10 +199,9 @@ void read_table(const toml::table& root, PicConfig& c) {
       else if (s == "cuda") c.use_gpu = true;
       else bad(key, "'" + s + "' is not one of cpu, cuda");
     } else if (k == "deposit") {
-      static const std::set<std::string> kinds = {"atomic",   "deterministic", "tiled",    "float32",
-                                                  "cas",      "separate",      "redundant", "warp"};
-      if (!kinds.count(s))
-        bad(key, "'" + s + "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
+      const auto rows = deposit_kernels();
+      if (std::none_of(rows.begin(), rows.end(), [&](const DepositKernelInfo& r) { return r.name == s; }))
+        bad(key, "'" + s + "' is not one of " + deposit_kernel_names());
       c.deposit = s;
       c.deterministic = s == "deterministic";
     } else if (k == "sort_every") {
@@ -388,19 +387,6 @@ toml::table identity_of(toml::table root) {
 
 }  // namespace
 
-DepositKernel deposit_kernel(const std::string& name) {
-  if (name == "atomic") return DepositKernel::atomic;
-  if (name == "deterministic") return DepositKernel::deterministic;
-  if (name == "tiled") return DepositKernel::tiled;
-  if (name == "float32") return DepositKernel::float32;
-  if (name == "cas") return DepositKernel::cas;
-  if (name == "separate") return DepositKernel::separate;
-  if (name == "redundant") return DepositKernel::redundant;
-  if (name == "warp") return DepositKernel::warp;
-  throw_input_error("solver.deposit: '" + name +
-                    "' is not one of atomic, deterministic, tiled, float32, cas, separate, redundant, warp");
-}
-
 PicConfig read_pic_config_text(const std::string& text, const std::string& name, const std::vector<std::string>& overrides,
                                 const PicFlags& flags) {
   toml::table root;
@@ -550,9 +536,9 @@ void validate_pic_config(const PicConfig& c) {
   if (c.diag_every < 1) bad("output.diag_every", "must be >= 1");
   if (c.pml_x && (c.pml_cells < 4 || 2 * c.pml_cells >= c.nx)) bad("grid.pml_cells", "must be >= 4 and leave room inside the grid");
   if (const int ranks = comm::world().size(); ranks > 1) {
-    if (c.use_gpu && c.deposit != "atomic" && c.deposit != "warp" && c.deposit != "deterministic")
-      bad("solver.deposit", "'" + c.deposit +
-                                "' does not run on GPUs over several processes: use \"atomic\", \"warp\" or \"deterministic\" under mpirun");
+    if (c.use_gpu && !deposit_kernel_info(deposit_kernel(c.deposit)).over_blocks())
+      bad("solver.deposit", "'" + c.deposit + "' does not run on GPUs over several processes: use " +
+                                deposit_kernels_over_blocks() + " under mpirun");
     // ("auto" picks among the shapes that pass, scored at the start of the run: the slabs' problem
     // when none passes)
     int rows = c.ranks_y;

@@ -1,10 +1,12 @@
 #pragma once
-// What the engine asks of a deposition kernel (DepositKernel): the device memory it will hold,
-// its buffers, and its part of each step. Each kernel's file, deposit/<name>.cu, defines its
-// DepositOps `<name>_deposit`; deposit_ops finds it.
+// The CUDA half of the deposition table's rows (deposit_kernels.hpp): what the engine asks of a
+// deposition kernel, the device memory it will hold, its buffers, and its part of each step. The
+// kernel's file, deposit/<name>.cu, defines its DepositOps `<name>_deposit`; deposit_ops finds
+// it by the row.
 #include <cstddef>
 #include <memory>
 
+#include "pic/cuda/deposit_kernels.hpp"
 #include "pic/cuda/engine.hpp"
 
 namespace nbody::pic {
@@ -55,9 +57,10 @@ struct DepositOps {
   bool notes_emptied = false;
 };
 
-// Each kernel's, defined in its file.
-extern const DepositOps atomic_deposit, separate_deposit, cas_deposit, float32_deposit, redundant_deposit,
-    tiled_deposit, warp_deposit, deterministic_deposit;
+// Each row's, defined in its kernel's file.
+#define NBODY_PIC_DEPOSIT_OPS(name, flags, help) extern const DepositOps name##_deposit;
+NBODY_PIC_DEPOSIT_KERNELS(NBODY_PIC_DEPOSIT_OPS)
+#undef NBODY_PIC_DEPOSIT_OPS
 
 [[nodiscard]] const DepositOps& deposit_ops(DepositKernel k);
 

@@ -1,21 +1,19 @@
-// The deposition kernels' DepositOps by DepositKernel, and what a kernel does by default.
+// The deposition table's CUDA half (deposit_kernels.hpp): each row's DepositOps, and what a
+// kernel does by default.
+#include <iterator>
+
 #include "nbody/error.hpp"
 #include "pic/cuda/deposit/deposit.hpp"
 
 namespace nbody::pic {
 
 const DepositOps& deposit_ops(DepositKernel k) {
-  switch (k) {
-    case DepositKernel::atomic: return atomic_deposit;
-    case DepositKernel::separate: return separate_deposit;
-    case DepositKernel::cas: return cas_deposit;
-    case DepositKernel::float32: return float32_deposit;
-    case DepositKernel::redundant: return redundant_deposit;
-    case DepositKernel::tiled: return tiled_deposit;
-    case DepositKernel::warp: return warp_deposit;
-    case DepositKernel::deterministic: return deterministic_deposit;
-  }
-  throw_runtime_error("pic: a deposition kernel without its launch");
+#define NBODY_PIC_DEPOSIT_OPS(name, flags, help) &name##_deposit,
+  static const DepositOps* const ops[] = {NBODY_PIC_DEPOSIT_KERNELS(NBODY_PIC_DEPOSIT_OPS)};
+#undef NBODY_PIC_DEPOSIT_OPS
+  const auto i = static_cast<std::size_t>(k);
+  if (i >= std::size(ops)) throw_runtime_error("pic: a deposition kernel outside the table");
+  return *ops[i];
 }
 
 void DepositRun::fold_block_sources() { m.exchange.fold_sources(m.fields.view_table + 6, 3); }
