@@ -59,6 +59,7 @@
 #include "comm/communicator.hpp"
 #include "nbody/error.hpp"
 #include "pic/driver/config.hpp"
+#include "pic/driver/engine.hpp"
 #include "pic/parallel/domain.hpp"
 #include "pic/cuda/pic_gpu.hpp"
 #include "pic/cuda/gpu_slabs.hpp"
@@ -172,34 +173,22 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, cons
   if (!from && part.rank() == 0) own = start_of(built);
   const Start& st = from ? *from : own;
   const auto host1 = clock::now();
-  std::unique_ptr<pic::DomainPic> cpu;
-  std::unique_ptr<pic::DomainPicGpu> dev;
-  if (gpu) {
-    dev = std::make_unique<pic::DomainPicGpu>(initial, part, gpu_options, ranks_y);
-  } else {
-    cpu = std::make_unique<pic::DomainPic>(initial, part, ranks_y);
-  }
+  // The engine the run loop uses (pic/driver/engine.hpp), on this part of the ranks.
+  std::optional<pic::PicGpuOptions> gpu_opts;
+  if (gpu) gpu_opts = gpu_options;
+  const std::unique_ptr<pic::PicEngine> engine = pic::make_pic_slab_engine(initial, part, ranks_y, gpu_opts);
   auto split_now = [&] {
-    Split s;
-    if (dev) {
-      const pic::PicGpu::StepTimes t = dev->total_times();
-      s = {t.particles, t.fields, t.comm, t.sort, t.step};
-    } else {
-      const pic::DomainPic::PhaseTimes& t = cpu->total_times();
-      s = {t.particles, t.fields, t.comm, t.migration, t.step};
-    }
-    return s;
+    const pic::PicGpu::StepTimes t = engine->times();
+    return Split{t.particles, t.fields, t.comm, t.sort, t.step};
   };
   int done = 0;
   auto rebalance = [&] {
-    if (!balance) return;
-    if (dev) dev->balance(*balance);
-    else cpu->balance(*balance);
+    if (balance) (void)engine->balance(*balance);
   };
   const auto host2 = clock::now();
   rebalance();
   auto step = [&] {
-    dev ? dev->step() : cpu->step();
+    engine->step();
     if (balance && ++done % balance->every == 0) rebalance();
   };
   for (int k = 0; k < warm; ++k) step();
@@ -225,7 +214,7 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, cons
   double split[5] = {after.particles - before.particles, after.fields - before.fields, after.comm - before.comm,
                      after.migration - before.migration, after.step - before.step};
   // (the spread over the ranks: how even the work was, beside the slowest rank's split)
-  double spread[2] = {-split[0], double(dev ? dev->local_particles(true) : cpu->local_particles(true))};
+  double spread[2] = {-split[0], double(engine->local_particles(true))};
   const double mine = spread[1];
   const double total_mobile = part.allreduce_sum(mine);
   part.allreduce_max(spread, 2);
@@ -234,14 +223,13 @@ Outcome run_on(comm::Communicator& part, const pic::PicConfig& c, bool gpu, cons
   part.allreduce_max(split, 5);
   part.allreduce_max(out.steps.data(), timed);
   out.split = {split[0], split[1], split[2], split[3], split[4]};
-  out.rebalances = dev ? dev->rebalances() : cpu->rebalances();
-  double sorts = dev ? double(dev->sorts()) : 0.0;
+  out.rebalances = engine->rebalances();
+  double sorts = double(engine->sorts());
   part.allreduce_max(&sorts, 1);
   out.sorts = static_cast<long long>(sorts);
   const auto host3 = clock::now();
   // (into the state built here, which is not needed any more; a run from `from` leaves it whole)
-  if (dev) dev->gather(built, 0);
-  else cpu->gather(built, 0);
+  engine->to_host(built);
   if (part.rank() == 0) {
     built.compute_rho();
     const std::vector<double> r = built.gauss_residual_field();

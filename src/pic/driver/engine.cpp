@@ -71,15 +71,16 @@ class CpuEngine final : public PicEngine {
 // The CPU slabs or blocks (pic/parallel/domain.hpp): deterministic on any number of ranks.
 class CpuSlabsEngine final : public PicEngine {
  public:
-  CpuSlabsEngine(const PicConfig& c, PicSimulation& sim, comm::Communicator& comm, const PoyntingPlanes& p)
-      : dom_(sim, comm, block_rows(c, comm.size())), planes_(p), dt_(sim.settings().dt) {
-    track_.energy_in_left = p.energy_in, track_.energy_out_right = p.energy_out;
-    drop_host_particles(sim, comm);
+  // Without planes no flux is tracked (the benchmark's steps).
+  CpuSlabsEngine(const PicSimulation& sim, comm::Communicator& comm, int ranks_y, std::optional<PoyntingPlanes> p)
+      : dom_(sim, comm, ranks_y), planes_(p.value_or(PoyntingPlanes{})), tracking_(p.has_value()), dt_(sim.settings().dt) {
+    track_.energy_in_left = planes_.energy_in, track_.energy_out_right = planes_.energy_out;
   }
   [[nodiscard]] const char* name() const override { return "CPU slabs"; }
   [[nodiscard]] bool on_gpu() const override { return false; }
   void step() override {
     dom_.step();
+    if (!tracking_) return;
     // (collective: computed by the rank owning the plane, on every rank)
     track_.flux_left = dom_.poynting_flux_x(planes_.i_left);
     track_.flux_right = dom_.poynting_flux_x(planes_.i_right);
@@ -103,6 +104,7 @@ class CpuSlabsEngine final : public PicEngine {
  private:
   DomainPic dom_;
   PoyntingPlanes planes_;
+  bool tracking_;
   double dt_;
   PoyntingTrack track_;
 };
@@ -145,10 +147,10 @@ class GpuEngine final : public PicEngine {
 // The GPU slabs or blocks (pic/cuda/gpu_slabs.hpp), one per rank on GPU rank % devices.
 class GpuSlabsEngine final : public PicEngine {
  public:
-  GpuSlabsEngine(const PicConfig& c, PicSimulation& sim, comm::Communicator& comm, const PoyntingPlanes& p)
-      : dom_(sim, comm, gpu_options(c, comm), block_rows(c, comm.size())) {
-    dom_.track_poynting(p.i_left, p.i_right, p.energy_in, p.energy_out);
-    drop_host_particles(sim, comm);
+  GpuSlabsEngine(const PicSimulation& sim, comm::Communicator& comm, const PicGpuOptions& o, int ranks_y,
+                 std::optional<PoyntingPlanes> p)
+      : dom_(sim, comm, o, ranks_y) {
+    if (p) dom_.track_poynting(p->i_left, p->i_right, p->energy_in, p->energy_out);
   }
   [[nodiscard]] const char* name() const override { return "GPU slabs"; }
   [[nodiscard]] bool on_gpu() const override { return true; }
@@ -162,6 +164,7 @@ class GpuSlabsEngine final : public PicEngine {
   [[nodiscard]] std::size_t local_particles(bool mobile_only) const override { return dom_.local_particles(mobile_only); }
   [[nodiscard]] PicGpu::StepTimes times() const override { return dom_.total_times(); }
   [[nodiscard]] double particle_kernel_seconds() const override { return dom_.total_times().particles; }
+  [[nodiscard]] std::int64_t sorts() const override { return dom_.sorts(); }
 
  private:
   DomainPicGpu dom_;
@@ -174,12 +177,20 @@ std::unique_ptr<PicEngine> make_pic_engine(const PicConfig& c, PicSimulation& si
   // Over several processes, or with the deterministic deposition, the grid is cut into slabs or
   // blocks (one process then has the bits of any number).
   const bool slabs = comm.size() > 1 || c.deterministic;
-  if (c.use_gpu) {
-    if (slabs) return std::make_unique<GpuSlabsEngine>(c, sim, comm, planes);
-    return std::make_unique<GpuEngine>(c, sim, comm, planes, gauss_reference);
-  }
-  if (slabs) return std::make_unique<CpuSlabsEngine>(c, sim, comm, planes);
-  return std::make_unique<CpuEngine>(sim, planes);
+  if (!slabs && c.use_gpu) return std::make_unique<GpuEngine>(c, sim, comm, planes, gauss_reference);
+  if (!slabs) return std::make_unique<CpuEngine>(sim, planes);
+  std::optional<PicGpuOptions> gpu;
+  if (c.use_gpu) gpu = gpu_options(c, comm);
+  auto engine = make_pic_slab_engine(sim, comm, block_rows(c, comm.size()), gpu, planes);
+  drop_host_particles(sim, comm);
+  return engine;
+}
+
+std::unique_ptr<PicEngine> make_pic_slab_engine(const PicSimulation& sim, comm::Communicator& comm, int ranks_y,
+                                                const std::optional<PicGpuOptions>& gpu,
+                                                const std::optional<PoyntingPlanes>& planes) {
+  if (gpu) return std::make_unique<GpuSlabsEngine>(sim, comm, *gpu, ranks_y, planes);
+  return std::make_unique<CpuSlabsEngine>(sim, comm, ranks_y, planes);
 }
 
 }  // namespace nbody::pic

@@ -47,6 +47,8 @@ class PicEngine {
   [[nodiscard]] virtual PicGpu::StepTimes times() const = 0;
   // Seconds in the fused particle kernels alone (GPU; 0 elsewhere).
   [[nodiscard]] virtual double particle_kernel_seconds() const { return 0; }
+  // The sorts by cell so far (the warp kernel's on the GPU slabs; 0 elsewhere).
+  [[nodiscard]] virtual std::int64_t sorts() const { return 0; }
 };
 
 // Where the run's Poynting planes are, and what the integrals start from (a resumed run's).
@@ -63,5 +65,13 @@ struct PoyntingPlanes {
 [[nodiscard]] std::unique_ptr<PicEngine> make_pic_engine(const PicConfig& c, PicSimulation& sim,
                                                          comm::Communicator& comm, const PoyntingPlanes& planes,
                                                          const std::vector<double>& gauss_reference);
+
+// The slabs or blocks (`ranks_y` block rows) over `comm` alone, on the GPUs with `gpu`, else on
+// the CPU, built from `sim` (read only: every rank's copy is left whole, so that one state can
+// start several engines; the benchmark's sub-communicators), tracking the Poynting flux only
+// through `planes` when given.
+[[nodiscard]] std::unique_ptr<PicEngine> make_pic_slab_engine(const PicSimulation& sim, comm::Communicator& comm,
+                                                              int ranks_y, const std::optional<PicGpuOptions>& gpu,
+                                                              const std::optional<PoyntingPlanes>& planes = std::nullopt);
 
 }  // namespace nbody::pic
