@@ -103,8 +103,9 @@ PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress star
   runloop::RunLog log(root ? hooks.logger : nullptr,
                       dir != nullptr ? [dir](std::string_view line) { dir->log(line); } : runloop::RunLog::Record());
   for (const auto& line : notes) log.info(line);
-  if (!resumed) {
-    // (rank 0 holds the whole state: the others' numbers are not used)
+  if (!resumed && root) {
+    // (rank 0 alone holds the whole state and uses these numbers: the diagnostics and the
+    // checkpoints are its)
     measure_gauss_reference(sim, start);
     start.energy_start = sim.energies().total;
   }
