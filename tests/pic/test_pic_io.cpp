@@ -354,6 +354,70 @@ TEST(PicCheckpoint, RejectsAnotherConfiguration) {
   }
 }
 
+// A checkpoint whose state the step cannot take (written so, with a valid checksum) is refused,
+// naming the file, the species, the particle, the value and why: a NaN position, a position
+// outside the grid, an infinite momentum, a negative weight, a NaN field value. A resume of a run
+// whose only checkpoint is such says why it found none usable.
+TEST(PicCheckpoint, RefusesAStateTheStepCannotTake) {
+  const fs::path d = temp_dir("ckstate");
+  const PicConfig c = read_pic_config(write(d, kBase).string(), {"time.steps=2"});
+  struct Case {
+    const char* expect;
+    void (*spoil)(PicSimulation&);
+  };
+  const Case cases[] = {
+      {"particle 3: x = nan is not inside the grid", [](PicSimulation& s) { s.species()[0].x[3] = std::nan(""); }},
+      {"particle 5: y = 1e+300 is not inside the grid", [](PicSimulation& s) { s.species()[0].y[5] = 1e300; }},
+      {"particle 0: uz = inf is not finite", [](PicSimulation& s) { s.species()[0].uz[0] = INFINITY; }},
+      {"particle 2: w = -1 is not a finite weight", [](PicSimulation& s) { s.species()[0].w[2] = -1; }},
+      {"Ey[7] = nan is not finite", [](PicSimulation& s) { s.fields().data[kEy][7] = std::nan(""); }},
+  };
+  for (const Case& k : cases) {
+    PicSimulation a = build_pic_simulation(c);
+    ASSERT_GT(a.species()[0].size(), 5u);
+    k.spoil(a);
+    const std::string file = (d / "ck.bin").string();
+    save_pic_checkpoint(file, a);
+    PicSimulation b = build_pic_simulation(c, false);
+    try {
+      (void)load_pic_checkpoint(file, b);
+      ADD_FAILURE() << "accepted: " << k.expect;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::input);
+      const std::string what = e.what();
+      EXPECT_NE(what.find(k.expect), std::string::npos) << what;
+      EXPECT_NE(what.find(file), std::string::npos) << what;
+      if (std::string(k.expect).find("particle") != std::string::npos)
+        EXPECT_NE(what.find("species '" + a.species()[0].name + "'"), std::string::npos) << what;
+    }
+  }
+  // Through a resume: the run's one checkpoint spoilt; the error says which file and why.
+  PicFlags into;
+  into.out = (d / "run").string();
+  const PicConfig r = read_pic_config(write(d, kBase).string(), {"time.steps=4", "output.checkpoint_every=0"}, into);
+  PicSimulation run = build_pic_simulation(r);
+  (void)run_pic(r, run);
+  fs::path only;
+  for (const auto& e : fs::directory_iterator(d / "run"))
+    if (e.path().extension() == ".ckpt") only = e.path();
+  ASSERT_FALSE(only.empty());
+  PicSimulation spoilt = build_pic_simulation(r, false);
+  const std::optional<PicRunRecord> rec = load_pic_checkpoint(only.string(), spoilt);
+  spoilt.species()[0].x[1] = std::nan("");
+  save_pic_checkpoint(only.string(), spoilt, rec ? &*rec : nullptr);
+  PicFlags more;
+  more.steps = 8;
+  try {
+    (void)resume_pic(d / "run", {}, more);
+    ADD_FAILURE() << "resumed from a NaN position";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no usable checkpoint"), std::string::npos) << what;
+    EXPECT_NE(what.find("x = nan"), std::string::npos) << what;
+  }
+}
+
 
 // The reduced CSV outputs (written with or without HDF5): the profile's weights add up to every
 // particle's weight inside the grid, each species' spectrum to its whole weight, the fields on

@@ -16,6 +16,7 @@
 #include "io/run_files.hpp"
 #include "nbody/error.hpp"
 #include "pic/driver/engine.hpp"
+#include "pic/driver/memory_plan.hpp"
 #include "pic/driver/outputs.hpp"
 #include "pic/driver/run_state.hpp"
 #include "pic/output/checkpoint.hpp"
@@ -288,26 +289,36 @@ PicRunResult resume_pic(const std::filesystem::path& dir, const std::vector<std:
     said.push_back("pic: resume: no checkpoint in " + dir.string() +
                    " (the run ended before its first): starting it again from step 0, rewriting its outputs");
     const std::optional<CellWindow> window = rank_load_window(c);
+    require_pic_memory(c);
     PicSimulation sim = build_pic_simulation(c, true, window ? &*window : nullptr);
     return run_pic(c, sim, hooks, ExistingRunFiles::replace, said);
   }
+  // (every rank reads the newest checkpoint whole: the plan takes its size)
+  const std::uintmax_t newest_bytes = fs::file_size(found.front().second, ec);
+  require_pic_memory(c, ec ? 0 : newest_bytes);
   // The newest checkpoint that reads back whole (rank 0 chooses; every rank reads it).
   const std::string id = RunFiles::stored_run_id(dir);
   PicSimulation sim = build_pic_simulation(c, false);
   std::optional<PicRunRecord> rec;
   std::int64_t chosen = -1;
+  std::string newest_fault;
   if (root) {
     for (std::size_t k = 0; k < found.size() && chosen < 0; ++k) {
       try {
-        rec = load_pic_checkpoint(found[k].second.string(), sim);
+        // (another run's checkpoint is refused below, whatever its state)
+        rec = load_pic_checkpoint(found[k].second.string(), sim, false);
+        if (!rec || rec->run_id == id) check_pic_state(found[k].second.string(), sim);
         chosen = std::int64_t(k);
       } catch (const Error& e) {
+        if (newest_fault.empty()) newest_fault = e.what();
         said.push_back(std::string("pic: resume: skipped a checkpoint that did not read back: ") + e.what());
       }
     }
   }
   if (world.size() > 1) chosen = world.broadcast_value(chosen, 0);
-  if (chosen < 0) throw_input_error("resume: no usable checkpoint in '" + dir.string() + "'");
+  if (chosen < 0)
+    throw_input_error("resume: no usable checkpoint in '" + dir.string() + "'" +
+                      (newest_fault.empty() ? std::string() : " (the newest: " + newest_fault + ")"));
   const fs::path file = found[std::size_t(chosen)].second;
   if (!root) rec = load_pic_checkpoint(file.string(), sim);
   if (!rec) throw_input_error("resume: " + file.string() + " holds no run record (a checkpoint of an earlier release)");

@@ -1,5 +1,7 @@
 #include "pic/output/checkpoint.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -61,10 +63,60 @@ struct Reader {
   }
 };
 
+// The shortest text that reads back as v ("1e+300", "nan").
+std::string shown(double v) {
+  char b[32];
+  const auto r = std::to_chars(b, b + sizeof b, v);
+  return std::string(b, r.ptr);
+}
+
 }  // namespace
 
+// A state that the step can take: every field value and momentum finite, every weight finite and
+// not negative, every particle inside the grid (the step leaves each in [lo, lo + length); the
+// closed interval allows a wrapped coordinate rounded onto the upper edge). A position outside
+// would index cells beyond the arrays; a NaN would spread over the grid. The checksum guards
+// against damage in storage, this against a state that was wrong when it was written.
+void check_pic_state(const std::string& path, const PicSimulation& sim) {
+  const GridGeometry& g = sim.settings().geom;
+  const auto refuse = [&](const std::string& what) { throw_input_error("pic checkpoint '" + path + "': " + what); };
+  for (int c = 0; c < kComponents; ++c)
+    for (std::size_t k = 0; k < sim.fields().data[c].size(); ++k)
+      if (!std::isfinite(sim.fields().data[c][k]))
+        refuse(std::string(kComponentNames[c]) + "[" + std::to_string(k) + "] = " + shown(sim.fields().data[c][k]) +
+               " is not finite");
+  for (int c = 0; c < kPsiCount; ++c)
+    for (double v : sim.fields().psi[c])
+      if (!std::isfinite(v)) refuse("PML memory " + std::to_string(c) + " holds " + shown(v) + ", not finite");
+  const double x1 = g.x0 + g.lx(), y1 = g.y0 + g.ly();
+  for (const Species& s : sim.species()) {
+    const auto bad = [&](std::size_t p, const char* key, double v, const std::string& why) {
+      refuse("species '" + s.name + "' particle " + std::to_string(p) + ": " + key + " = " + shown(v) + " " + why);
+    };
+    for (std::size_t p = 0; p < s.size(); ++p) {
+      if (!(s.x[p] >= g.x0 && s.x[p] <= x1))
+        bad(p, "x", s.x[p], "is not inside the grid [" + shown(g.x0) + ", " + shown(x1) + "]");
+      if (!(s.y[p] >= g.y0 && s.y[p] <= y1))
+        bad(p, "y", s.y[p], "is not inside the grid [" + shown(g.y0) + ", " + shown(y1) + "]");
+      const double u[3] = {s.ux[p], s.uy[p], s.uz[p]};
+      const char* const names[3] = {"ux", "uy", "uz"};
+      for (int k = 0; k < 3; ++k)
+        if (!std::isfinite(u[k])) bad(p, names[k], u[k], "is not finite");
+      if (!(std::isfinite(s.w[p]) && s.w[p] >= 0)) bad(p, "w", s.w[p], "is not a finite weight >= 0");
+    }
+  }
+}
+
 void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, const PicRunRecord* run) {
+  // Sized once: grown by appending, the buffer would reach up to twice the checkpoint, and hold
+  // the old and the new storage at once while it grows (the run's memory plan counts one copy).
+  std::size_t bytes = 4096;
+  for (int c = 0; c < kComponents; ++c) bytes += 8 + sim.fields().data[c].size() * sizeof(double);
+  for (int c = 0; c < kPsiCount; ++c) bytes += 8 + sim.fields().psi[c].size() * sizeof(double);
+  for (const Species& s : sim.species()) bytes += s.name.size() + 64 + s.size() * (6 * sizeof(double) + sizeof(std::uint64_t));
+  if (run != nullptr) bytes += run->progress.initial_residual.size() * sizeof(double);
   std::string out;
+  out.reserve(bytes);
   put(out, kMagic, sizeof kMagic);
   const GridGeometry& g = sim.settings().geom;
   put<std::int32_t>(out, g.nx);
@@ -109,13 +161,18 @@ void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, cons
   write_file_atomic(path, out);
 }
 
-std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim) {
+std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim, bool check_state) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw_input_error("pic checkpoint '" + path + "': not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_input_error("pic checkpoint '" + path + "': cannot open it");
-  std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // (read into a buffer of the file's size: grown by appending it would reach twice that)
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw_input_error("pic checkpoint '" + path + "': cannot read its size: " + ec.message());
+  std::string buf(std::size_t(size), '\0');
+  if (size > 0 && !in.read(buf.data(), std::streamsize(size)))
+    throw_input_error("pic checkpoint '" + path + "': cannot read it");
   // Checkpoints of earlier releases end without a checksum; every one written now has it.
   if (buf.size() >= kSumBytes && std::memcmp(buf.data() + buf.size() - kSumBytes, kSumMagic, sizeof kSumMagic) == 0) {
     std::uint64_t stored = 0;
@@ -193,6 +250,9 @@ std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimu
     run = std::move(rec);
   }
   if (r.pos != r.buf.size()) throw_input_error("pic checkpoint '" + path + "': damaged (bytes after its end)");
+  if (!std::isfinite(time)) throw_input_error("pic checkpoint '" + path + "': its time " + shown(time) + " is not finite");
+  if (step < 0) throw_input_error("pic checkpoint '" + path + "': its step " + std::to_string(step) + " is negative");
+  if (check_state) check_pic_state(path, sim);
   sim.set_time(time, step);
   return run;
 }

@@ -39,6 +39,11 @@ void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, cons
 // Restores into a simulation built from the same configuration (grid and species names must
 // match; an input error says what differs, or that the file is damaged); returns the run record
 // when the checkpoint has one.
-std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim);
+// With `check_state` (the default) the state read is checked as check_pic_state does.
+std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim, bool check_state = true);
+// Refuses (an input error naming `path`, the species, the particle, the key and the value) a state
+// the step cannot take: a field value or momentum that is not finite, a weight that is not finite
+// or is negative, a particle outside the grid (it would index cells beyond the arrays).
+void check_pic_state(const std::string& path, const PicSimulation& sim);
 
 }  // namespace nbody::pic
