@@ -14,6 +14,7 @@
 #include "nbody/error.hpp"
 #include "io/run_files.hpp"
 #include "pic/driver/config.hpp"
+#include "pic/driver/memory_plan.hpp"
 #include "pic/driver/run.hpp"
 #include "pic/physics/units.hpp"
 #include "pic/driver/validation.hpp"
@@ -154,6 +155,11 @@ int run_pic_command(const PicRunOptions& o) {
   // Under mpirun rank 0 builds the whole plasma (the first diagnostics and outputs), every other
   // rank only its block's cells (pic::rank_load_window). Each keeps its block; rank 0 prints.
   const std::optional<pic::CellWindow> window = pic::rank_load_window(cfg);
+  // The memory the run will need, checked before anything is allocated.
+  (void)once_on_every_rank([&] {
+    pic::require_pic_memory(cfg);
+    return 0;
+  });
   pic::PicSimulation sim = pic::build_pic_simulation(cfg, true, window ? &*window : nullptr);
   const std::vector<std::string> notes = announcement(cfg, sim, asked_rows);
   return run_with_the_program_hooks(!cfg.out_dir.empty(), [&](const RunHooks& hooks) {

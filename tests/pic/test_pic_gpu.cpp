@@ -477,5 +477,31 @@ TEST(Gpu, DeterministicModeSameBitsTwiceAndAcrossRestart) {
   EXPECT_TRUE(same_bits(runs[0], all_bits(sim))) << "restart differs";
 }
 
+// The footprint a plan checks before anything is built (pic_gpu_device_bytes) covers what the
+// object holds on the device after steps (sorts, diagnostics, every buffer allocated on the way),
+// for every row of the deposition table, and is not far above it.
+TEST(Gpu, PlannedDeviceBytesCoverWhatTheStepHolds) {
+  REQUIRE_GPU();
+  for (const DepositKernelInfo& row : deposit_kernels()) {
+    for (ShapeOrder shape : {ShapeOrder::cic, ShapeOrder::tsc}) {
+      PicSimulation sim = make_plasma(shape);
+      PicGpuFootprint f;
+      f.geom = sim.settings().geom;
+      f.shape = shape;
+      for (const Species& s : sim.species()) f.particles += s.size(), f.most = std::max(f.most, s.size());
+      f.species = sim.species().size();
+      const std::size_t planned = pic_gpu_device_bytes(f, row.kind);
+      PicGpuOptions o;
+      o.deposit = row.kind;
+      PicGpu gpu(sim, o);
+      gpu.set_gauss_reference(sim.gauss_residual_field());
+      for (int k = 0; k < 5; ++k) gpu.step();
+      (void)gpu.diagnostics();
+      EXPECT_GE(planned, gpu.device_bytes()) << row.name;
+      EXPECT_LE(double(planned), 2.0 * double(gpu.device_bytes()) + 65536.0) << row.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nbody::pic

@@ -47,6 +47,17 @@ void PicSimulation::set_time(double t, std::int64_t step) {
   t_ = t, step_ = step;
 }
 
+std::uint64_t count_load(const GridGeometry& g, const LoadSpec& spec, const CellWindow* window) {
+  const int i0 = window ? std::max(0, window->i0) : 0, i1 = window ? std::min(g.nx, window->i1) : g.nx;
+  const int j0 = window ? std::max(0, window->j0) : 0, j1 = window ? std::min(g.ny, window->j1) : g.ny;
+  const std::uint64_t ppc = std::uint64_t(spec.ppc_x) * std::uint64_t(spec.ppc_y);
+  std::uint64_t cells = 0;
+#pragma omp parallel for reduction(+ : cells) schedule(static) if (parallel_elements(std::int64_t(i1 - i0) * (j1 - j0)))
+  for (int j = j0; j < j1; ++j)
+    for (int i = i0; i < i1; ++i) cells += load_fills_cell(g, spec, i, j) ? 1 : 0;
+  return cells * ppc;
+}
+
 void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* window) {
   Species& sp = species_.at(std::size_t(index));
   const GridGeometry& g = s_.geom;
@@ -55,7 +66,7 @@ void PicSimulation::load(int index, const LoadSpec& spec, const CellWindow* wind
   const CounterRng rng(spec.seed, std::uint64_t(index) + 1);
   if (ids_.size() < species_.size()) ids_.resize(species_.size());
   std::vector<std::uint64_t>* const ids = &ids_[std::size_t(index)];
-  auto loads = [&](int i, int j) { return spec.profile(g.x0 + (i + 0.5) * g.dx, g.y0 + (j + 0.5) * g.dy) > 0; };
+  auto loads = [&](int i, int j) { return load_fills_cell(g, spec, i, j); };
   auto kept = [&](int i, int j) {
     return !window || (i >= window->i0 && i < window->i1 && j >= window->j0 && j < window->j1);
   };

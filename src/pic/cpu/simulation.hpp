@@ -47,6 +47,14 @@ struct CellWindow {
   int i0 = 0, i1 = 0, j0 = 0, j1 = 0;
 };
 
+// Whether a load puts particles in cell (i, j): a non-zero density at the cell's centre.
+[[nodiscard]] inline bool load_fills_cell(const GridGeometry& g, const LoadSpec& spec, int i, int j) {
+  return spec.profile(g.x0 + (i + 0.5) * g.dx, g.y0 + (j + 0.5) * g.dy) > 0;
+}
+// The particles a load puts inside `window` (the whole grid without one), counted over the cell
+// centres without loading them: what a memory plan needs before anything is allocated.
+[[nodiscard]] std::uint64_t count_load(const GridGeometry& g, const LoadSpec& spec, const CellWindow* window);
+
 struct EnergyReport {
   double field = 0, e_field = 0, b_field = 0;
   std::vector<double> kinetic;  // per species

@@ -62,39 +62,55 @@ void check_block(const PicGpu::Impl& m, const PicSimulation& from) {
 
 // Everything the object will allocate, checked before the first allocation: one clear error for
 // a grid or a plasma that does not fit on the device.
-void check_memory(const PicGpu::Impl& m, const PicSimulation& from, const DepositOps& ops) {
-  const GridGeometry& g = m.g;
+void check_memory(const PicGpu::Impl& m, const PicSimulation& from) {
+  PicGpuFootprint f;
+  f.geom = m.g;
+  f.shape = m.s.shape;
+  f.pml = from.solver().pml().cells > 0;
+  for (const Species& s : from.species()) f.particles += s.size(), f.most = std::max(f.most, s.size());
+  f.species = from.species().size();
+  f.slab = m.slab;
+  f.ranks = m.slab ? m.so.ranks : 1;
   const bool deterministic = m.opt.deposit == DepositKernel::deterministic;
-  std::size_t particles = 0, most = 0;
-  for (const Species& s : from.species()) particles += s.size(), most = std::max(most, s.size());
-  std::size_t bytes = std::size_t(kComponents) * g.size() * sizeof(double) + particles * (6 * sizeof(double) + 1);
-  if (from.solver().pml().cells > 0) bytes += std::size_t(kPsiCount) * g.size() * sizeof(double);
-  const std::size_t M = m.s.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
+  require_memory(Location::cuda(m.opt.device), pic_gpu_device_bytes(f, m.opt.deposit),
+                 "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
+                     std::to_string(f.particles) + " particles" + (deterministic ? " (deterministic deposition)" : ""));
+}
+
+}  // namespace
+
+std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit) {
+  const GridGeometry& g = f.geom;
+  const DepositOps& ops = deposit_ops(deposit);
+  std::size_t bytes = std::size_t(kComponents) * g.size() * sizeof(double) + f.particles * (6 * sizeof(double) + 1);
+  if (f.pml) bytes += std::size_t(kPsiCount) * g.size() * sizeof(double);
+  const std::size_t M = f.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
   DepositSizes z;
-  z.points = g.size(), z.most = most, z.species = from.species().size(), z.tiles = m.particles.tg.count();
-  z.K = stencil_points(m.s.shape), z.M = M, z.blocks = m.slab;
+  z.points = g.size(), z.most = f.most, z.species = f.species;
+  z.tiles = std::size_t((g.nx + kTile - 1) / kTile) * std::size_t((g.ny + kTile - 1) / kTile);
+  z.K = stencil_points(f.shape), z.M = M, z.blocks = f.slab;
   bytes += ops.bytes(z);
-  if (m.slab) {
+  // The diagnostics: one GPU's Gauss reference (set_gauss_reference), a block's flux rows, the
+  // reductions' partials and the Poynting track (diag/reduce.cuh: well under 64 KiB).
+  if (!f.slab) bytes += g.size() * sizeof(double);
+  bytes += std::size_t(g.ny) * sizeof(double) + 65536;
+  if (f.slab) {
     // The slots' room for arrivals and their ids, and the per-slot work buffers of ensure_work
     // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, a double and a
     // 64-bit id. (The migration's records buffer grows with the leavers, 72 bytes
     // each: a slab's boundary cells at most.)
-    const bool room = m.so.ranks > 1;
-    const std::size_t slots = particles + (room ? particles / 8 + 1024 * from.species().size() : 0);
-    const std::size_t work = most + (room ? most / 8 + 1024 : 0);
+    const bool room = f.ranks > 1;
+    const std::size_t slots = f.particles + (room ? f.particles / 8 + 1024 * f.species : 0);
+    const std::size_t work = f.most + (room ? f.most / 8 + 1024 : 0);
     // (and the emptied slots' lists of the kernels that note them, an eighth of the slots)
-    if (room && ops.notes_emptied) bytes += (slots / 8 + 1024 * from.species().size()) * sizeof(unsigned);
-    bytes += (slots - particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
+    if (room && ops.notes_emptied) bytes += (slots / 8 + 1024 * f.species) * sizeof(unsigned);
+    bytes += (slots - f.particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
              work * (4 * sizeof(unsigned) + 2 + sizeof(double) + sizeof(std::uint64_t));
     // the guard staging (room for the deterministic kernel's class arrays, 3 M^2)
     bytes += 3 * M * M * std::size_t(std::max(g.rows(), g.stride())) * kGuard * sizeof(double);
   }
-  require_memory(Location::cuda(m.opt.device), bytes,
-                 "pic: " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " cells and " +
-                     std::to_string(particles) + " particles" + (deterministic ? " (deterministic deposition)" : ""));
+  return bytes;
 }
-
-}  // namespace
 
 PicGpu::Impl::~Impl() {
   for (cudaEvent_t e : {ev0, ev1, ev_start, ev_end})
@@ -221,7 +237,7 @@ PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions options) : impl_(std::ma
   m.particles.setup_tiles(m.g, tile_y0);
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
   const DepositOps& ops = deposit_ops(options.deposit);
-  check_memory(m, from, ops);
+  check_memory(m, from);
   m.fields.upload(from);
   m.diag.setup();
   m.particles.upload(from, m.so.ids);

@@ -158,6 +158,21 @@ bool pic_gpu_available(std::string* why = nullptr);
 // The number of CUDA devices (0 in a build without CUDA or without a device).
 int pic_gpu_device_count();
 
+// What one PicGpu will hold on its device, known before it is built (the memory plan,
+// pic/driver/memory_plan.hpp): the fields of `geom` (a block's, or the whole grid on one GPU),
+// the particles, the deposition kernel's buffers and, for a block of several, the room for
+// arrivals, the work buffers and the guard staging. PicGpu checks the same sum before its first
+// allocation. 0 in a build without CUDA.
+struct PicGpuFootprint {
+  GridGeometry geom;
+  ShapeOrder shape = ShapeOrder::cic;
+  bool pml = false;
+  std::size_t particles = 0, most = 0, species = 0;  // all, the largest species', how many species
+  bool slab = false;  // a block of the GPU slabs
+  int ranks = 1;      // the blocks of the run
+};
+[[nodiscard]] std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit);
+
 class PicGpu {
  public:
   PicGpu(const PicSimulation& from, DepositMode mode, int device = 0);

@@ -17,6 +17,7 @@ PicGpu::PicGpu(const PicSimulation&, DepositMode, int) {
 PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions o) : PicGpu(from, DepositMode::atomic, o.device) {}
 PicGpu::~PicGpu() = default;
 int pic_gpu_device_count() { return 0; }
+std::size_t pic_gpu_device_bytes(const PicGpuFootprint&, DepositKernel) { return 0; }
 std::vector<std::vector<std::uint64_t>> PicGpu::ids() const { return {}; }
 std::vector<std::size_t> PicGpu::slot_counts() const { return {}; }
 PicGpu::StepTimes PicGpu::total_times() const { return {}; }

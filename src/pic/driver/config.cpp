@@ -403,6 +403,7 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
   for (const std::string& o : overrides) apply_override(root, o);
   apply_flags(root, flags);
   PicConfig c;
+  c.source = name;
   try {
     read_table(root, c);
     validate_pic_config(c);
@@ -698,7 +699,7 @@ int block_rows(const PicConfig& c, int processes) {
   return best;
 }
 
-PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, const CellWindow* window) {
+PicSettings pic_settings(const PicConfig& c) {
   PicSettings s;
   s.geom.nx = c.nx;
   s.geom.ny = c.ny;
@@ -720,7 +721,11 @@ PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, cons
     l.a0 = a0_from_intensity(c.laser_intensity_W_cm2 * 1e4, c.wavelength_um * 1e-6, l.polarisation == Polarisation::circular);
   l.duration *= kTwoPi, l.rise *= kTwoPi, l.delay *= kTwoPi, l.waist *= kTwoPi, l.y_centre *= kTwoPi;
   l.x_left = s.geom.x0;
-  PicSimulation sim(s);
+  return s;
+}
+
+std::vector<SpeciesLoad> pic_species_loads(const PicConfig& c) {
+  std::vector<SpeciesLoad> out;
   for (const SpeciesConfig& sc : c.species) {
     Species sp;
     sp.name = sc.name;
@@ -746,8 +751,16 @@ PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, cons
     load.regular = sc.regular;
     for (int k = 0; k < 3; ++k) load.u_thermal[k] = uth, load.u_drift[k] = sc.immobile ? 0.0 : sc.drift[k];
     load.seed = sc.seed ^ (c.seed * 0x9e3779b97f4a7c15ULL);
-    const int index = sim.add_species(std::move(sp));
-    if (load_particles) sim.load(index, load, window);
+    out.push_back({std::move(sp), std::move(load)});
+  }
+  return out;
+}
+
+PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles, const CellWindow* window) {
+  PicSimulation sim(pic_settings(c));
+  for (SpeciesLoad& s : pic_species_loads(c)) {
+    const int index = sim.add_species(std::move(s.species));
+    if (load_particles) sim.load(index, s.load, window);
   }
   return sim;
 }

@@ -72,6 +72,8 @@ struct PicConfig {
   // scheduler loses at most that much.
   double checkpoint_every_s = 1800;
   std::vector<SpeciesConfig> species;
+  // The deck's file as error messages name it.
+  std::string source;
   // The deck as read, with every --set and flag applied (TOML): the run directory's deck.toml.
   std::string deck;
   // The same without what a resumed run may change (the run length, [output], [parallel],
@@ -99,8 +101,6 @@ std::string first_deck_difference(const std::string& identity_a, const std::stri
 // Checks the values (also after overrides): the Courant limit, species with particles, a laser
 // with an amplitude, ...
 void validate_pic_config(const PicConfig& c);
-// The settings and loaded simulation in normalised units.
-// load_particles = false: species without particles (to be restored from a checkpoint).
 // The block rows of a run over `processes` ranks (pic/domain.hpp): parallel.ranks_y; for "auto"
 // the divisor of the processes whose costliest block carries the least work — the particles the
 // loader puts in its cells (the mobile species' particles per cell where the density is non-zero)
@@ -110,6 +110,17 @@ void validate_pic_config(const PicConfig& c);
 // x (an explicit ranks_y cuts GPU blocks too); 0 when no shape fits.
 int block_rows(const PicConfig& c, int processes);
 
+// The settings of `c` in code units (geometry, dt, laser), and each species with how to load it:
+// the two halves of build_pic_simulation, for what must know the run before it is built (the
+// memory plan, pic/driver/memory_plan.hpp).
+PicSettings pic_settings(const PicConfig& c);
+struct SpeciesLoad {
+  Species species;
+  LoadSpec load;
+};
+std::vector<SpeciesLoad> pic_species_loads(const PicConfig& c);
+// The settings and loaded simulation in normalised units.
+// load_particles = false: species without particles (to be restored from a checkpoint).
 // `window`: load only the particles of these cells (with their ids; PicSimulation::load).
 PicSimulation build_pic_simulation(const PicConfig& c, bool load_particles = true, const CellWindow* window = nullptr);
 // The number of steps the configuration asks for.
