@@ -1,6 +1,7 @@
 #include "support.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include <array>
+#include <csignal>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -150,6 +152,27 @@ ProcessResult run_nbody(const std::string& args) {
   r.out = slurp(out_file);
   r.err = slurp(err_file);
   return r;
+}
+
+ProcessResult run_nbody_limited(const std::string& args, int resource, unsigned long long limit) {
+  const std::string dir = temp_dir("limited");
+  const std::string out_file = dir + "/stdout", err_file = dir + "/stderr";
+  const std::string cmd = std::string(NBODY_EXE_PATH) + " " + args + " >" + out_file + " 2>" + err_file + " </dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_DFL);
+    const rlimit r{rlim_t(limit), rlim_t(limit)};
+    if (::setrlimit(resource, &r) != 0) ::_exit(120);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  ProcessResult res;
+  res.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  res.out = read_text(out_file);
+  res.err = read_text(err_file);
+  return res;
 }
 
 Child start_nbody(const std::string& args, const std::string& log_dir) {

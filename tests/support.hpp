@@ -144,6 +144,9 @@ struct ProcessResult {
 };
 // Runs the nbody program with `args` (a shell-quoted argument string).
 ProcessResult run_nbody(const std::string& args);
+// Runs the nbody program with `args` in a child process under a resource limit (setrlimit's
+// `resource`, soft and hard), SIGXFSZ left at its default (killing) disposition as a shell gives it.
+ProcessResult run_nbody_limited(const std::string& args, int resource, unsigned long long limit);
 // The nbody program started in the background with `args` (a shell-quoted argument string),
 // stdout and stderr to files; for tests that signal or kill a run.
 struct Child {

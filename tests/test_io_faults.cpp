@@ -32,29 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs the nbody program with `args` in a child process under a resource limit (soft and hard),
-// SIGXFSZ left at its default (killing) disposition as a shell gives it.
-ProcessResult run_nbody_limited(const std::string& args, int resource, rlim_t limit) {
-  const std::string dir = temp_dir("limited");
-  const std::string out_file = dir + "/stdout", err_file = dir + "/stderr";
-  const std::string cmd = std::string(NBODY_EXE_PATH) + " " + args + " >" + out_file + " 2>" + err_file + " </dev/null";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::signal(SIGXFSZ, SIG_DFL);
-    const rlimit r{limit, limit};
-    if (::setrlimit(resource, &r) != 0) ::_exit(120);
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int raw = 0;
-  ::waitpid(pid, &raw, 0);
-  ProcessResult res;
-  res.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  res.out = read_text(out_file);
-  res.err = read_text(err_file);
-  return res;
-}
-
 // Files in `dir` that a writer left behind as temporaries.
 std::vector<std::string> temporaries_in(const fs::path& dir) {
   std::vector<std::string> found;

@@ -4,12 +4,15 @@
 // checkpoint_every_s of wall time and at the end, and --resume DIR continuing every file — the
 // diagnostics' time integrals included — byte for byte as the uninterrupted run writes it.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -274,6 +277,129 @@ TEST(PicCliRun, AResumeMayNotChangeThePhysics) {
   const auto early = run_nbody("pic run --resume " + (base / "run").string() + " --steps 20");
   EXPECT_EQ(early.status, 2);
   EXPECT_NE(early.err.find("before the checkpoint's step 30"), std::string::npos) << early.err;
+}
+
+// ---- faults: a second process, kill -9, a full disk ----------------------------------------
+
+// The run `args` continued until it completes: resumed where it has a checkpoint (or a directory
+// to start again in), started again with --overwrite where it died before writing its deck.
+void finish(const fs::path& deck, const fs::path& dir, const std::string& args, const std::string& context) {
+  auto r = run_nbody("pic run --resume " + dir.string());
+  if (r.status == 2 && r.err.find("not a PIC run directory") != std::string::npos)
+    r = run_nbody("pic run --config " + deck.string() + " " + args + " --overwrite --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << context << ": " << r.err;
+}
+
+// Every file that is there reads back whole (the diagnostics' rows complete; the checkpoints are
+// read by the resume in finish), and no temporary is left — but by a process killed while writing
+// one (`killed`), whose temporaries the resume removes.
+void expect_clean(const fs::path& dir, const std::string& context, bool killed = false) {
+  if (!fs::exists(dir)) return;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (!killed) EXPECT_EQ(name.find(".tmp"), std::string::npos) << context << ": a temporary left: " << e.path();
+    if (name == "diagnostics.csv") {
+      const std::string text = read_text(e.path().string());
+      if (!text.empty()) EXPECT_EQ(text.back(), '\n') << context << ": a partial row";
+    }
+  }
+}
+
+const std::string kFaultArgs =
+    "--steps 600 --set output.diag_every=5 --set output.checkpoint_every=20 --set output.fields_every=100 "
+    "--set output.images_every=200";
+
+// A second process on a running run's directory — a new run into it, --overwrite of it, a resume
+// of it — is refused (exit 2, one line naming the holder) and the running run's files are left
+// alone; once stopped, it resumes to the uninterrupted run's bytes.
+TEST(PicCliRun, ARunningRunsDirectoryIsRefusedToOtherProcesses) {
+  const fs::path base = temp_dir("pic_lock");
+  const fs::path deck = write_deck(base);
+  const std::string args = "--steps 4000 --set output.fields_every=0 --set output.images_every=0 "
+                           "--set output.checkpoint_every=0 --set output.diag_every=50";
+  reference(deck, base, args);
+  const fs::path dir = base / "run";
+  const Child c = start_nbody("pic run --config " + deck.string() + " " + args + " --out " + dir.string(), base.string());
+  ASSERT_TRUE(wait_until_stepping(dir, c)) << read_text(c.err_file);
+  const std::string resolved = read_text((dir / "deck.toml").string());
+  for (const std::string& other : {"pic run --config " + deck.string() + " --out " + dir.string(),
+                                   "pic run --config " + deck.string() + " --overwrite --out " + dir.string(),
+                                   "pic run --resume " + dir.string()}) {
+    const auto r = run_nbody(other);
+    EXPECT_EQ(r.status, 2) << other << "\n" << r.out << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("in use by another nbody process (pid " + std::to_string(c.pid)), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read_text((dir / "deck.toml").string()), resolved);
+  ::kill(c.pid, SIGTERM);
+  EXPECT_EQ(wait_child(c, 60), 0) << read_text(c.err_file);
+  const auto r = run_nbody("pic run --resume " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_same_directories(base / "straight", dir);
+}
+
+// SIGKILL at random moments (seeded), up to two a trial, then resumed until the run completes:
+// no temporaries, every row whole, and the uninterrupted run's files byte for byte.
+TEST(PicCliRun, KilledAtRandomMomentsResumesToTheSameBytes) {
+  const fs::path base = temp_dir("pic_sigkill");
+  const fs::path deck = write_deck(base);
+  const auto t0 = std::chrono::steady_clock::now();
+  reference(deck, base, kFaultArgs);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::mt19937_64 rng(20261128);
+  int hits = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const std::string context = "trial " + std::to_string(trial);
+    const fs::path dir = base / "run";
+    fs::remove_all(dir);
+    std::string cmd = "pic run --config " + deck.string() + " " + kFaultArgs + " --out " + dir.string();
+    for (int kill = 0; kill < 2; ++kill) {
+      const Child c = start_nbody(cmd, base.string());
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::uniform_real_distribution<double>(0.0, wall)(rng)));
+      ::kill(c.pid, SIGKILL);
+      const int status = wait_child(c, 60);
+      hits += status == 128 + SIGKILL;
+      if (status != 128 + SIGKILL) EXPECT_EQ(status, 0) << context << ": " << read_text(c.err_file);
+      expect_clean(dir, context, status == 128 + SIGKILL);
+      cmd = fs::exists(dir / "deck.toml") ? "pic run --resume " + dir.string()
+                                          : "pic run --config " + deck.string() + " " + kFaultArgs + " --overwrite --out " +
+                                                dir.string();
+    }
+    finish(deck, dir, kFaultArgs, context);
+    expect_clean(dir, context);
+    expect_same_directories(base / "straight", dir);
+  }
+  EXPECT_GT(hits, 0) << "no kill hit a running run (the reference took " << wall << " s)";
+}
+
+// A full disk (a file-size limit on the process, at several sizes from below the first file to
+// above most): exit 1 with one error line (never a crash), no temporaries, every file whole; the
+// run then resumes to the uninterrupted run's bytes.
+TEST(PicCliRun, AFullDiskFailsCleanlyAndResumesToTheSameBytes) {
+  const fs::path base = temp_dir("pic_full");
+  const fs::path deck = write_deck(base);
+  reference(deck, base, kFaultArgs);
+  std::uintmax_t largest = 0;
+  for (const auto& e : fs::recursive_directory_iterator(base / "straight"))
+    if (e.is_regular_file()) largest = std::max(largest, e.file_size());
+  int failed = 0;
+  for (const double share : {0.001, 0.01, 0.05, 0.2, 0.5, 0.9}) {
+    const unsigned long long limit = std::max<unsigned long long>(64, (unsigned long long)(share * double(largest)));
+    const std::string context = "limit " + std::to_string(limit);
+    const fs::path dir = base / "run";
+    fs::remove_all(dir);
+    const auto r = run_nbody_limited("pic run --config " + deck.string() + " " + kFaultArgs + " --out " + dir.string(),
+                                     RLIMIT_FSIZE, limit);
+    if (r.status != 0) {
+      ++failed;
+      EXPECT_EQ(r.status, 1) << context << ": " << r.err;
+      EXPECT_EQ(lines(r.err).size(), 1u) << context << ": " << r.err;
+    }
+    expect_clean(dir, context);
+    finish(deck, dir, kFaultArgs, context);
+    expect_same_directories(base / "straight", dir);
+  }
+  EXPECT_GE(failed, 4) << "the limits did not fail the runs";
 }
 
 }  // namespace

@@ -219,9 +219,12 @@ RunFiles::RunFiles(fs::path path, const std::string& what) : path_(std::move(pat
 
 void RunFiles::continue_run(const std::string& fallback_id) {
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(path_, ec)) {
-    if (is_temporary_file(entry.path()) || entry.path().filename() == kStop) remove(entry.path());
-  }
+  // (the temporaries in the run's folders too: a run killed while writing an image leaves one there)
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::recursive_directory_iterator(path_, ec))
+    if (is_temporary_file(entry.path()) || (entry.path().parent_path() == path_ && entry.path().filename() == kStop))
+      stale.push_back(entry.path());
+  for (const fs::path& p : stale) remove(p);
   if (run_id_.empty()) {  // a directory of an earlier release: its checkpoints from now on carry an id
     run_id_ = fallback_id;
     write_file_atomic(path_ / kRunId, run_id_ + "\n");

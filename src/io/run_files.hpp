@@ -59,7 +59,7 @@ class RunFiles {
   // refusal) and reads run_id; nothing is changed before continue_run, so that the caller can
   // still refuse with the directory as it was.
   RunFiles(std::filesystem::path path, const std::string& what);
-  // Removes temporary files of a killed run and a stop file, gives a directory without a run_id
+  // Removes temporary files of a killed run (in its folders too) and a stop file, gives a directory without a run_id
   // (of an earlier release) `fallback_id`, and appends to run.log from now on.
   void continue_run(const std::string& fallback_id);
   ~RunFiles();
