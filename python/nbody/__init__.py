@@ -167,12 +167,12 @@ class Simulation:
                 raise InputError(str(err)) from None
             m, x, v = _np.array([m]), (pr + r)[None, :], (pv + u)[None, :]
         else:
-            m = _np.atleast_1d(_np.asarray(m, dtype=_np.float64))
+            m = _np.atleast_1d(_checks.float_array("m", m))
             if m.ndim != 1:
                 raise InputError(f"m: must be a number or a one-dimensional array, got shape {m.shape}")
             k = m.shape[0]
-            x = _np.zeros(3) if x is None else _np.asarray(x, dtype=_np.float64)
-            v = _np.zeros(3) if v is None else _np.asarray(v, dtype=_np.float64)
+            x = _np.zeros(3) if x is None else _checks.float_array("x", x)
+            v = _np.zeros(3) if v is None else _checks.float_array("v", v)
             if x.shape == (3,):
                 x = _np.broadcast_to(x, (k, 3))
             if v.shape == (3,):

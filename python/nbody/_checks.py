@@ -75,6 +75,16 @@ def ids(value, start, k):
     return out
 
 
+def float_array(name, value):
+    """A float64 array of ``value``, or TypeError naming ``name`` for what is not numbers."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} {value!r}")
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name}: expected numbers ({e})") from None
+
+
 def finite_array(name, a):
     """InputError naming the first value of float array ``a`` that is not finite."""
     bad = np.flatnonzero(~np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1))

@@ -53,9 +53,11 @@ def test_the_largest_id_is_kept_exactly():
     (dict(m=[1.0, np.nan], x=np.zeros((2, 3))), "m: body 1 of this call is not finite (got nan)"),
     (dict(m=1.0, x=(np.inf, 0, 0)), "x: body 0 of this call is not finite (got [inf, 0.0, 0.0])"),
     (dict(m=1.0, v=(0, np.nan, 0)), "v: body 0 of this call is not finite"),
+    (dict(m=1.0, x=("a", 0, 0)), "x: expected numbers (could not convert string to float: 'a')"),
+    (dict(m="heavy"), "m: expected numbers, got str 'heavy'"),
 ])
 def test_bad_bodies_are_refused_at_add_naming_the_argument(kwargs, message):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises((ValueError, TypeError)) as e:
         nbody.Simulation(device="cpu").add(**kwargs)
     assert message in str(e.value)
 
