@@ -11,7 +11,10 @@ The same engine, parameters and checks as the ``nbody`` program:
     sim = nbody.Simulation(units="solar", dt=1e-3, softening=0, integrator="yoshida4")
     sim.add(m=1.0)                   # the Sun at rest at the origin
     sim.add(m=3.0e-6, x=(1, 0, 0), v=(0, 6.2832, 0))   # the Earth
+    sim.add(m=9.5e-4, a=5.2, e=0.05, inc=0.02, M=0.3)   # a Jupiter, by orbital elements
+    sim.move_to_com()
     sim.step(1000)
+    sim.particles[2].orbit().e
 
     run = nbody.run(ic="king", n=2048, steps=2000, diag_every=20, out="runs/king")   # a run directory
     for snap in nbody.Run("runs/king"):
@@ -22,11 +25,12 @@ flag's dashes are underscores: ``snapshot_every``), checked as the program check
 raises ``ValueError`` (``nbody.InputError``) naming the parameter, and nothing is written.
 See docs/python.md.
 """
+import operator as _operator
 import os as _os
 
 import numpy as _np
 
-from . import _core
+from . import _checks, _core
 from ._core import DeviceArray, InputError, RunState
 from .files import Checkpoint, Run, Snapshot, load
 from .progress import TextProgress
@@ -81,9 +85,11 @@ class Simulation:
     checks it; a bad one raises ``ValueError`` naming it. dt and softening default to the
     model's own (1/100 of its dynamical time and length unit), as in ``nbody run``.
 
-    Instead of a model, bodies can be given one by one or as arrays with :meth:`add` before the
-    first step (then ``ic`` and ``n`` are not used, and dt and softening keep the values given,
-    or 0.01 each).
+    Instead of a model, bodies can be given one by one, as arrays or by orbital elements with
+    :meth:`add` (then ``ic`` and ``n`` are not used, and dt and softening keep the values given,
+    or 0.01 each), at any time: after steps the simulation goes on from its step and time.
+    REBOUND's habits: ``sim.particles[i]`` (a body's view: x, ..., m, ``orbit()``),
+    :meth:`orbits`, :meth:`move_to_com`, ``sim.G``.
 
     Particle data: ``sim.x``, ``sim.y``, ``sim.z``, ``sim.vx``, ``sim.vy``, ``sim.vz``,
     ``sim.m``, ``sim.id`` are numpy views of the engine's own memory (no copy; float32 for an
@@ -109,42 +115,224 @@ class Simulation:
         self._lines, self._given = _core.make_config(self._params, True)
         self._bodies = None  # dict of lists of arrays, once add() is called
         self._engine = None
+        self._implicit_model = False  # the engine holds the default model, drawn without ic given
 
     # ---- construction ------------------------------------------------------------------
-    def add(self, m, x=(0.0, 0.0, 0.0), v=(0.0, 0.0, 0.0), id=None):
-        """Adds one body (``m`` a number, ``x`` and ``v`` 3-sequences) or many (``m`` of shape
-        (k,), ``x`` and ``v`` of shape (k, 3)), before the first step. Ids are 0, 1, 2, ... in
-        the order of addition unless given. Returns self."""
-        if self._engine is not None and self._engine.step != 0:
-            raise InputError("add: bodies are added before the first step")
+    def add(self, m, x=None, v=None, id=None, primary=None, a=None, e=None, inc=None, Omega=None, omega=None,
+            f=None, M=None):
+        """Adds bodies; returns self. At any time: before the first step, or after steps (the
+        simulation goes on from its step and time with the bodies added; the integrator starts
+        afresh from the new state, its forces computed again, and energy drifts are measured
+        from it). Views taken before (``sim.x``, ...) show the state before the addition.
+
+        By position and velocity: one body (``m`` a number, ``x`` and ``v`` 3-sequences, each
+        zero when not given) or many (``m`` of shape (k,), ``x`` and ``v`` of shape (k, 3)).
+
+        By orbital elements (one body; REBOUND's conventions, angles in radians): ``a``
+        semi-major axis (< 0 with e > 1 for a hyperbola), ``e`` eccentricity (0), ``inc``
+        inclination to the x-y plane (0), ``Omega`` longitude of the ascending node measured
+        from the x axis (0), ``omega`` argument of pericentre measured from the ascending node
+        (0), and the true anomaly ``f`` (angle from the pericentre) or the mean anomaly ``M``
+        (Kepler's equation is solved), f = 0 when neither is given. ``primary``: a Particle
+        (``sim.particles[0]``), a body's index, or None: the centre of mass of all the bodies
+        already added (REBOUND's Jacobi default). The orbit is that of the two-body problem
+        with mu = G (m_primary + m) and the simulation's G; the body's state is the primary's
+        plus the relative one. See nbody.orbits.
+
+        Ids are 0, 1, 2, ... (the body's index at its addition) unless given: whole numbers in
+        [0, 2^64), unique. Each argument is checked (finite values, m > 0); an error names it."""
         if "ic" in self._params:
             raise InputError(f"add: the bodies come from ic={self._params['ic']!r}; leave ic out to add bodies")
-        m = _np.atleast_1d(_np.asarray(m, dtype=_np.float64))
+        if self._engine is not None and self._engine.running:
+            raise InputError("add: not while the simulation is being advanced (in a callback)")
+        if self._implicit_model and self._engine.step == 0:
+            # The default model was drawn when the simulation was looked at; bodies replace it.
+            self._engine, self._implicit_model = None, False
+        elements = {"a": a, "e": e, "inc": inc, "Omega": Omega, "omega": omega, "f": f, "M": M}
+        given = [k for k, val in elements.items() if val is not None]
+        if given or primary is not None:
+            for name, val in (("x", x), ("v", v)):
+                if val is not None:
+                    raise InputError(f"{name}: give a position and velocity or orbital elements "
+                                     f"({', '.join(given) or 'primary'}), not both")
+            if a is None:
+                raise InputError("a: orbital elements need the semi-major axis a")
+            m = _checks.positive("m", m)
+            el = {k: _checks.number(k, val) for k, val in elements.items() if val is not None}
+            pm, pr, pv = self._primary(primary, None, "primary")
+            from .orbits import state_from_elements
+            try:
+                r, u = state_from_elements(self.G * (pm + m), **el)
+            except ValueError as err:
+                raise InputError(str(err)) from None
+            m, x, v = _np.array([m]), (pr + r)[None, :], (pv + u)[None, :]
+        else:
+            m = _np.atleast_1d(_checks.float_array("m", m))
+            if m.ndim != 1:
+                raise InputError(f"m: must be a number or a one-dimensional array, got shape {m.shape}")
+            k = m.shape[0]
+            x = _np.zeros(3) if x is None else _checks.float_array("x", x)
+            v = _np.zeros(3) if v is None else _checks.float_array("v", v)
+            if x.shape == (3,):
+                x = _np.broadcast_to(x, (k, 3))
+            if v.shape == (3,):
+                v = _np.broadcast_to(v, (k, 3))
+            for name, arr in (("x", x), ("v", v)):
+                if arr.shape != (k, 3):
+                    raise InputError(f"add: {name} must have shape (3,) or ({k}, 3), got {arr.shape}")
+            _checks.masses(m)
+            _checks.finite_array("x", x)
+            _checks.finite_array("v", v)
         k = m.shape[0]
-        if m.ndim != 1:
-            raise InputError("add: m must be a number or a one-dimensional array")
-        x = _np.asarray(x, dtype=_np.float64)
-        v = _np.asarray(v, dtype=_np.float64)
-        if x.shape == (3,):
-            x = _np.broadcast_to(x, (k, 3))
-        if v.shape == (3,):
-            v = _np.broadcast_to(v, (k, 3))
-        for name, a in (("x", x), ("v", v)):
-            if a.shape != (k, 3):
-                raise InputError(f"add: {name} must have shape (3,) or ({k}, 3), got {a.shape}")
+        state = self._state()
+        start = 0 if state is None else len(state["m"])
+        ids = _checks.ids(id, start, k)
+        if state is not None and id is not None:
+            taken = {int(i): j for j, i in enumerate(state["id"])}
+            for i in ids:
+                if int(i) in taken:
+                    raise InputError(f"id: {int(i)} is already the id of body {taken[int(i)]}")
+        if self._engine is not None:
+            p = state
+            new = {"m": m, "x": x[:, 0], "y": x[:, 1], "z": x[:, 2], "vx": v[:, 0], "vy": v[:, 1], "vz": v[:, 2],
+                   "id": ids}
+            arrays = {name: _np.concatenate([p[name], new[name]]) for name in _FIELDS}
+            self._engine = self._engine.with_particles(arrays, "particles")
+            return self
         if self._bodies is None:
             self._bodies = {"m": [], "x": [], "v": [], "id": []}
-        start = sum(len(a) for a in self._bodies["m"])
-        ids = _np.arange(start, start + k, dtype=_np.uint64) if id is None else _np.atleast_1d(
-            _np.asarray(id, dtype=_np.uint64))
-        if ids.shape != (k,):
-            raise InputError(f"add: id must have {k} values")
         self._bodies["m"].append(m)
         self._bodies["x"].append(_np.array(x))
         self._bodies["v"].append(_np.array(v))
         self._bodies["id"].append(ids)
-        self._engine = None  # built again, with the new bodies, when next needed
         return self
+
+    def _state(self):
+        """float64 copies of the bodies {m, x, ..., id}, or None before any is given."""
+        if self._engine is None:
+            if self._bodies is not None:
+                b = self._bodies
+                x = _np.concatenate(b["x"])
+                v = _np.concatenate(b["v"])
+                return {"m": _np.concatenate(b["m"]), "x": x[:, 0], "y": x[:, 1], "z": x[:, 2],
+                        "vx": v[:, 0], "vy": v[:, 1], "vz": v[:, 2], "id": _np.concatenate(b["id"])}
+            if "ic" not in self._params:
+                return None  # bodies still to come from add (or the default model when first used)
+        return self.engine.particles()
+
+    def _primary(self, primary, upto, what, state=None):
+        """(mass, position, velocity) of a primary: a Particle, a body's index, or None: the
+        centre of mass of the bodies before index ``upto`` (all of them when upto is None)."""
+        from .particles import Particle
+        if isinstance(primary, Particle):
+            return primary.m, primary.position, primary.velocity
+        s = self._state() if state is None else state
+        n = 0 if s is None else len(s["m"])
+        if primary is None:
+            upto = n if upto is None else upto
+            if upto == 0:
+                if n == 0:
+                    raise InputError(f"{what}: orbital elements need a primary, and the simulation has no bodies yet "
+                                     "(add the central body first)")
+                raise InputError(f"{what}: body 0 has no bodies before it (the default, Jacobi primary); "
+                                 "give primary=")
+            m = s["m"][:upto]
+            mass = float(m.sum())
+            r = _np.array([_np.dot(m, s[c][:upto]) for c in ("x", "y", "z")]) / mass
+            u = _np.array([_np.dot(m, s[c][:upto]) for c in ("vx", "vy", "vz")]) / mass
+            return mass, r, u
+        if isinstance(primary, (bool, _np.bool_)):
+            raise TypeError(f"{what}: expected a Particle, a body's index or None, got a bool")
+        try:
+            i = _operator.index(primary)
+        except TypeError:
+            raise TypeError(f"{what}: expected a Particle, a body's index or None, got "
+                            f"{type(primary).__name__}") from None
+        if not -n <= i < n:
+            raise InputError(f"{what}: no body {i} (the simulation has {n})")
+        i %= n
+        return (float(s["m"][i]), _np.array([s["x"][i], s["y"][i], s["z"][i]]),
+                _np.array([s["vx"][i], s["vy"][i], s["vz"][i]]))
+
+    def move_to_com(self):
+        """Shifts every position and velocity by the same amount so that the centre of mass is
+        at rest at the origin (REBOUND's ``move_to_com``). After steps the simulation goes on
+        from the shifted state as after :meth:`add` (integrator restarted, drifts measured from
+        it). Returns self."""
+        s = self._state()
+        if s is None:
+            raise InputError("move_to_com: the simulation has no bodies")
+        if self._engine is not None and self._engine.running:
+            raise InputError("move_to_com: not while the simulation is being advanced (in a callback)")
+        m = s["m"]
+        mass = m.sum()
+        for c in ("x", "y", "z", "vx", "vy", "vz"):
+            s[c] = s[c] - _np.dot(m, s[c]) / mass
+        if self._engine is not None:
+            self._engine = self._engine.with_particles(s, "particles")
+        else:
+            self._bodies = {"m": [s["m"]], "x": [_np.stack([s["x"], s["y"], s["z"]], 1)],
+                            "v": [_np.stack([s["vx"], s["vy"], s["vz"]], 1)], "id": [s["id"]]}
+        return self
+
+    @property
+    def particles(self):
+        """The bodies one by one (REBOUND's ``sim.particles``): ``sim.particles[i]`` is a
+        :class:`nbody.particles.Particle` whose ``x, y, z, vx, vy, vz, m`` read and write the
+        simulation's state and whose ``orbit()`` gives its orbital elements; ``len()``,
+        negative indices, iteration. Called, ``sim.particles()`` returns float64 copies of every
+        field: {x, y, z, vx, vy, vz, m, id}."""
+        from .particles import Particles
+        return Particles(self)
+
+    def orbits(self, primary=None):
+        """The osculating orbits (:class:`nbody.orbits.Orbit`) of bodies 1, 2, ..., n - 1, each
+        about ``primary`` (a Particle or an index; that body itself is left out) or, by default,
+        about the centre of mass of the bodies before it (Jacobi elements, REBOUND's default)."""
+        from .orbits import elements_from_state
+        s = self._state()
+        n = 0 if s is None else len(s["m"])
+        skip = None
+        if primary is not None and not hasattr(primary, "orbit"):
+            self._primary(primary, None, "primary", s)  # checks it
+            skip = _operator.index(primary) % n
+        out = []
+        G = self.G
+        for i in range(1, n):
+            if i == skip:
+                continue
+            pm, pr, pv = self._primary(primary, i, "primary", s)
+            r = _np.array([s["x"][i], s["y"][i], s["z"][i]]) - pr
+            u = _np.array([s["vx"][i], s["vy"][i], s["vz"][i]]) - pv
+            try:
+                out.append(elements_from_state(G * (pm + s["m"][i]), r, u))
+            except ValueError as err:
+                raise InputError(f"body {i}: {err}") from None
+        return out
+
+    def _host_field(self, name):
+        """Field ``name`` for reading: a read-only view on the host, a copy from a GPU."""
+        engine = self.engine
+        if engine.on_device:
+            return engine.field(name).to_numpy()
+        return engine.view(name, False)
+
+    def _set_field(self, name, index, value):
+        """Writes one body's value of a field, through to the simulation's state."""
+        value = _checks.positive(name, value) if name == "m" else _checks.number(name, value)
+        engine = self.engine
+        if engine.running:
+            raise InputError(f"{name}: a body is written between steps, not in a callback (the forces of the "
+                             "running steps would go stale)")
+        if _core.config_dict(engine.config)["integrator"] == "hermite4":
+            raise InputError(f"{name}: the bodies of a hermite4 simulation are read-only (its per-body state "
+                             "would go stale); add or move_to_com restart it")
+        if engine.on_device:
+            p = engine.particles()
+            p[name][index] = value
+            self._engine = engine.with_particles(p, "particles")
+        else:
+            engine.view(name)[index] = value
 
     @classmethod
     def from_arrays(cls, m, x, v, id=None, **params):
@@ -161,6 +349,7 @@ class Simulation:
         sim._engine = _core.Engine.from_checkpoint(_os.fspath(path))
         sim._lines = sim._engine.config
         sim._params, sim._given, sim._bodies = {}, [], None
+        sim._implicit_model = False
         return sim
 
     @property
@@ -169,14 +358,10 @@ class Simulation:
         if self._engine is None:
             if self._bodies is not None:
                 lines, _ = _core.make_config(self._params, False)
-                b = self._bodies
-                x = _np.concatenate(b["x"])
-                v = _np.concatenate(b["v"])
-                arrays = {"m": _np.concatenate(b["m"]), "x": x[:, 0], "y": x[:, 1], "z": x[:, 2],
-                          "vx": v[:, 0], "vy": v[:, 1], "vz": v[:, 2], "id": _np.concatenate(b["id"])}
-                self._engine = _core.Engine.from_particles(lines, arrays)
+                self._engine = _core.Engine.from_particles(lines, self._state())
             else:
                 self._engine = _core.Engine.create(self._lines)
+                self._implicit_model = "ic" not in self._params
             self._lines = self._engine.config
         return self._engine
 
@@ -190,25 +375,44 @@ class Simulation:
         after every ``every``-th step (steps that are multiples of it); returning False stops
         the run there. Ctrl-C stops cleanly between chunks of steps (about ``chunk_seconds``
         each) and raises KeyboardInterrupt; the simulation is then at a whole step and can go on.
+
+        Each argument is checked before anything is done (t a finite number, every a whole
+        number >= 1, chunk_seconds > 0): an error names it. Values written through the views
+        are checked before the first step (finite, masses > 0): an error names the body and
+        the field, and no step is taken.
         """
-        return self._advance(self.engine.step_at_time(float(t)), progress, callback, every, log, chunk_seconds)
+        t = _checks.number("t", t)
+        args = self._advance_args(progress, callback, every, log, chunk_seconds)
+        engine = self.engine
+        try:
+            last = engine.step_at_time(t)  # the program's rule for --t-end, whose message names it
+        except InputError:
+            last = 2**63
+        if last > 2**62:
+            raise InputError(f"t: {t!r} is too many steps of dt ({self.dt!r}) away from the start time")
+        return self._advance(last, *args)
 
     def step(self, k=1, progress=False, callback=None, every=1, log=None, chunk_seconds=0.25):
-        """Advances ``k`` steps of dt (see :meth:`integrate` for the other arguments)."""
-        k = int(k)
-        if k < 0:
-            raise InputError(f"k: must be >= 0 (got {k})")
-        return self._advance(self.engine.step + k, progress, callback, every, log, chunk_seconds)
+        """Advances ``k`` steps of dt, a whole number >= 0 (see :meth:`integrate` for the other
+        arguments)."""
+        k = _checks.whole("k", k, 0)
+        args = self._advance_args(progress, callback, every, log, chunk_seconds)
+        return self._advance(self.engine.step + k, *args)
+
+    @staticmethod
+    def _advance_args(progress, callback, every, log, chunk_seconds):
+        from .progress import make_progress
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback: not callable (got {type(callback).__name__})")
+        every = _checks.whole("every", every, 1)
+        chunk_seconds = _checks.positive("chunk_seconds", chunk_seconds)
+        return make_progress(progress), callback, every, _log_function(log), chunk_seconds
 
     def _advance(self, last_step, progress, callback, every, log, chunk_seconds):
-        from .progress import make_progress
         engine = self.engine
         if last_step <= engine.step:
             return None
-        if callback is not None and not callable(callback):
-            raise TypeError("callback: not callable")
-        return engine.advance(last_step, _log_function(log), make_progress(progress), callback, int(every),
-                              self, float(chunk_seconds))
+        return engine.advance(last_step, log, progress, callback, every, self, chunk_seconds)
 
     # ---- state -------------------------------------------------------------------------
     @property
@@ -237,8 +441,12 @@ class Simulation:
 
     @property
     def G(self):
-        """The gravitational constant in use (the unit system's unless given)."""
-        return self.config["gravitational_constant"]
+        """The gravitational constant in use: the one given (gravitational_constant), else the
+        unit system's (1 for henon, 4 pi^2 for solar, ...); the same before the first step as
+        after."""
+        c = self.config
+        G = c["gravitational_constant"]
+        return G if G > 0 else _core.unit_system(c["units"])["G"]
 
     @property
     def backend(self):
@@ -265,10 +473,6 @@ class Simulation:
         (1, 5, 10, 20, 50, 75, 90 %), as a numpy array."""
         return _np.array(self.engine.lagrangian_radii())
 
-    def particles(self):
-        """float64 copies of the particles: {x, y, z, vx, vy, vz, m, id}."""
-        return self.engine.particles()
-
     def to_numpy(self):
         """Copies of every field in the run's precision, on the host: {x, ..., m, id}."""
         return {name: self.engine.field(name).to_numpy() for name in _FIELDS}
@@ -288,13 +492,14 @@ class Simulation:
     def device_array(self, name):
         """Field ``name`` (x, y, z, vx, vy, vz, m, id) as a DeviceArray where it lives: a GPU's
         memory (``__cuda_array_interface__``, DLPack: ``cupy.asarray(a)``,
-        ``torch.from_dlpack(a)``) or the host's (DLPack). No copy; it keeps the simulation alive."""
-        return self.engine.field(name)
+        ``torch.from_dlpack(a)``) or the host's (DLPack). No copy; it keeps the simulation alive.
+        Writes through it count as writes through the views (checked at the next step)."""
+        return self.engine.field(name, True)
 
     def _field(self, name):
         engine = self.engine
         if engine.on_device:
-            return engine.field(name)
+            return engine.field(name, True)
         return engine.view(name)
 
     x = property(lambda self: self._field("x"), doc="Positions' x: a numpy view (a DeviceArray on a GPU).")

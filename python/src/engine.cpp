@@ -41,19 +41,35 @@ class Engine {
     return system_of<double>(*sim_)->store().location();
   }
 
-  // Accelerations go stale when positions or masses are written through a view; while such a
-  // view is alive the next step recomputes them first (the same bits when nothing was written).
-  void view_opened() noexcept { ++position_views_; }
-  void view_closed() noexcept { --position_views_; }
+  // Writes through the views. Accelerations go stale when positions or masses are written, so
+  // while such a view is alive, or when one was handed out since the last step, the next step
+  // recomputes them first (the same bits when nothing was written); and the state is checked
+  // (finite values, masses > 0) before it is stepped, so that a bad value written through a
+  // view is an error naming the body and the field, not a NaN energy later.
+  void view_opened(bool positions) noexcept {
+    ++writable_views_;
+    written_ = true;
+    if (positions) {
+      ++position_views_;
+      positions_written_ = true;
+    }
+  }
+  void view_closed(bool positions) noexcept {
+    --writable_views_;
+    if (positions) --position_views_;
+  }
   [[nodiscard]] int position_views() const noexcept { return position_views_; }
+  [[nodiscard]] bool running() const noexcept { return running_; }
 
   RunResult advance(std::int64_t last_step, PythonHooks& hooks) {
     Simulation& s = sim();
     if (running_) throw_runtime_error("advance: the simulation is already being advanced (a callback cannot step it)");
-    if (position_views_ > 0) {
+    if (writable_views_ > 0 || written_) check_written_state(s);
+    if (position_views_ > 0 || positions_written_) {
       if (auto* f = system_of<float>(s)) f->invalidate_accelerations();
       if (auto* d = system_of<double>(s)) d->invalidate_accelerations();
     }
+    written_ = positions_written_ = false;
     running_ = true;
     runner_ = std::this_thread::get_id();
     RunResult r;
@@ -68,8 +84,30 @@ class Engine {
     return r;
   }
 
+  // A simulation of the particles `p` (checked) that goes on from this one's step and time with its
+  // configuration: the integrator and the force solver start afresh (the first step computes
+  // the forces of the new state). Energy drifts are measured from `p`. This engine is left as it
+  // is (views of it stay valid, of its memory).
+  std::shared_ptr<Engine> with_particles(const Particles<double>& p, const std::string& what) {
+    if (running_) throw_input_error(what + ": not while the simulation is being advanced (in a callback)");
+    Checkpoint ck = sim().checkpoint();
+    ck.config.n = static_cast<std::int64_t>(p.size());
+    if (single()) {
+      ck.state = p.as<float>();
+    } else {
+      ck.state = p;
+    }
+    ck.integrator.bytes.clear();
+    ck.solver = {};
+    ck.progress = {};
+    pb::gil_scoped_release release;
+    return std::make_shared<Engine>(Simulation::create_from_checkpoint(ck));
+  }
+
   // A field of the store: its memory, values and stream.
-  DeviceArray field(const std::shared_ptr<Engine>& self, const std::string& name) {
+  // `for_writing`: handed out to a caller that may write it (a device array), which counts as a
+  // write at the next step (see view_opened).
+  DeviceArray field(const std::shared_ptr<Engine>& self, const std::string& name, bool for_writing = false) {
     static const char* const names[] = {"x", "y", "z", "vx", "vy", "vz", "m", "id"};
     bool known = false;
     for (const char* n : names) known = known || name == n;
@@ -99,36 +137,59 @@ class Engine {
     }
     // hermite4 keeps per-body state (jerks, times) that a write would leave inconsistent.
     a.readonly = name == "id" || sim_->config().integrator == "hermite4";
+    if (for_writing && !a.readonly) {
+      written_ = true;
+      positions_written_ = positions_written_ || is_position_field(name);
+    }
     return a;
   }
 
+  static bool is_position_field(const std::string& name) {
+    return name == "x" || name == "y" || name == "z" || name == "m";
+  }
+
  private:
+  // The state as it is about to be stepped, after writes through the views.
+  static void check_written_state(Simulation& s) {
+    const Particles<double> p = s.particles();
+    try {
+      validate_particles(p, "particles", [](std::size_t i) { return "body " + std::to_string(i); });
+    } catch (const Error& e) {
+      throw Error(e.kind(), std::string(e.what()) + ", written through a view (the step was not taken)");
+    }
+  }
+
   std::unique_ptr<Simulation> sim_;
   Diagnostics initial_;
+  int writable_views_ = 0;
   int position_views_ = 0;
+  bool written_ = false;            // a writable view was handed out since the last step
+  bool positions_written_ = false;  // ... of x, y, z or m
   bool running_ = false;
   std::thread::id runner_;
 };
 
-// What a numpy view holds: the engine (the memory's owner) and whether it counts as a view of
-// positions or masses.
+// What a numpy view holds: the engine (the memory's owner), whether the view is writable and
+// whether it is one of positions or masses.
 struct ViewKeeper {
   std::shared_ptr<Engine> engine;
-  bool counts;
+  bool writable;
+  bool positions;
 };
 
-pb::array numpy_view(const std::shared_ptr<Engine>& self, const std::string& name) {
+// `writable` false: a read-only view, which does not count as a write.
+pb::array numpy_view(const std::shared_ptr<Engine>& self, const std::string& name, bool writable) {
   DeviceArray a = self->field(self, name);
+  a.readonly = a.readonly || !writable;
   if (a.where.on_device()) {
     throw_input_error("view of " + name + ": the particles are on " + a.where.text() +
                       "; use to_numpy() for a copy, or the device array (sim.device_array) with CuPy, PyTorch or JAX");
   }
-  const bool counts = !a.readonly && (name == "x" || name == "y" || name == "z" || name == "m");
-  auto* keeper = new ViewKeeper{self, counts};
-  if (counts) self->view_opened();
+  auto* keeper = new ViewKeeper{self, !a.readonly, Engine::is_position_field(name)};
+  if (keeper->writable) self->view_opened(keeper->positions);
   pb::capsule base(keeper, [](void* p) {
     auto* k = static_cast<ViewKeeper*>(p);
-    if (k->counts) k->engine->view_closed();
+    if (k->writable) k->engine->view_closed(k->positions);
     delete k;
   });
   const std::string type = std::string("<") + a.kind + std::to_string(a.bytes);
@@ -244,8 +305,23 @@ void bind_engine(pb::module_& m) {
             write_particle_file(path, f, p, {parse_precision(cfg.precision), e.sim().time(), &cfg, std::nullopt});
           },
           pb::arg("path"), pb::arg("format"))
-      .def("field", [](const std::shared_ptr<Engine>& e, const std::string& name) { return e->field(e, name); })
-      .def("view", &numpy_view);
+      .def(
+          "field",
+          [](const std::shared_ptr<Engine>& e, const std::string& name, bool for_writing) {
+            return e->field(e, name, for_writing);
+          },
+          pb::arg("name"), pb::arg("for_writing") = false)
+      .def(
+          "with_particles",
+          [](Engine& e, const pb::dict& p, const std::string& what) {
+            const Particles<double> parts =
+                particles_from_arrays(p["m"], p["x"], p["y"], p["z"], p["vx"], p["vy"], p["vz"], p["id"], what);
+            return e.with_particles(parts, what);
+          },
+          pb::arg("particles"), pb::arg("what"),
+          "A new engine of these particles going on from this one's step and time (integrator restarted).")
+      .def_property_readonly("running", &Engine::running)
+      .def("view", &numpy_view, pb::arg("name"), pb::arg("writable") = true);
 }
 
 }  // namespace nbody::py

@@ -41,3 +41,25 @@ def test_read_run(tmp_path):
     assert "diagnostics: 11 rows" in out and "half-mass radius" in out
     pytest.importorskip("yt")
     assert "yt:" in out and "total mass" in out
+
+
+def test_read_run_of_a_henon_run_stays_in_nbody_units(tmp_path):
+    # Henon units record no physical scale (cgs factors 1, physical = false): nothing may be
+    # converted to Myr or Msun as if the factors were cm and g.
+    import nbody
+    nbody.run(ic="plummer", n=64, seed=1, steps=20, diag_every=10, snapshot_every=10, out=tmp_path / "h",
+              snapshot_format=nbody._core.snapshot_formats()[0], log=None)
+    out = run_example("read_run.py", str(tmp_path / "h"), cwd=tmp_path)
+    assert "records no physical scale" in out and "(N-body units)" in out
+    assert "Myr" not in out and "Msun" not in out
+
+
+def test_read_run_converts_a_physical_run_through_its_units(tmp_path):
+    out = run_example("read_run.py", "--out", "runs/k", cwd=tmp_path)
+    # galactic: the time unit kpc/(km/s) is 977.79 Myr; the snapshot at step 50 is at 50 dt
+    import nbody
+    run = nbody.load(tmp_path / "runs/k")
+    myr = run.units["UnitTime_in_s"] / (1e6 * 365.25 * 86400)
+    assert myr == pytest.approx(977.79, rel=1e-4)
+    assert f"= {myr:.6g} Myr" in out
+    assert f"({run[1].time * myr:.4g} Myr)" in out
