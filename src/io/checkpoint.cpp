@@ -140,7 +140,7 @@ void check_integrator_state(const Checkpoint& ck, std::size_t n, std::size_t val
   const auto& b = ck.integrator.bytes;
   if (tag != ck.config.integrator) bad("of " + quoted_text(tag) + ", the configuration's integrator is " + quoted_text(ck.config.integrator));
   if (tag != "hermite4") {
-    if (!b.empty()) bad(std::to_string(b.size()) + " bytes, " + quoted_text(tag) + " keeps none");
+    if (!b.empty()) bad(std::to_string(b.size()) + " bytes, " + tag + " keeps none");  // (tag: a known integrator)
     return;
   }
   if (b.empty()) return;  // checkpointed before the first step
