@@ -1,11 +1,16 @@
 // The nbody program: help, version, a small run, the check, and every kind of bad input
 // (exit status 2, one line on stderr naming the parameter, no files written).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
+#include "gravity/names.hpp"
+#include "io/particle_file.hpp"
 #include "nbody/config.hpp"
+#include "run/summary.hpp"
 #include "support.hpp"
 
 namespace nbody::test {
@@ -342,6 +347,162 @@ TEST(Cli, ARunWithoutOutSaysNothingIsWritten) {
   const auto r = run_nbody("run -n 16 --steps 1 --backend cpu");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("no --out: nothing will be written (give --out DIR"), std::string::npos) << r.out;
+}
+
+// `nbody --help` (and `nbody help`) describe the whole program: both gravity solvers, the
+// integrators, PIC and the tools, not direct summation alone.
+TEST(Cli, TopLevelHelpDescribesTheWholeProgram) {
+  const auto help = run_nbody("--help");
+  const auto list = run_nbody("help");
+  ASSERT_EQ(help.status, 0);
+  ASSERT_EQ(list.status, 0);
+  for (const auto* text : {&help.out, &list.out}) {
+    for (const char* what : {"--gravity direct", "--gravity tree", "leapfrog", "hermite4", "pic run", "pic check",
+                             "bench", "convert", "mpirun"}) {
+      EXPECT_NE(text->find(what), std::string::npos) << what << " in " << *text;
+    }
+    EXPECT_EQ(text->find("direct-summation gravitational N-body simulation on"), std::string::npos) << *text;
+  }
+  EXPECT_NE(list.out.find("\n  pic       2D3V electromagnetic particle-in-cell"), std::string::npos) << list.out;
+}
+
+// A start time at which a step rounds away is refused, naming the flag (it ran with t + dt == t).
+TEST(Cli, StartTimeWhereTheStepRoundsAwayIsRefused) {
+  const auto r = run_nbody("run -n 16 --device cpu --steps 2 --start-time 1.7e308");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find("nbody: error: --start-time: 1.7e+308 + --dt 0.01 rounds back to 1.7e+308"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("nbody run:"), std::string::npos) << r.out;
+}
+
+// A run continued --from a checkpoint has its bodies and its time: -n and --start-time are
+// refused there (-n 999 was ignored without a word), naming both flags; the same N is no change.
+TEST(Cli, FlagsThatFromCannotApplyAreRefused) {
+  const std::string dir = temp_dir("from_conflicts");
+  ASSERT_EQ(run_nbody("run -n 16 --device cpu --steps 2 --out " + dir + "/a").status, 0);
+  const auto n = run_nbody("run --from " + dir + "/a -n 999 --steps 2 --out " + dir + "/b");
+  EXPECT_EQ(n.status, 2) << n.out;
+  EXPECT_NE(n.err.find("-n 999 and --from " + dir + "/a conflict"), std::string::npos) << n.err;
+  EXPECT_NE(n.err.find("16 bodies"), std::string::npos) << n.err;
+  EXPECT_FALSE(fs::exists(dir + "/b"));
+  const auto t = run_nbody("run --from " + dir + "/a --start-time 5 --steps 2 --out " + dir + "/b");
+  EXPECT_EQ(t.status, 2) << t.out;
+  EXPECT_NE(t.err.find("--start-time 5 and --from " + dir + "/a conflict"), std::string::npos) << t.err;
+  EXPECT_FALSE(fs::exists(dir + "/b"));
+  const auto same = run_nbody("run --from " + dir + "/a -n 16 --steps 2 --out " + dir + "/c");
+  EXPECT_EQ(same.status, 0) << same.err;
+}
+
+// --gpus K checks what it can before it starts the ranks under mpirun: a stand-in mpirun on
+// PATH records whether it was started (it was, and printed mpirun's lines, for --device cuda on
+// a build without CUDA).
+TEST(Cli, GpusChecksTheRunBeforeStartingMpirun) {
+  const std::string dir = temp_dir("gpus_mpirun");
+  const std::string bin = dir + "/bin", marker = dir + "/mpirun_started";
+  fs::create_directories(bin);
+  std::ofstream(bin + "/mpirun") << "#!/bin/sh\necho \"$@\" > " << marker << "\n";
+  fs::permissions(bin + "/mpirun", fs::perms::owner_all);
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (bin + ":" + path).c_str(), 1);
+  fs::create_directories(dir + "/full");
+  std::ofstream(dir + "/full/x") << "x";
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --gpus 2 --device cuda -n 16 --steps 1 --dt -1", "--dt: must be > 0"},
+      {"run --gpus 2 --device cpu -n 16 --steps 1", "--gpus 2 and --device cpu conflict"},
+      {"run --gpus 2 --device cuda -n 16 --steps 1 --out " + dir + "/full", "not empty"},
+  };
+  if (!cuda_device_available()) {
+    cases.emplace_back("run --gpus 2 --device cuda -n 16 --steps 1", "--gpus 2: no GPU to run on: ");
+  }
+  for (const auto& [args, want] : cases) {
+    SCOPED_TRACE(args);
+    const auto r = run_nbody(args);
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(marker)) << read_text(marker);
+    fs::remove(marker);
+  }
+  ::setenv("PATH", path.c_str(), 1);
+}
+
+// A --config file's value that a flag replaces is not checked on its own: the merged
+// configuration is (a file's snapshot_format = "hdf5" with --snapshot-format csv was refused on a
+// build without HDF5; a file's dt = -1 with --dt 0.01 everywhere).
+TEST(Cli, FlagsReplaceFileValuesBeforeTheyAreChecked) {
+  const std::string dir = temp_dir("flag_over_file");
+  std::ofstream(dir + "/bad_dt.toml") << "[integrator]\ndt = -1\n";
+  const auto dt = run_nbody("run --config " + dir + "/bad_dt.toml --dt 0.01 -n 16 --device cpu --steps 1");
+  EXPECT_EQ(dt.status, 0) << dt.err;
+  const auto unreplaced = run_nbody("run --config " + dir + "/bad_dt.toml -n 16 --device cpu --steps 1");
+  EXPECT_EQ(unreplaced.status, 2);
+  EXPECT_NE(unreplaced.err.find("bad_dt.toml: [integrator] dt: must be > 0"), std::string::npos) << unreplaced.err;
+  std::ofstream(dir + "/format.toml") << "[output]\nsnapshot_format = \"" << (hdf5_available() ? "fits" : "hdf5")
+                                      << "\"\n";
+  const auto format = run_nbody("run --config " + dir + "/format.toml --snapshot-format csv -n 16 --device cpu "
+                                "--steps 1 --out " + dir + "/run");
+  EXPECT_EQ(format.status, 0) << format.err;
+  EXPECT_NE(read_text(dir + "/run/config.toml").find("snapshot_format = \"csv\""), std::string::npos);
+  // An alias in the file (backend = device and gravity) is replaced when both are given.
+  std::ofstream(dir + "/alias.toml") << "backend = \"no-such\"\n";
+  const auto alias = run_nbody("run --config " + dir + "/alias.toml --device cpu --gravity direct -n 16 --steps 1");
+  EXPECT_EQ(alias.status, 0) << alias.err;
+  const auto half = run_nbody("run --config " + dir + "/alias.toml --device cpu -n 16 --steps 1");
+  EXPECT_EQ(half.status, 2);
+  EXPECT_NE(half.err.find("no-such"), std::string::npos) << half.err;
+  // The merged configuration is still checked as a whole.
+  std::ofstream(dir + "/fields.toml") << "[output]\nsnapshot_fields = \"acc\"\n";
+  const auto fields = run_nbody("run --config " + dir + "/fields.toml --snapshot-format csv -n 16 --device cpu "
+                                "--steps 1");
+  EXPECT_EQ(fields.status, 2);
+  EXPECT_NE(fields.err.find("snapshot_fields"), std::string::npos) << fields.err;
+}
+
+// The stop message gives the time a person reads (1.85, not 1.8500000000000001).
+TEST(Cli, StopMessageTimeIsReadable) {
+  RunResult result;
+  result.last_step = 185;
+  result.time = 1.85;
+  result.stopped_by = "SIGINT";
+  RunConfig cfg;
+  cfg.steps = 1000;
+  const std::string line = runloop::stop_message(result, cfg, "nbody run --resume");
+  EXPECT_NE(line.find("stopped at step 185 of 1000 (t = 1.85) by SIGINT"), std::string::npos) << line;
+}
+
+// The closing energy line of a PIC run gives the Poynting planes' energies only where they mean
+// something: the laser's with a laser, the right plane's with an open x axis (a periodic box
+// without a laser printed "laser in 0, out right 0"). The laser's a0 reads as given.
+TEST(Cli, PicEnergyLineSaysWhatTheBoundariesGive) {
+  const std::string dir = temp_dir("pic_energy_line");
+  const std::string periodic = "[grid]\nnx = 16\nny = 4\ndx = 0.05\ndy = 0.05\n[time]\nsteps = 4\ncourant = 0.9\n"
+                               "[[species]]\nname = \"electron\"\nppc = 4\ndensity = 1.0\ntemperature_keV = 1.0\n"
+                               "[[species]]\nname = \"proton\"\nppc = 4\ndensity = 1.0\nimmobile = true\n";
+  std::ofstream(dir + "/periodic.toml") << periodic;
+  const auto box = run_nbody("pic run --config " + dir + "/periodic.toml --steps 2");
+  ASSERT_EQ(box.status, 0) << box.err;
+  EXPECT_NE(box.out.find("pic: energy "), std::string::npos) << box.out;
+  EXPECT_EQ(box.out.find("laser in"), std::string::npos) << box.out;
+  EXPECT_EQ(box.out.find("out right"), std::string::npos) << box.out;
+  EXPECT_EQ(box.out.find("laser a0"), std::string::npos) << box.out;
+
+  std::string open = periodic;
+  open.replace(open.find("[time]"), 0, "boundary_x = \"open\"\n");
+  for (std::size_t at = 0; (at = open.find("density = 1.0\n", at)) != std::string::npos; at += 14) {
+    open.insert(at + 14, "boundary_xmin = \"absorb\"\nboundary_xmax = \"absorb\"\n");
+  }
+  std::ofstream(dir + "/open.toml") << open;
+  const auto outflow = run_nbody("pic run --config " + dir + "/open.toml --steps 2");
+  ASSERT_EQ(outflow.status, 0) << outflow.err;
+  EXPECT_NE(outflow.out.find(" (out right "), std::string::npos) << outflow.out;
+  EXPECT_EQ(outflow.out.find("laser in"), std::string::npos) << outflow.out;
+
+  std::ofstream(dir + "/laser.toml") << open << "[laser]\na0 = 20.0\npolarisation = \"circular\"\nduration = 1.0\n";
+  const auto laser = run_nbody("pic run --config " + dir + "/laser.toml --steps 2");
+  ASSERT_EQ(laser.status, 0) << laser.err;
+  EXPECT_NE(laser.out.find(", laser a0 = 20\n"), std::string::npos) << laser.out;
+  EXPECT_NE(laser.out.find(" (laser in "), std::string::npos) << laser.out;
+  EXPECT_NE(laser.out.find(", out right "), std::string::npos) << laser.out;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
+#include "core/strings.hpp"
 #include "nbody/config.hpp"
 #include "nbody/error.hpp"
 #include "support.hpp"
@@ -279,6 +280,71 @@ TEST(ConfigSections, AReleaseCheckpointDecodesToTheSameConfiguration) {
   RunConfig from_toml;
   apply_toml_file(from_toml, run + "/config.toml");
   EXPECT_EQ(from_toml, want);
+}
+
+// Every byte of outside text an error line quotes is printable: control characters, DEL, the C1
+// controls and bytes that are not UTF-8 as \xNN, a backslash doubled, well-formed UTF-8 kept, and
+// a long quote cut with its length.
+TEST(ConfigMessages, QuotedInputIsEscapedAndCut) {
+  EXPECT_EQ(quoted_text("plain"), "'plain'");
+  EXPECT_EQ(quoted_text("a\x01" "b\n\x1b[31m\x7f"), "'a\\x01b\\x0a\\x1b[31m\\x7f'");
+  EXPECT_EQ(quoted_text(std::string("\0z", 2)), "'\\x00z'");
+  EXPECT_EQ(quoted_text("back\\slash"), "'back\\\\slash'");
+  EXPECT_EQ(quoted_text("\xc3\xa9t\xc3\xa9 \xe2\x82\xac"), "'\xc3\xa9t\xc3\xa9 \xe2\x82\xac'");          // été €
+  EXPECT_EQ(quoted_text("\xff\xfe\xc3"), "'\\xff\\xfe\\xc3'");                                           // not UTF-8
+  EXPECT_EQ(quoted_text("\xc2\x9b" "2J"), "'\\xc2\\x9b2J'");                                             // C1 CSI
+  EXPECT_EQ(quoted_text("\xed\xa0\x80"), "'\\xed\\xa0\\x80'");                                           // a surrogate
+  EXPECT_EQ(quoted_text("\xc0\xaf"), "'\\xc0\\xaf'");                                                     // overlong
+  const std::string longer(5000, 'x');
+  EXPECT_EQ(quoted_text(longer, 10), "'xxxxxxxxxx'... (5000 bytes)");
+  EXPECT_LT(quoted_text(longer).size(), 120u);
+  EXPECT_EQ(printable("a\tb"), "a\\x09b");
+  // A whole line: backslashes already escaped stay as they are.
+  EXPECT_EQ(printable_line("x: 'a\\\\b' \x01\n"), "x: 'a\\\\b' \\x01\\x0a");
+}
+
+// Numbers for a person: no float noise, no digits lost.
+TEST(ConfigMessages, ReadableNumbers) {
+  EXPECT_EQ(readable_number(1.85), "1.85");  // %.17g: 1.8500000000000001
+  EXPECT_EQ(readable_number(0.1 + 0.2), "0.3");
+  EXPECT_EQ(readable_number(1234.5678), "1234.5678");
+  EXPECT_EQ(readable_number(2.0), "2");
+  EXPECT_EQ(readable_number(-1e-300), "-1e-300");
+  EXPECT_EQ(readable_number(1.0 / 3), "0.333333333333333");
+}
+
+// A value a flag or a TOML file gives quotes its bytes escaped.
+TEST(ConfigMessages, BadValuesAreQuotedPrintably) {
+  RunConfig cfg;
+  const std::string integrator =
+      input_error_of([&] { set_param_from_text(cfg, *find_run_param("integrator"), "\x1b[2Jrk4", "--integrator"); });
+  EXPECT_NE(integrator.find("unknown value '\\x1b[2Jrk4'"), std::string::npos) << integrator;
+  const std::string n = input_error_of([&] { set_param_from_text(cfg, *find_run_param("n"), "1\x07", "-n"); });
+  EXPECT_NE(n.find("got '1\\x07'"), std::string::npos) << n;
+  const std::string dir = temp_dir("quoted_toml");
+  std::ofstream(dir + "/value.toml") << "[integrator]\nintegrator = \"\\u0007\\u001b[31mred\"\n";
+  const std::string value = input_error_of([&] { apply_toml_file(cfg, dir + "/value.toml"); });
+  EXPECT_NE(value.find("unknown value '\\x07\\x1b[31mred'"), std::string::npos) << value;
+  std::ofstream(dir + "/key.toml") << "[model]\n\"\\u0001x\" = 1\n";
+  const std::string key = input_error_of([&] { apply_toml_file(cfg, dir + "/key.toml"); });
+  EXPECT_NE(key.find("unknown key '\\x01x'"), std::string::npos) << key;
+}
+
+// The clock must move: a start time at which a step of dt rounds away (t + dt == t) is refused
+// (it ran, every step at one time), and so is a last step past the largest float64.
+TEST(ConfigSections, StartTimeMustLetTheStepAdvance) {
+  RunConfig cfg;
+  cfg.start_time = 1.7e308;
+  const std::string huge = input_error_of([&] { validate(cfg); });
+  EXPECT_NE(huge.find("--start-time: 1.7e+308 + --dt 0.01 rounds back to 1.7e+308"), std::string::npos) << huge;
+  cfg.start_time = 1e17;
+  EXPECT_NE(input_error_of([&] { validate(cfg); }).find("--start-time"), std::string::npos);
+  cfg.start_time = 1e12;  // t + dt still moves
+  EXPECT_NO_THROW(validate(cfg));
+  cfg.start_time = 1e308;
+  cfg.dt = 1e307;
+  cfg.steps = 100;
+  EXPECT_NE(input_error_of([&] { validate(cfg); }).find("past the largest float64 time"), std::string::npos);
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
@@ -216,6 +219,62 @@ TEST(CheckpointFile, DamageIsDetected) {
   std::string version = good;
   version[8] = 99;
   EXPECT_NE(decode_error(version).find("version"), std::string::npos);
+}
+
+// Bytes no UTF-8 text holds (ASCII with its control characters, lone continuation bytes, 0xf8 to
+// 0xff), so that a message quoting them printably is pure printable ASCII.
+std::string garbage_bytes(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string out;
+  while (out.size() < n) {
+    const auto b = static_cast<unsigned char>(rng());
+    if (b < 0xc0 || b >= 0xf8) out += static_cast<char>(b);
+  }
+  return out;
+}
+
+// The error line of nbody on stderr: one line ("nbody: error: ... \n"), every byte printable.
+void expect_one_printable_line(const std::string& err) {
+  ASSERT_FALSE(err.empty());
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
+  for (std::size_t i = 0; i + 1 < err.size(); ++i) {
+    const auto c = static_cast<unsigned char>(err[i]);
+    ASSERT_TRUE(c >= 0x20 && c < 0x7f) << "byte " << i << " is " << int(c) << " in: " << err;
+  }
+  EXPECT_LT(err.size(), 600u) << err;
+}
+
+// A CSV file of random bytes: the error is one printable line (the header it quotes escaped), and
+// so is each kind of bad row; a very long bad value is cut.
+TEST(ParticleFile, ErrorsQuoteTheFilePrintably) {
+  const std::string dir = temp_dir("garbage_csv");
+  for (const std::uint32_t seed : {1u, 2u, 3u}) {
+    const std::string path = dir + "/garbage" + std::to_string(seed) + ".csv";
+    std::ofstream(path, std::ios::binary) << "\x1b[2J\x07" << garbage_bytes(4096, seed);
+    const auto run = run_nbody("run --ic file:" + path + " --device cpu --steps 1");
+    EXPECT_EQ(run.status, 2);
+    expect_one_printable_line(run.err);
+    EXPECT_NE(run.err.find("expected the CSV header"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("'\\x1b[2J\\x07"), std::string::npos) << run.err;
+    const auto convert = run_nbody("convert " + path + " " + dir + "/out.tipsy");
+    EXPECT_EQ(convert.status, 2);
+    expect_one_printable_line(convert.err);
+  }
+  const std::string header = "id,m,x,y,z,vx,vy,vz\n";
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"0,1,0,0,0,0,0,\x01\x02\n", "vz is not a number ('\\x01\\x02')"},
+      {"\x7f,1,0,0,0,0,0,0\n", "id is not a whole number >= 0 ('\\x7f')"},
+      {"0,1,0,0,0,0,0," + std::string(5000, '\x05') + "\n", "'... (5000 bytes)"},
+      {"# time = \x1b, softening = 1\n0,1,0,0,0,0,0,0\n", "time is not a finite number ('\\x1b')"},
+  };
+  for (const auto& [row, want] : rows) {
+    SCOPED_TRACE(want);
+    std::ofstream(dir + "/row.csv", std::ios::binary) << header << row;
+    const auto r = run_nbody("run --ic file:" + dir + "/row.csv --device cpu --steps 1");
+    EXPECT_EQ(r.status, 2);
+    expect_one_printable_line(r.err);
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "core/strings.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
@@ -56,8 +57,9 @@ int execute(const ConvertOptions& opts) {
   meta.time = data.info.time;
   meta.units = data.info.units;  // HDF5 to HDF5 keeps the units
   write_particle_file(opts.out, *format, data.particles, meta);
-  std::printf("convert: %s (%s, %zu bodies, t = %.17g) -> %s (%s, %s)\n", opts.in.c_str(),
-              std::string(to_string(data.info.format)).c_str(), data.particles.size(), data.info.time, opts.out.c_str(),
+  std::printf("convert: %s (%s, %zu bodies, t = %s) -> %s (%s, %s)\n", opts.in.c_str(),
+              std::string(to_string(data.info.format)).c_str(), data.particles.size(),
+              readable_number(data.info.time).c_str(), opts.out.c_str(),
               std::string(to_string(*format)).c_str(),
               *format == ParticleFormat::tipsy ? "fp32" : std::string(to_string(meta.precision)).c_str());
   return 0;

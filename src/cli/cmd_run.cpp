@@ -21,6 +21,8 @@
 #include "cli/stop_signals.hpp"
 #include "comm/communicator.hpp"
 #include "comm/mpi_communicator.hpp"
+#include "gravity/names.hpp"
+#include "io/run_directory.hpp"
 #include "nbody/error.hpp"
 #include "nbody/run.hpp"
 
@@ -111,38 +113,97 @@ RunConfig resolve_length(const ParamOptions& params, RunConfig cfg) {
   return cfg;
 }
 
+// Flags that a run continued --from a checkpoint cannot apply: its bodies and its time are the
+// checkpoint's. `base` is the checkpoint's configuration, `cfg` it with the flags and --config.
+void refuse_what_from_cannot_apply(const ParamOptions& params, const RunConfig& base, const RunConfig& cfg) {
+  const std::string from = "--from " + params.given_text("from");
+  if (cfg.n != base.n) {
+    const std::string what = params.given("n") ? "-n " + params.given_text("n") : "--config: n = " + std::to_string(cfg.n);
+    throw_input_error(what + " and " + from + " conflict: a run continued from a checkpoint has the checkpoint's " +
+                      std::to_string(base.n) + " bodies; leave -n out (to change N start a new run)");
+  }
+  if (params.given("start_time")) {
+    throw_input_error("--start-time " + params.given_text("start_time") + " and " + from +
+                      " conflict: a run continued from a checkpoint starts at the checkpoint's time; leave "
+                      "--start-time out");
+  }
+}
+
+// A new run's configuration (or a --from run's), and the lines to say first.
+struct NewRun {
+  RunConfig cfg;
+  std::vector<std::string> notes;
+};
+
+NewRun prepare_new_run(const RunOptions& opts) {
+  if (opts.params.given("from") && opts.params.given_text("from").empty()) {
+    throw_input_error("--from: the path is empty");
+  }
+  // --from: the checkpoint's configuration is the base the flags change.
+  const bool from = opts.params.given("from");
+  const RunConfig base = from ? continuation_config(opts.params.given_text("from")) : program_defaults();
+  NewRun run{opts.params.resolve(base), {}};
+  if (from) refuse_what_from_cannot_apply(opts.params, base, run.cfg);
+  // dt and softening the model's own where not given (a continued or resumed run keeps the
+  // values it stored); before --t-end is turned into steps, which needs dt.
+  if (!from) run.notes = apply_model_defaults(run.cfg, opts.params.given_keys());
+  run.cfg = resolve_length(opts.params, run.cfg);
+  return run;
+}
+
+// --gpus K: everything about the run that this process can check, checked before it starts K
+// ranks under mpirun (whose failure would be K ranks' output and mpirun's): the values, the
+// device, and a new run's --out directory.
+void check_before_starting_ranks(const RunOptions& opts, const RunConfig& cfg, bool new_run) {
+  validate(cfg);
+  int launched = 0;
+  if (new_run && !cfg.out.empty() && !comm::launched_by_mpi(&launched)) {  // (under mpirun rank 0 checks it)
+    RunDirectoryLock::check_free(cfg.out, "out");
+    RunDirectory::check_usable(cfg.out, opts.overwrite);
+  }
+  const std::string gpus = "--gpus " + std::to_string(opts.gpus);
+  if (cfg.device == "cpu") {
+    throw_input_error(gpus + " and --device cpu conflict: --gpus runs one rank per GPU (for CPU ranks: mpirun -np " +
+                      std::to_string(opts.gpus) + " nbody run --device cpu ...)");
+  }
+  if (cfg.gravity == "reference") {
+    throw_input_error(gpus + " and --gravity reference conflict: the float64 reference runs on the CPU only");
+  }
+  std::string why;
+  if (!cuda_device_available(&why)) throw_input_error(gpus + ": no GPU to run on: " + why);
+  if (opts.gpus > 1 && cfg.gravity == "tree") {
+    throw_input_error(gpus + " and --gravity tree conflict: the GPU tree runs on one GPU in this version");
+  }
+}
+
 int execute_resume(const RunOptions& opts) {
   // Everything that can reject the request happens before the directory is touched.
   ResumePoint point = find_resume_point(opts.resume);
   // The stored configuration with the flags (and --config file) given alongside --resume; the
   // library refuses a change a resumed run may not make.
   const RunConfig cfg = resolve_length(opts.params, opts.params.resolve(point.checkpoint.config));
+  if (opts.gpus > 0) {
+    check_before_starting_ranks(opts, cfg, false);
+    start_ranks_for_gpus(opts);
+  }
   return run_with_the_program_hooks(true,
                                     [&](const RunHooks& hooks) { return resume_run(std::move(point), cfg, hooks); });
 }
 
 int execute(const RunOptions& opts) {
-  if (opts.gpus > 0) start_ranks_for_gpus(opts);
   if (opts.resume_option->count() > 0 && opts.resume.empty()) throw_input_error("--resume: the directory is empty");
   if (!opts.resume.empty()) return execute_resume(opts);
-  if (opts.params.given("from") && opts.params.given_text("from").empty()) {
-    throw_input_error("--from: the path is empty");
+  const NewRun run = prepare_new_run(opts);
+  if (opts.gpus > 0) {
+    check_before_starting_ranks(opts, run.cfg, true);
+    start_ranks_for_gpus(opts);  // the ranks say the notes
   }
-  // --from: the checkpoint's configuration is the base the flags change.
-  const bool from = opts.params.given("from");
-  RunConfig cfg = opts.params.resolve(from ? continuation_config(opts.params.given_text("from")) : program_defaults());
-  // dt and softening the model's own where not given (a continued or resumed run keeps the
-  // values it stored); before --t-end is turned into steps, which needs dt.
-  if (!from) {
-    const auto notes = apply_model_defaults(cfg, opts.params.given_keys());
-    if (comm::world().rank() == 0) {  // under mpirun every rank resolves the defaults; one says so
-      for (const std::string& note : notes) std::printf("%s\n", note.c_str());
-    }
+  if (comm::world().rank() == 0) {  // under mpirun every rank resolves the defaults; one says so
+    for (const std::string& note : run.notes) std::printf("%s\n", note.c_str());
   }
-  cfg = resolve_length(opts.params, cfg);
   const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
-  return run_with_the_program_hooks(!cfg.out.empty(),
-                                    [&](const RunHooks& hooks) { return run_simulation(cfg, hooks, existing); });
+  return run_with_the_program_hooks(!run.cfg.out.empty(),
+                                    [&](const RunHooks& hooks) { return run_simulation(run.cfg, hooks, existing); });
 }
 
 }  // namespace

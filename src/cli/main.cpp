@@ -10,19 +10,35 @@
 
 #include "cli/commands.hpp"
 #include "comm/mpi_communicator.hpp"
+#include "core/strings.hpp"
 #include "core/parallel.hpp"
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
 
 namespace {
 
+// What the program does, first in `nbody --help`, `nbody help` and `nbody` alone.
+const char* const kProgramDescription =
+    "nbody: particle simulations on GPUs (CUDA) and CPUs.\n"
+    "  gravity   nbody run: collisionless N-body dynamics, forces by direct summation (--gravity direct, or the\n"
+    "            float64 reference) or a Barnes-Hut tree (--gravity tree); integrators euler, leapfrog, yoshida4\n"
+    "            and hermite4 with fixed, adaptive or block time steps; fp32, fp64 or mixed precision; models\n"
+    "            (plummer, king, hernquist, ...) or a particle file; several GPUs or CPU ranks under mpirun\n"
+    "            (--gpus K); snapshots (HDF5, Tipsy, CSV), restart checkpoints, --resume and --from\n"
+    "  plasma    nbody pic run: 2D3V electromagnetic particle-in-cell (lasers, plasmas) from a TOML deck\n"
+    "  tools     bench (timed, verified kernels), check (a backend against the float64 reference), convert\n"
+    "            (particle files between formats), pic check (the PIC validation suite)";
+
 // One line for each subcommand (the first sentence of its description for one not named here).
 std::string summary_of(const CLI::App& sub) {
   const std::string name = sub.get_name();
   if (name == "run") return "run a simulation, --resume DIR one that stopped, --from DIR one with new physics";
   if (name == "check") return "check a backend against the float64 reference (the source documents' program)";
-  if (name == "bench") return "benchmark the force kernels, each verified against the float64 reference first";
+  if (name == "bench") {
+    return "benchmark the kernels (direct, tree, multi-GPU, PIC suites), each verified before it is timed";
+  }
   if (name == "convert") return "convert a particle file between HDF5 (GADGET-4), Tipsy and CSV";
+  if (name == "pic") return "2D3V electromagnetic particle-in-cell: pic run --config DECK, pic check";
   std::string line = sub.get_description();
   const auto end = line.find(". ");
   if (end != std::string::npos) line = line.substr(0, end);
@@ -51,7 +67,7 @@ int main(int argc, char** argv) {
   // leaving its temporary file behind; ignored, the write fails with EFBIG and is reported.
   std::signal(SIGXFSZ, SIG_IGN);
   use_yielding_wait_policy(argv);  // before any parallel region; see core/parallel.hpp
-  CLI::App app{"nbody: direct-summation gravitational N-body simulation on GPUs and CPUs", "nbody"};
+  CLI::App app{kProgramDescription, "nbody"};
   app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")");
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -82,7 +98,8 @@ int main(int argc, char** argv) {
         return 0;
       }
     }
-    std::fprintf(stderr, "nbody: error: help: unknown subcommand '%s'\n%s", argv[2], subcommand_list(app).c_str());
+    std::fprintf(stderr, "nbody: error: help: unknown subcommand %s\n%s", quoted_text(argv[2]).c_str(),
+                 subcommand_list(app).c_str());
     return 2;
   }
 
@@ -95,7 +112,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "nbody: error: %s (see nbody --help)\n", e.what());
+    std::fprintf(stderr, "nbody: error: %s (see nbody --help)\n", printable_line(e.what()).c_str());
     return 2;
   }
 
@@ -104,7 +121,9 @@ int main(int argc, char** argv) {
   // a collective and would never return.
   std::optional<comm::MpiSession> mpi;
   int rank = 0;
-  auto fail = [&](const std::string& message, int status) {
+  auto fail = [&](const std::string& what, int status) {
+    // One printable line, whatever bytes of the input the message quotes.
+    const std::string message = printable_line(what);
     std::fflush(stdout);
     if (mpi && mpi->world().size() > 1) {
       std::fprintf(stderr, "nbody: error: rank %d: %s\n", rank, message.c_str());

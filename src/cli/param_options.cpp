@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "config/schema.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::cli {
@@ -57,7 +58,11 @@ RunConfig ParamOptions::resolve(RunConfig cfg) const {
   if (config_ != nullptr && config_->count() > 0 && config_path_.empty()) {
     throw_input_error("--config: the path is empty");
   }
-  if (!config_path_.empty()) apply_toml_file(cfg, config_path_, &given);
+  // The file's keys that flags replace are left out: the flags' values, merged with the rest of
+  // the file, are what the run checks.
+  if (!config_path_.empty()) {
+    apply_toml_file(cfg, config_path_, &given, [&](const ParamSpec& spec) { return flag_replaces(spec); });
+  }
   // Aliases first, so that a parameter given beside its alias is what the run gets and
   // check_given can name the two.
   for (const bool aliases : {true, false}) {
@@ -80,6 +85,33 @@ RunConfig ParamOptions::resolve(RunConfig cfg) const {
     for (const auto key : g.spec->writes) given_keys_.emplace_back(key);
   }
   return cfg;
+}
+
+bool ParamOptions::flag_replaces(const ParamSpec& spec) const {
+  if (!spec.is_alias()) {
+    if (given(std::string(spec.key))) return true;
+    for (const auto* alias : given_aliases()) {
+      if (names(alias->writes, spec.key)) return true;
+    }
+    return false;
+  }
+  // An alias in the file: replaced when its own flag is given, or every parameter it sets is.
+  if (given(std::string(spec.key))) return true;
+  for (const auto key : spec.writes) {
+    const ParamSpec* written = find_run_param(key);
+    if (written == nullptr || !flag_replaces(*written)) return false;
+  }
+  return true;
+}
+
+std::vector<const ParamSpec*> ParamOptions::given_aliases() const {
+  std::vector<const ParamSpec*> out;
+  for (const auto& section : run_sections()) {
+    for (const auto& spec : section.params) {
+      if (spec.is_alias() && given(std::string(spec.key))) out.push_back(&spec);
+    }
+  }
+  return out;
 }
 
 bool ParamOptions::given(const std::string& key) const {

@@ -29,6 +29,10 @@ class ParamOptions {
   [[nodiscard]] const std::vector<std::string>& given_keys() const { return given_keys_; }
 
  private:
+  // Whether a flag given here replaces what a --config file gives for `spec` (the same
+  // parameter, or one an alias flag sets; an alias in the file when all it sets is replaced).
+  [[nodiscard]] bool flag_replaces(const ParamSpec& spec) const;
+  [[nodiscard]] std::vector<const ParamSpec*> given_aliases() const;
   std::map<std::string, std::string> raw_;
   std::map<std::string, CLI::Option*> options_;
   std::string config_path_;

@@ -39,7 +39,7 @@ void check_range(const ParamSpec& spec, double v, std::string_view text, std::st
       range = std::string("must be in ") + (spec.min_exclusive ? "(" : "[") + format_number(spec.min) + ", " +
               format_number(spec.max) + "]";
     }
-    bad_value(source, range + " (got " + std::string(text) + ")");
+    bad_value(source, range + " (got " + printable(text) + ")");
   }
 }
 
@@ -137,9 +137,9 @@ void set_param_from_text(RunConfig& cfg, const ParamSpec& spec, std::string_view
     case ParamKind::integer: {
       std::int64_t v = 0;
       const auto [ptr, ec] = std::from_chars(first, last, v);
-      if (ec == std::errc::result_out_of_range) bad_value(source, "number out of range (got " + std::string(text) + ")");
+      if (ec == std::errc::result_out_of_range) bad_value(source, "number out of range (got " + printable(text) + ")");
       if (ec != std::errc() || ptr != last || text.empty()) {
-        bad_value(source, "expected a whole number, got '" + std::string(text) + "'");
+        bad_value(source, "expected a whole number, got " + quoted_text(text));
       }
       set_param_integer(cfg, spec, v, source);
       return;
@@ -147,24 +147,24 @@ void set_param_from_text(RunConfig& cfg, const ParamSpec& spec, std::string_view
     case ParamKind::real: {
       double v = 0;
       const auto [ptr, ec] = std::from_chars(first, last, v);
-      if (ec == std::errc::result_out_of_range) bad_value(source, "number out of range (got " + std::string(text) + ")");
+      if (ec == std::errc::result_out_of_range) bad_value(source, "number out of range (got " + printable(text) + ")");
       if (ec != std::errc() || ptr != last || text.empty()) {
-        bad_value(source, "expected a number, got '" + std::string(text) + "'");
+        bad_value(source, "expected a number, got " + quoted_text(text));
       }
-      if (!std::isfinite(v)) bad_value(source, "must be a finite number (got " + std::string(text) + ")");
+      if (!std::isfinite(v)) bad_value(source, "must be a finite number (got " + printable(text) + ")");
       set_param_real(cfg, spec, v, source);
       return;
     }
     case ParamKind::text: {
       const auto& prefix = spec.choice_prefix;
       if (!prefix.empty() && text.substr(0, prefix.size()) == prefix) {
-        if (text.size() == prefix.size()) bad_value(source, "'" + std::string(text) + "' needs a path after it");
+        if (text.size() == prefix.size()) bad_value(source, quoted_text(text) + " needs a path after it");
       } else if (spec.choices != nullptr) {
         auto allowed = spec.choices();
         bool ok = false;
         for (const auto& c : allowed) ok = ok || c == text;
         if (!prefix.empty()) allowed.push_back(std::string(prefix) + "PATH");
-        if (!ok) bad_value(source, "unknown value '" + std::string(text) + "' (choose from " + join(allowed) + ")");
+        if (!ok) bad_value(source, "unknown value " + quoted_text(text) + " (choose from " + join(allowed) + ")");
       }
       if (spec.is_alias()) {
         spec.assign(cfg, text);
@@ -218,8 +218,8 @@ void check_given(const RunConfig& cfg, const std::vector<GivenParam>& given) {
         if (o.is_alias()) continue;
         for (const auto key : spec.writes) {
           if (o.key != key || param_value_text(implied, o) == param_value_text(cfg, o)) continue;
-          throw_input_error(g.source + ": " + g.text + " means " + std::string(o.key) + " " +
-                            param_value_text(implied, o) + ", but " + other.source + " gives " + other.text +
+          throw_input_error(g.source + ": " + printable(g.text) + " means " + std::string(o.key) + " " +
+                            param_value_text(implied, o) + ", but " + other.source + " gives " + printable(other.text) +
                             "; give one or the other");
         }
       }
@@ -252,7 +252,7 @@ RunConfig config_from_lines(std::string_view text, const std::string& source) {
     if (tab == std::string_view::npos) throw_input_error(source + ": malformed configuration section");
     const std::string key(line.substr(0, tab));
     const ParamSpec* spec = find_run_param(key);
-    if (spec == nullptr) throw_input_error(source + ": unknown parameter '" + key + "' in the stored configuration");
+    if (spec == nullptr) throw_input_error(source + ": unknown parameter " + quoted_text(key) + " in the stored configuration");
     set_param_from_text(cfg, *spec, unescape(line.substr(tab + 1)), source + ": " + key);
   }
   return cfg;

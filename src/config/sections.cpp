@@ -2,14 +2,33 @@
 // config.toml and listed by --help. The one place that knows every section; a new subsystem adds
 // its section here (a function call, not a static registration, which a static library's
 // linker would drop).
+#include <cmath>
+
+#include "config/schema.hpp"
 #include "gravity/parameters.hpp"
 #include "ic/parameters.hpp"
 #include "integrate/parameters.hpp"
 #include "io/parameters.hpp"
 #include "nbody/config.hpp"
+#include "nbody/error.hpp"
 
 namespace nbody {
 namespace {
+
+// The clock must move: at a start time of 1e17 a step of 0.01 rounds away (t + dt == t), and
+// the run would step forever at one time. The last step's time must be a number too.
+void check_run(const RunConfig& cfg) {
+  if (!(cfg.start_time + cfg.dt != cfg.start_time)) {
+    throw_input_error("--start-time: " + format_number(cfg.start_time) + " + --dt " + format_number(cfg.dt) +
+                      " rounds back to " + format_number(cfg.start_time) +
+                      ": the time would not advance (a step must change it in float64; give a smaller --start-time "
+                      "or a larger --dt)");
+  }
+  if (!std::isfinite(cfg.start_time + double(cfg.steps) * cfg.dt)) {
+    throw_input_error("--start-time: " + format_number(cfg.start_time) + " + " + std::to_string(cfg.steps) +
+                      " steps of --dt " + format_number(cfg.dt) + " is past the largest float64 time");
+  }
+}
 
 // [run]: how long, and on how many CPU threads. (It moves beside the run loop once that is a
 // library of its own.)
@@ -38,6 +57,7 @@ ParamSection run_parameters() {
                    "core. On a machine shared with other work fewer threads can be much faster",
            .min = 0, .max = 4096, .field = &RunConfig::threads, .may_change_on_resume = true},
       },
+      &check_run,
   };
 }
 

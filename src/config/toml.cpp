@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config/schema.hpp"
+#include "core/strings.hpp"
 #include "nbody/config.hpp"
 #include "nbody/error.hpp"
 
@@ -32,7 +33,7 @@ void apply_node(RunConfig& cfg, const ParamSpec& spec, const toml::node& node, c
     *text = format_number(f->get());
   } else if (const auto* s = node.as_string()) {
     if (spec.kind != ParamKind::text) {
-      throw_input_error(source + ": expected a number, got the string \"" + s->get() + "\"");
+      throw_input_error(source + ": expected a number, got the string " + quoted_text(s->get()));
     }
     set_param_from_text(cfg, spec, s->get(), source);
     *text = s->get();
@@ -47,6 +48,11 @@ void apply_node(RunConfig& cfg, const ParamSpec& spec, const toml::node& node, c
 }  // namespace
 
 void apply_toml_file(RunConfig& cfg, const std::filesystem::path& path, std::vector<GivenParam>* given) {
+  apply_toml_file(cfg, path, given, nullptr);
+}
+
+void apply_toml_file(RunConfig& cfg, const std::filesystem::path& path, std::vector<GivenParam>* given,
+                     const std::function<bool(const ParamSpec&)>& replaced) {
   const std::string name = path.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -58,12 +64,13 @@ void apply_toml_file(RunConfig& cfg, const std::filesystem::path& path, std::vec
   } catch (const toml::parse_error& err) {
     const auto& where = err.source().begin;
     throw_input_error("config: " + name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
-                      ": malformed TOML: " + std::string(err.description()));
+                      ": malformed TOML: " + printable(err.description(), 200));
   }
   std::set<std::string_view> seen;  // a key given both flat and in its section is given twice
   const auto take = [&](const ParamSpec& spec, const toml::node& node, const std::string& source) {
     if (!seen.insert(spec.key).second) throw_input_error(source + ": given twice (at the top level and in [" +
                                                          std::string(spec.section) + "])");
+    if (replaced && replaced(spec)) return;
     GivenParam g{&spec, source, "", /*silent_at_default=*/true};
     apply_node(cfg, spec, node, source, &g.text);
     given->push_back(std::move(g));
@@ -73,7 +80,7 @@ void apply_toml_file(RunConfig& cfg, const std::filesystem::path& path, std::vec
     if (node.is_table()) continue;
     const std::string k(key.str());
     const ParamSpec* spec = find_run_param(k);
-    if (spec == nullptr) throw_input_error("config: " + name + ": unknown key '" + k + "'");
+    if (spec == nullptr) throw_input_error("config: " + name + ": unknown key " + quoted_text(k));
     take(*spec, node, name + ": " + k);
   }
   for (const auto& [key, node] : table) {
@@ -83,13 +90,13 @@ void apply_toml_file(RunConfig& cfg, const std::filesystem::path& path, std::vec
     if (section == nullptr) {
       std::string known;
       for (const auto& sec : run_sections()) known += (known.empty() ? "[" : ", [") + std::string(sec.name) + "]";
-      throw_input_error("config: " + name + ": unknown section [" + s + "] (the sections are " + known + ")");
+      throw_input_error("config: " + name + ": unknown section [" + printable(s) + "] (the sections are " + known + ")");
     }
     for (const auto& [inner, value] : *node.as_table()) {
       const std::string k(inner.str());
-      const std::string source = name + ": [" + s + "] " + k;
+      const std::string source = name + ": [" + s + "] " + printable(k);
       const ParamSpec* spec = find_run_param(k);
-      if (spec == nullptr) throw_input_error("config: " + name + ": [" + s + "] unknown key '" + k + "'");
+      if (spec == nullptr) throw_input_error("config: " + name + ": [" + s + "] unknown key " + quoted_text(k));
       if (spec->section != section->name) {
         throw_input_error("config: " + source + ": belongs in [" + std::string(spec->section) + "], not [" + s + "]");
       }

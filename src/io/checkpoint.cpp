@@ -9,6 +9,7 @@
 
 #include "core/fnv1a.hpp"
 #include "io/atomic_file.hpp"
+#include "core/strings.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -137,9 +138,9 @@ void check_integrator_state(const Checkpoint& ck, std::size_t n, std::size_t val
   const auto bad = [&](const std::string& why) { throw_input_error(source + ": checkpoint integrator state: " + why); };
   const std::string& tag = ck.integrator.tag;
   const auto& b = ck.integrator.bytes;
-  if (tag != ck.config.integrator) bad("of '" + tag + "', the configuration's integrator is '" + ck.config.integrator + "'");
+  if (tag != ck.config.integrator) bad("of " + quoted_text(tag) + ", the configuration's integrator is " + quoted_text(ck.config.integrator));
   if (tag != "hermite4") {
-    if (!b.empty()) bad(std::to_string(b.size()) + " bytes, " + tag + " keeps none");
+    if (!b.empty()) bad(std::to_string(b.size()) + " bytes, " + tag + " keeps none");  // (tag: a known integrator)
     return;
   }
   if (b.empty()) return;  // checkpointed before the first step

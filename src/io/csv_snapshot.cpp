@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/strings.hpp"
 #include "io/atomic_file.hpp"
 #include "nbody/error.hpp"
 
@@ -89,15 +90,15 @@ bool read_meta_comment(std::string_view text, ParticleFileInfo& info, const std:
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) {
-      throw_file_error(path, line_name(line) + ": expected 'key = value' in the metadata comment, got '" +
-                                 std::string(item.substr(0, 60)) + "'");
+      throw_file_error(path, line_name(line) + ": expected 'key = value' in the metadata comment, got " +
+                                 quoted_text(item, 60));
     }
     const std::string_view key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
     double v = 0;
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc() || ptr != value.data() + value.size() || value.empty() || !std::isfinite(v)) {
-      throw_file_error(path, line_name(line) + ": " + std::string(key) + " is not a finite number ('" +
-                                 std::string(value) + "')");
+      throw_file_error(path, line_name(line) + ": " + printable(key) + " is not a finite number (" +
+                                 quoted_text(value) + ")");
     }
     if (key == kTimeKey) {
       time = v;
@@ -105,7 +106,7 @@ bool read_meta_comment(std::string_view text, ParticleFileInfo& info, const std:
     }
     if (key == kSofteningKey) {
       if (v < 0) {
-        throw_file_error(path, line_name(line) + ": softening must be >= 0 ('" + std::string(value) + "')");
+        throw_file_error(path, line_name(line) + ": softening must be >= 0 (" + quoted_text(value) + ")");
       }
       info.softening = v;
       continue;
@@ -113,8 +114,7 @@ bool read_meta_comment(std::string_view text, ParticleFileInfo& info, const std:
     for (int k = 0; k < 4; ++k) {
       if (key != kUnitKeys[k]) continue;
       if (!(v > 0)) {
-        throw_file_error(path, line_name(line) + ": " + std::string(key) + " must be > 0 ('" + std::string(value) +
-                                   "')");
+        throw_file_error(path, line_name(line) + ": " + std::string(key) + " must be > 0 (" + quoted_text(value) + ")");
       }
       *unit_field(u, k) = v;
       ++units_seen;
@@ -148,8 +148,8 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path, FileRead 
     if (text.empty()) continue;
     if (!header) {
       if (text != kCsvHeader) {
-        throw_file_error(path, line_name(line) + ": expected the CSV header '" + std::string(kCsvHeader) + "', got '" +
-                                   std::string(text.substr(0, 60)) + "'");
+        throw_file_error(path, line_name(line) + ": expected the CSV header '" + std::string(kCsvHeader) + "', got " +
+                                   quoted_text(text, 60));
       }
       header = true;
       continue;
@@ -180,7 +180,7 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path, FileRead 
       const auto f = fields[0];
       const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), id);
       if (ec != std::errc() || ptr != f.data() + f.size() || f.empty()) {
-        throw_file_error(path, line_name(line) + ": id is not a whole number >= 0 ('" + std::string(f) + "')");
+        throw_file_error(path, line_name(line) + ": id is not a whole number >= 0 (" + quoted_text(f) + ")");
       }
     }
     double v[7];
@@ -188,10 +188,10 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path, FileRead 
       const auto f = fields[k + 1];
       const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), v[k]);
       if (ec == std::errc::result_out_of_range) {
-        throw_file_error(path, line_name(line) + ": " + kNames[k + 1] + " is out of range ('" + std::string(f) + "')");
+        throw_file_error(path, line_name(line) + ": " + kNames[k + 1] + " is out of range (" + quoted_text(f) + ")");
       }
       if (ec != std::errc() || ptr != f.data() + f.size() || f.empty()) {
-        throw_file_error(path, line_name(line) + ": " + kNames[k + 1] + " is not a number ('" + std::string(f) + "')");
+        throw_file_error(path, line_name(line) + ": " + kNames[k + 1] + " is not a number (" + quoted_text(f) + ")");
       }
     }
     p.id.push_back(id);

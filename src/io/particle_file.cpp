@@ -9,6 +9,7 @@
 #include "io/csv_snapshot.hpp"
 #include "io/gadget_hdf5.hpp"
 #include "io/tipsy.hpp"
+#include "core/strings.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -52,7 +53,7 @@ ParticleFormat parse_particle_format(std::string_view name, std::string_view wha
   if (name == "csv") return ParticleFormat::csv;
   if (name == "tipsy") return ParticleFormat::tipsy;
   if (name == "hdf5") return ParticleFormat::hdf5;
-  throw_input_error(std::string(what) + ": unknown format '" + std::string(name) + "' (choose csv, hdf5 or tipsy)");
+  throw_input_error(std::string(what) + ": unknown format " + quoted_text(name) + " (choose csv, hdf5 or tipsy)");
 }
 
 std::optional<ParticleFormat> format_from_extension(const fs::path& path) {

@@ -13,6 +13,7 @@
 #include "io/atomic_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_file.hpp"
+#include "core/strings.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -127,8 +128,8 @@ RunDirectory::Found RunDirectory::latest_checkpoint(const fs::path& path) {
       // A checkpoint copied from another run would replace this run's files with that run's.
       if (found.checkpoint.run_id != id) {
         throw_input_error("resume: " + file.string() + " belongs to another run (run id " +
-                          (found.checkpoint.run_id.empty() ? std::string("none") : found.checkpoint.run_id) +
-                          ", this directory's is " + (id.empty() ? std::string("none") : id) +
+                          (found.checkpoint.run_id.empty() ? std::string("none") : printable(found.checkpoint.run_id)) +
+                          ", this directory's is " + (id.empty() ? std::string("none") : printable(id)) +
                           "); remove it, or start a new run from it with: nbody run --from " + file.string() +
                           " --out NEW_DIR");
       }

@@ -12,8 +12,9 @@ namespace nbody::runloop {
 std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cfg, const std::string& resumed_from) {
   std::vector<std::string> lines;
   if (!resumed_from.empty()) {
-    lines.push_back(format_line("nbody run: resumed at step %lld (t = %.17g) from %s",
-                           static_cast<long long>(sim.step_count()), sim.time(), resumed_from.c_str()));
+    lines.push_back(format_line("nbody run: resumed at step %lld (t = %s) from %s",
+                           static_cast<long long>(sim.step_count()), readable_number(sim.time()).c_str(),
+                           resumed_from.c_str()));
   }
   lines.push_back(format_line("nbody run: %s, N = %zu, %s, %s, dt = %g, %lld steps, softening %g, seed %lld", cfg.ic.c_str(),
                          sim.size(), cfg.precision.c_str(), cfg.integrator.c_str(), cfg.dt,
@@ -44,8 +45,9 @@ std::vector<std::string> announcement(const Simulation& sim, const RunConfig& cf
 }
 
 std::string stop_message(const RunResult& result, const RunConfig& cfg, const std::string& resume_command) {
-  std::string line = format_line("stopped at step %lld of %lld (t = %.17g) by %s", static_cast<long long>(result.last_step),
-                            static_cast<long long>(cfg.steps), result.time, result.stopped_by.value_or("?").c_str());
+  std::string line = format_line("stopped at step %lld of %lld (t = %s) by %s", static_cast<long long>(result.last_step),
+                            static_cast<long long>(cfg.steps), readable_number(result.time).c_str(),
+                            result.stopped_by.value_or("?").c_str());
   if (result.directory) {
     line += ": checkpoint written; continue with: " + resume_command + " " + result.directory->string();
   }

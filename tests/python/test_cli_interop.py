@@ -48,7 +48,7 @@ def test_a_python_run_stopped_by_ctrl_c_resumes_in_the_program(tmp_path, cli, re
         nbody.run(steps=40, out=out, log=None, callback=interrupt, every=10, **PARAMS)
     ck = nbody.load(out).checkpoint()
     assert ck.step == 20
-    assert "stopped at step 20 of 40 (t = 0.20000000000000001) by KeyboardInterrupt" in (out / "run.log").read_text()
+    assert "stopped at step 20 of 40 (t = 0.2) by KeyboardInterrupt" in (out / "run.log").read_text()
     r = cli("run", "--resume", out)
     assert "resumed at step 20" in r.stdout
     same_outputs(out, reference)

@@ -79,14 +79,14 @@ std::vector<double> numbers(const toml::node* n, const std::string& key) {
 FieldBoundary field_boundary(const std::string& s, const std::string& key) {
   if (s == "periodic") return FieldBoundary::periodic;
   if (s == "open") return FieldBoundary::open;
-  bad(key, "'" + s + "' is not one of periodic, open" + std::string(key == "grid.boundary_x" ? ", pml" : ""));
+  bad(key, quoted_text(s) + " is not one of periodic, open" + std::string(key == "grid.boundary_x" ? ", pml" : ""));
 }
 ParticleBoundary particle_boundary(const std::string& s, const std::string& key) {
   if (s == "periodic") return ParticleBoundary::periodic;
   if (s == "absorb") return ParticleBoundary::absorb;
   if (s == "reflect") return ParticleBoundary::reflect;
   if (s == "thermal") return ParticleBoundary::thermal;
-  bad(key, "'" + s + "' is not one of periodic, absorb, reflect, thermal");
+  bad(key, quoted_text(s) + " is not one of periodic, absorb, reflect, thermal");
 }
 
 void read_species(const toml::table& t, SpeciesConfig& s, const std::string& where) {
@@ -117,7 +117,7 @@ void read_species(const toml::table& t, SpeciesConfig& s, const std::string& whe
     else if (name == "immobile") s.immobile = boolean(&v, key);
     else if (name == "profile") {
       if (!parse_profile_kind(text(&v, key), s.profile.kind))
-        bad(key, "'" + text(&v, key) + "' is not one of uniform, step, linear, exponential, table");
+        bad(key, quoted_text(text(&v, key)) + " is not one of uniform, step, linear, exponential, table");
     } else if (name == "density") s.profile.n0 = num(&v, key);
     else if (name == "x_start") s.profile.x_start = num(&v, key);
     else if (name == "x_end") s.profile.x_end = num(&v, key);
@@ -184,24 +184,24 @@ void read_table(const toml::table& root, PicConfig& c) {
     if (k == "field") {
       if (s == "yee") c.solver = SolverKind::yee;
       else if (s == "ck") c.solver = SolverKind::ck;
-      else bad(key, "'" + s + "' is not one of yee, ck");
+      else bad(key, quoted_text(s) + " is not one of yee, ck");
     } else if (k == "shape") {
       if (s == "cic") c.shape = ShapeOrder::cic;
       else if (s == "tsc") c.shape = ShapeOrder::tsc;
-      else bad(key, "'" + s + "' is not one of cic, tsc");
+      else bad(key, quoted_text(s) + " is not one of cic, tsc");
     } else if (k == "pusher") {
       if (s == "boris") c.pusher = PusherKind::boris;
       else if (s == "vay") c.pusher = PusherKind::vay;
       else if (s == "higuera_cary") c.pusher = PusherKind::higuera_cary;
-      else bad(key, "'" + s + "' is not one of boris, vay, higuera_cary");
+      else bad(key, quoted_text(s) + " is not one of boris, vay, higuera_cary");
     } else if (k == "device") {
       if (s == "cpu") c.use_gpu = false;
       else if (s == "cuda") c.use_gpu = true;
-      else bad(key, "'" + s + "' is not one of cpu, cuda");
+      else bad(key, quoted_text(s) + " is not one of cpu, cuda");
     } else if (k == "deposit") {
       const auto rows = deposit_kernels();
       if (std::none_of(rows.begin(), rows.end(), [&](const DepositKernelInfo& r) { return r.name == s; }))
-        bad(key, "'" + s + "' is not one of " + deposit_kernel_names());
+        bad(key, quoted_text(s) + " is not one of " + deposit_kernel_names());
       c.deposit = s;
       c.deterministic = s == "deterministic";
     } else if (k == "sort_every") {
@@ -221,9 +221,9 @@ void read_table(const toml::table& root, PicConfig& c) {
     else if (k == "a0") l.a0 = num(v, key);
     else if (k == "intensity_W_cm2") c.laser_intensity_W_cm2 = num(v, key);
     else if (k == "polarisation") {
-      if (!parse_polarisation(text(v, key), l.polarisation)) bad(key, "'" + text(v, key) + "' is not one of linear, linear_z, circular");
+      if (!parse_polarisation(text(v, key), l.polarisation)) bad(key, quoted_text(text(v, key)) + " is not one of linear, linear_z, circular");
     } else if (k == "envelope") {
-      if (!parse_envelope(text(v, key), l.envelope)) bad(key, "'" + text(v, key) + "' is not one of sin2, gaussian, flattop");
+      if (!parse_envelope(text(v, key), l.envelope)) bad(key, quoted_text(text(v, key)) + " is not one of sin2, gaussian, flattop");
     } else if (k == "duration") l.duration = num(v, key);
     else if (k == "rise") l.rise = num(v, key);
     else if (k == "delay") l.delay = num(v, key);
@@ -231,7 +231,7 @@ void read_table(const toml::table& root, PicConfig& c) {
       const std::string s = text(v, key);
       if (s == "plane") l.gaussian_transverse = false;
       else if (s == "gaussian") l.gaussian_transverse = true;
-      else bad(key, "'" + s + "' is not one of plane, gaussian");
+      else bad(key, quoted_text(s) + " is not one of plane, gaussian");
     } else if (k == "waist") l.waist = num(v, key);
     else if (k == "y_centre") l.y_centre = num(v, key);
     else bad(key, "unknown key");
@@ -302,7 +302,7 @@ void read_table(const toml::table& root, PicConfig& c) {
 // "table.key=value" or "species.N.key=value" onto the TOML tree, the value parsed as TOML.
 void apply_override(toml::table& root, const std::string& o) {
   const auto eq = o.find('=');
-  if (eq == std::string::npos) throw_input_error("pic --set '" + o + "': expected table.key=value");
+  if (eq == std::string::npos) throw_input_error("pic --set " + quoted_text(o) + ": expected table.key=value");
   const std::string path = o.substr(0, eq), value = o.substr(eq + 1);
   toml::table parsed;
   try {
@@ -311,7 +311,7 @@ void apply_override(toml::table& root, const std::string& o) {
     try {
       parsed = toml::parse("v = \"" + value + "\"");  // a bare word is a string
     } catch (const toml::parse_error&) {
-      throw_input_error("pic --set '" + o + "': cannot read the value");
+      throw_input_error("pic --set " + quoted_text(o) + ": cannot read the value");
     }
   }
   std::vector<std::string> parts;
@@ -325,18 +325,18 @@ void apply_override(toml::table& root, const std::string& o) {
     const std::string& n = parts[1];
     const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), idx);
     if (n.empty() || ec != std::errc() || end != n.data() + n.size() || !a || idx >= a->size() || !(*a)[idx].as_table())
-      throw_input_error("pic --set '" + o + "': no species " + n + " (species.N.key: N from 0 to the number of " +
+      throw_input_error("pic --set " + quoted_text(o) + ": no species " + printable(n) + " (species.N.key: N from 0 to the number of " +
                         "[[species]] tables - 1)");
     t = (*a)[idx].as_table();
   } else if (parts.size() == 2 && parts[0] != "species") {
     if (!root.contains(parts[0])) root.insert(parts[0], toml::table{});
     t = root[parts[0]].as_table();
-    if (t == nullptr) throw_input_error("pic --set '" + o + "': " + parts[0] + " is not a table");
+    if (t == nullptr) throw_input_error("pic --set " + quoted_text(o) + ": " + parts[0] + " is not a table");
   } else {
-    throw_input_error("pic --set '" + o + "': expected table.key=value or species.N.key=value");
+    throw_input_error("pic --set " + quoted_text(o) + ": expected table.key=value or species.N.key=value");
   }
   if (const toml::node* was = t->get(parts.back()); was && (was->is_table() || was->is_array_of_tables()))
-    throw_input_error("pic --set '" + o + "': " + path + " is a table, not a value");
+    throw_input_error("pic --set " + quoted_text(o) + ": " + path + " is a table, not a value");
   t->insert_or_assign(parts.back(), *parsed.get("v"));
   // The run's length is given one way: an override of one replaces the deck's other.
   if (parts.size() == 2 && parts[0] == "time" && (parts[1] == "steps" || parts[1] == "t_end"))

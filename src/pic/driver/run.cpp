@@ -148,6 +148,7 @@ PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress star
   r.engine = engine->name();
   r.gpu = engine->on_gpu();
   r.energy_start = start.energy_start;
+  r.laser = c.laser.enabled, r.open_x = c.field_bc.x != FieldBoundary::periodic;
   if (!resumed) runloop::write_due(outputs, state, settings);
   if (settings.progress != nullptr) settings.progress->started(r.first_step, last);
   EngineStepper stepper(*engine, sim);
@@ -239,8 +240,12 @@ std::vector<std::string> pic_summary(const PicRunResult& r) {
     lines.push_back("pic: load balance moved the slab boundaries " + std::to_string(r.rebalances) + " time" +
                     (r.rebalances > 1 ? "s" : "") + "; columns per slab at the end: " + widths);
   }
-  std::snprintf(b, sizeof b, "pic: energy %.6g -> %.6g (laser in %.6g, out right %.6g), Gauss residual %.3g",
-                r.energy_start, r.energy_end, r.laser_energy_in, r.energy_out, r.gauss_residual);
+  // The Poynting planes' energies where the laser and the boundaries give them a meaning.
+  char in[48] = "", out[48] = "";
+  if (r.laser) std::snprintf(in, sizeof in, "laser in %.6g", r.laser_energy_in);
+  if (r.open_x) std::snprintf(out, sizeof out, "%sout right %.6g", r.laser ? ", " : "", r.energy_out);
+  std::snprintf(b, sizeof b, "pic: energy %.6g -> %.6g%s%s%s%s, Gauss residual %.3g", r.energy_start, r.energy_end,
+                r.laser || r.open_x ? " (" : "", in, out, r.laser || r.open_x ? ")" : "", r.gauss_residual);
   lines.emplace_back(b);
   if (r.directory) lines.push_back("pic: wrote " + r.directory->string());
   return lines;

@@ -25,6 +25,9 @@ struct PicRunResult {
   bool gpu = false;
   double energy_start = 0, energy_end = 0;
   double laser_energy_in = 0, energy_out = 0;  // through the left / right planes, integrated
+  // What those mean for the run: a laser enters through the left plane; energy leaves through
+  // the right one where x is open (in a periodic box both planes are inside the plasma).
+  bool laser = false, open_x = false;
   // The last diagnostic's change of div E - rho since the start, over max|rho_s| (the interior
   // nodes; the open boundary nodes are not Gauss exact).
   double gauss_residual = 0;
