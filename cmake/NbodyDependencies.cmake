@@ -132,3 +132,27 @@ if(NBODY_ENABLE_NCCL)
   target_include_directories(nbody_nccl SYSTEM INTERFACE ${NBODY_NCCL_INCLUDE_DIR})
   target_link_libraries(nbody_nccl INTERFACE ${NBODY_NCCL_LIBRARY})
 endif()
+
+# The renderer (src/render/): libpng (FindPNG; Debian libpng-dev) and cairo (pkg-config; Debian
+# libcairo2-dev). NBODY_ENABLE_RENDER defaults to ON when both are found; without them (the GPU
+# machines have neither) everything else builds and a PIC run asking for images
+# (output.images_every > 0) is refused up front.
+find_package(PNG QUIET)
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(NBODY_CAIRO QUIET IMPORTED_TARGET cairo)
+endif()
+if(PNG_FOUND AND NBODY_CAIRO_FOUND)
+  set(_nbody_render_default ON)
+else()
+  set(_nbody_render_default OFF)
+endif()
+option(NBODY_ENABLE_RENDER "Build the renderer (PNG images and figures; needs libpng and cairo)" ${_nbody_render_default})
+if(NBODY_ENABLE_RENDER AND NOT (PNG_FOUND AND NBODY_CAIRO_FOUND))
+  message(FATAL_ERROR "NBODY_ENABLE_RENDER=ON but libpng or cairo was not found: run scripts/setup "
+                      "(Debian packages libpng-dev, libcairo2-dev) or configure with -DNBODY_ENABLE_RENDER=OFF.")
+endif()
+if(NOT NBODY_ENABLE_RENDER)
+  message(STATUS "Renderer off (libpng: ${PNG_FOUND}, cairo: ${NBODY_CAIRO_FOUND}): no images; "
+                 "a PIC run with output.images_every > 0 is refused")
+endif()

@@ -1,6 +1,7 @@
-// The program's own PNG images: the encoder (decoded here independently: chunk CRCs by a bitwise
-// CRC-32, the image data inflated by zlib or read from stored blocks), the colour maps at known
-// pixels, the phase-space histogram, and a run writing them (and refusing a bad key).
+// The PIC images through the renderer: field maps at known pixels (the colour map's colours in
+// the map's box), the phase-space histogram and its figure, and a run writing them (axes and a
+// colour bar in every image, the same bytes twice, a bad key refused). Files are read back with
+// libpng (render::read_png).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,171 +13,29 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
 #include "pic/output/images.hpp"
-
-#if NBODY_HAVE_ZLIB
-#include <zlib.h>
-#endif
+#include "render/image.hpp"
 
 namespace nbody::pic {
 namespace {
 
 namespace fs = std::filesystem;
+using render::Rgb;
 
-// Bit by bit, not the encoder's table: an independent check.
-std::uint32_t crc_bitwise(const std::string& s) {
-  std::uint32_t c = 0xffffffffu;
-  for (unsigned char b : s) {
-    c ^= b;
-    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-  }
-  return ~c;
+// The colour of map sample (i, j) (j from the bottom) in a figure.
+Rgb sample_pixel(const render::Figure& f, int i, int j) {
+  const int s = f.pixels_per_sample;
+  return f.image.rgb(f.plot.x + i * s + s / 2, f.plot.y + f.plot.h - 1 - (j * s + s / 2));
 }
 
-std::uint32_t be32(const std::string& s, std::size_t at) {
-  return (std::uint32_t(std::uint8_t(s[at])) << 24) | (std::uint32_t(std::uint8_t(s[at + 1])) << 16) |
-         (std::uint32_t(std::uint8_t(s[at + 2])) << 8) | std::uint32_t(std::uint8_t(s[at + 3]));
-}
+Rgb coolwarm(double t) { return render::colormap_colour(render::colormap(render::ColormapId::coolwarm), t); }
+Rgb viridis(double t) { return render::colormap_colour(render::colormap(render::ColormapId::viridis), t); }
 
-struct Decoded {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> rgb;
-  std::map<std::string, std::string> text;
-  std::vector<std::string> chunks;
-  bool stored = false;
-};
-
-// A stored-blocks zlib stream: header, blocks, Adler-32.
-std::string inflate_stored(const std::string& z) {
-  EXPECT_EQ((std::uint8_t(z[0]) * 256 + std::uint8_t(z[1])) % 31, 0) << "zlib header check";
-  std::size_t p = 2;
-  std::string out;
-  for (;;) {
-    const int head = std::uint8_t(z.at(p));
-    EXPECT_EQ(head & 6, 0) << "a stored block";
-    const std::size_t len = std::uint8_t(z.at(p + 1)) | (std::size_t(std::uint8_t(z.at(p + 2))) << 8);
-    const std::size_t nlen = std::uint8_t(z.at(p + 3)) | (std::size_t(std::uint8_t(z.at(p + 4))) << 8);
-    EXPECT_EQ(len ^ 0xffff, nlen);
-    out += z.substr(p + 5, len);
-    p += 5 + len;
-    if (head & 1) break;
-  }
-  // Adler-32, computed here the slow way.
-  std::uint32_t a = 1, b = 0;
-  for (unsigned char c : out) a = (a + c) % 65521, b = (b + a) % 65521;
-  EXPECT_EQ(be32(z, p), (b << 16) | a) << "Adler-32";
-  EXPECT_EQ(p + 4, z.size());
-  return out;
-}
-
-Decoded decode(const std::string& f) {
-  Decoded d;
-  EXPECT_EQ(f.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  std::size_t p = 8;
-  std::string idat;
-  while (p + 12 <= f.size()) {
-    const std::uint32_t len = be32(f, p);
-    const std::string type = f.substr(p + 4, 4), data = f.substr(p + 8, len);
-    EXPECT_EQ(be32(f, p + 8 + len), crc_bitwise(type + data)) << "CRC of " << type;
-    d.chunks.push_back(type);
-    if (type == "IHDR") {
-      d.width = int(be32(data, 0)), d.height = int(be32(data, 4));
-      EXPECT_EQ(data[8], 8);
-      EXPECT_EQ(data[9], 2);
-    } else if (type == "tEXt") {
-      const auto z = data.find('\0');
-      d.text[data.substr(0, z)] = data.substr(z + 1);
-    } else if (type == "IDAT") {
-      idat += data;
-    }
-    p += 12 + len;
-  }
-  EXPECT_EQ(p, f.size());
-  EXPECT_EQ(d.chunks.front(), "IHDR");
-  EXPECT_EQ(d.chunks.back(), "IEND");
-  std::string raw;
-  // A stored stream's first block header has BTYPE 00.
-  d.stored = (std::uint8_t(idat[2]) & 6) == 0;
-  if (d.stored) {
-    raw = inflate_stored(idat);
-  } else {
-#if NBODY_HAVE_ZLIB
-    uLongf n = uLongf(d.height) * (uLongf(d.width) * 3 + 1);
-    raw.assign(n, '\0');
-    EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(raw.data()), &n, reinterpret_cast<const Bytef*>(idat.data()),
-                         uLong(idat.size())),
-              Z_OK);
-    raw.resize(n);
-#else
-    ADD_FAILURE() << "compressed data in a build without zlib";
-#endif
-  }
-  const std::size_t row = std::size_t(d.width) * 3;
-  EXPECT_EQ(raw.size(), (row + 1) * std::size_t(d.height));
-  for (int y = 0; y < d.height; ++y) {
-    EXPECT_EQ(raw[std::size_t(y) * (row + 1)], 0) << "filter none";
-    d.rgb.insert(d.rgb.end(), raw.begin() + std::ptrdiff_t(std::size_t(y) * (row + 1) + 1),
-                 raw.begin() + std::ptrdiff_t(std::size_t(y + 1) * (row + 1)));
-  }
-  return d;
-}
-
-Rgb pixel(const Decoded& d, int x, int y) {
-  const std::size_t k = (std::size_t(y) * std::size_t(d.width) + std::size_t(x)) * 3;
-  return {d.rgb[k], d.rgb[k + 1], d.rgb[k + 2]};
-}
-
-TEST(PicPng, ChecksumsOfKnownStrings) {
-  EXPECT_EQ(png::crc32("123456789", 9), 0xCBF43926u);
-  EXPECT_EQ(png::adler32("Wikipedia", 9), 0x11E60398u);
-  EXPECT_EQ(png::crc32("", 0), 0u);
-}
-
-TEST(PicPng, EncodesPixelsDimensionsAndTextThatDecodeBack) {
-  png::Image img(7, 5);
-  for (int y = 0; y < 5; ++y)
-    for (int x = 0; x < 7; ++x) img.set(x, y, std::uint8_t(30 * x), std::uint8_t(50 * y), std::uint8_t(x * y));
-  for (bool stored : {true, false}) {
-    const std::string f = png::encode(img, {{"Min", "-1.5"}, {"Max", "1.5"}}, stored);
-    EXPECT_EQ(f, png::encode(img, {{"Min", "-1.5"}, {"Max", "1.5"}}, stored)) << "deterministic bytes";
-    const Decoded d = decode(f);
-    EXPECT_EQ(d.width, 7);
-    EXPECT_EQ(d.height, 5);
-    EXPECT_EQ(d.rgb, img.rgb);
-    EXPECT_EQ(d.text.at("Min"), "-1.5");
-    EXPECT_EQ(d.text.at("Max"), "1.5");
-    EXPECT_EQ(d.stored, stored || !png::compressed());
-  }
-  // More than one stored block (65535 bytes each).
-  png::Image big(200, 150);
-  for (std::size_t k = 0; k < big.rgb.size(); ++k) big.rgb[k] = std::uint8_t(k * 7);
-  EXPECT_EQ(decode(png::encode(big, {}, true)).rgb, big.rgb);
-  EXPECT_EQ(decode(png::encode(big)).rgb, big.rgb);
-}
-
-TEST(PicPng, ColourMapsHaveTheirAnchors) {
-  EXPECT_EQ(diverging_colour(0.0), (Rgb{255, 255, 255}));
-  EXPECT_EQ(diverging_colour(-1.0), (Rgb{30, 50, 170}));
-  EXPECT_EQ(diverging_colour(1.0), (Rgb{160, 20, 30}));
-  EXPECT_EQ(diverging_colour(7.0), diverging_colour(1.0));
-  EXPECT_EQ(sequential_colour(0.0), (Rgb{255, 255, 255}));
-  EXPECT_EQ(sequential_colour(1.0), (Rgb{80, 0, 40}));
-  // Monotonic darkening of the sequential map (the sum of the channels falls).
-  int last = 3 * 255 + 1;
-  for (int k = 0; k <= 100; ++k) {
-    const Rgb c = sequential_colour(k / 100.0);
-    const int sum = c[0] + c[1] + c[2];
-    EXPECT_LE(sum, last);
-    last = sum;
-  }
-}
-
-TEST(PicPng, FieldMapShowsAKnownPatternAtKnownPixels) {
+TEST(PicImages, FieldMapShowsAKnownPatternAtKnownPixels) {
   GridGeometry g;
   g.nx = 64, g.ny = 16, g.dx = 1, g.dy = 1;
   int w, h;
@@ -187,41 +46,46 @@ TEST(PicPng, FieldMapShowsAKnownPatternAtKnownPixels) {
   std::vector<double> v(std::size_t(g.nx * g.ny));
   for (int j = 0; j < g.ny; ++j)
     for (int i = 0; i < g.nx; ++i) v[std::size_t(j * g.nx + i)] = 0.5 * (i - 32) + 0.25 * j;
-  double range = 0;
-  const Decoded d = decode(png::encode(field_map(g, v, true, range)));
-  EXPECT_EQ(range, 19.25);
-  const double scale = 1.0 / 19.25;
-  ASSERT_EQ(d.width, 64);
-  ASSERT_EQ(d.height, 32);
-  // Top-right pixel: node (63, 15), the largest value: the map's dark red end.
-  EXPECT_EQ(pixel(d, 63, 0), (Rgb{160, 20, 30}));
-  // Bottom-left: node (0, 0), v = -16.
-  EXPECT_EQ(pixel(d, 0, 31), diverging_colour(-16 * scale));
-  // Node (32, 0) is zero: white; two pixel rows per node along y.
-  EXPECT_EQ(pixel(d, 32, 31), (Rgb{255, 255, 255}));
-  EXPECT_EQ(pixel(d, 32, 30), (Rgb{255, 255, 255}));
-  // Top row shows j = 15: node (32, 15) has v = 3.75.
-  EXPECT_EQ(pixel(d, 32, 0), diverging_colour(3.75 * scale));
+  double lo = 0, hi = 0;
+  const render::Figure f = field_map(g, v, FieldMapKind::signed_field, {"Ey", "t = 0", "Ey"}, lo, hi);
+  EXPECT_EQ(hi, 19.25);
+  EXPECT_EQ(lo, -19.25);
+  EXPECT_EQ(f.pixels_per_sample, 10);  // min(640 / 64, 480 / 32)
+  EXPECT_EQ(f.plot.w, 640);
+  EXPECT_EQ(f.plot.h, 320);
+  const double t = 0.5 / 19.25;  // symmetric: 0.5 + 0.5 v / max
+  // Top right: node (63, 15), the largest value: the map's red end.
+  EXPECT_EQ(sample_pixel(f, 63, 31), coolwarm(1.0));
+  // Bottom left: node (0, 0), v = -16.
+  EXPECT_EQ(sample_pixel(f, 0, 0), coolwarm(0.5 - 16 * t));
+  // Node (32, 0) is zero: the middle of the map; two samples per node along y.
+  EXPECT_EQ(sample_pixel(f, 32, 0), coolwarm(0.5));
+  EXPECT_EQ(sample_pixel(f, 32, 1), coolwarm(0.5));
   for (int py = 0; py < h; ++py)
     for (int px = 0; px < w; ++px) {
       int i, j;
       pixel_node(g, w, h, px, py, i, j);
       EXPECT_EQ(j, g.ny - 1 - py / 2);
       EXPECT_EQ(i, px);
-      ASSERT_EQ(pixel(d, px, py), diverging_colour(v[std::size_t(j * g.nx + i)] * scale));
+      ASSERT_EQ(sample_pixel(f, px, h - 1 - py), coolwarm(0.5 + v[std::size_t(j * g.nx + i)] * t)) << px << " " << py;
     }
-  // Sequential: 0 white, the largest value dark red.
+  // Density: viridis on a log scale from the smallest value above max / 1e4 to the max.
   std::vector<double> n(v.size(), 0.0);
   n[std::size_t(3 * g.nx + 10)] = 2.0;
-  n[std::size_t(3 * g.nx + 11)] = 1.0;
-  const Decoded s = decode(png::encode(field_map(g, n, false, range)));
-  EXPECT_EQ(range, 2.0);
-  EXPECT_EQ(pixel(s, 10, 31 - 2 * 3), (Rgb{80, 0, 40}));
-  EXPECT_EQ(pixel(s, 11, 31 - 2 * 3), sequential_colour(0.5));
-  EXPECT_EQ(pixel(s, 12, 31 - 2 * 3), (Rgb{255, 255, 255}));
+  n[std::size_t(3 * g.nx + 11)] = 0.02;
+  const render::Figure d = field_map(g, n, FieldMapKind::density, {"n", "", "n"}, lo, hi);
+  EXPECT_EQ(hi, 2.0);
+  EXPECT_EQ(lo, 0.02);
+  EXPECT_EQ(sample_pixel(d, 10, 2 * 3), viridis(1.0));
+  EXPECT_EQ(sample_pixel(d, 11, 2 * 3), viridis(0.0));
+  EXPECT_EQ(sample_pixel(d, 12, 2 * 3), viridis(0.0)) << "zero: the low end";
+  // |E|: linear from 0.
+  const render::Figure m = field_map(g, n, FieldMapKind::magnitude, {"|E|", "", "|E|"}, lo, hi);
+  EXPECT_EQ(lo, 0.0);
+  EXPECT_EQ(sample_pixel(m, 11, 2 * 3), viridis(0.01));
 }
 
-TEST(PicPng, PhaseSpaceHistogramCountsEveryParticle) {
+TEST(PicImages, PhaseSpaceHistogramCountsEveryParticle) {
   GridGeometry g;
   g.nx = 40, g.ny = 4, g.dx = 0.5, g.dy = 0.5, g.x0 = -2;
   Species s;
@@ -242,15 +106,16 @@ TEST(PicPng, PhaseSpaceHistogramCountsEveryParticle) {
   EXPECT_EQ(h.weight[0], 1.0);
   EXPECT_EQ(h.weight[std::size_t(199 * 400 + 399)], 1.0);
   EXPECT_EQ(h.weight[std::size_t(100 * 400 + 140)], 100.0);
-  const Decoded d = decode(png::encode(phase_image(h)));
-  EXPECT_EQ(d.width, 400);
-  EXPECT_EQ(d.height, 200);
-  // u up: bin (140, 100) is pixel row 99; the largest bin is dark red, one at 1/100 of it two
-  // decades down (t = 0.6), an empty bin white.
-  EXPECT_EQ(pixel(d, 140, 99), (Rgb{80, 0, 40}));
-  EXPECT_EQ(pixel(d, 0, 199), sequential_colour(0.1 + 0.9 * 0.6));
-  EXPECT_EQ(pixel(d, 399, 0), sequential_colour(0.1 + 0.9 * 0.6));
-  EXPECT_EQ(pixel(d, 1, 199), (Rgb{255, 255, 255}));
+  const render::Figure f = phase_image(h, {"phase", "", "weight"});
+  EXPECT_EQ(f.pixels_per_sample, 1);
+  EXPECT_EQ(f.plot.w, 400);
+  EXPECT_EQ(f.plot.h, 200);
+  // u up: the largest bin is the top of viridis, one at 1/100 of it two decades down (t = 0.6 of
+  // 5 decades), an empty bin white.
+  EXPECT_EQ(sample_pixel(f, 140, 100), viridis(1.0));
+  EXPECT_EQ(sample_pixel(f, 0, 0), viridis(0.6));
+  EXPECT_EQ(sample_pixel(f, 399, 199), viridis(0.6));
+  EXPECT_EQ(sample_pixel(f, 1, 0), (Rgb{255, 255, 255}));
 }
 
 const char* kRun = R"(
@@ -284,7 +149,21 @@ int shell(const std::string& command, const fs::path& err) {
   return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
 }
 
-TEST(PicPng, ARunWritesTheImagesAndRefusesABadKey) {
+// A box "x y w h" from a text chunk.
+render::Box box_of(const std::string& text) {
+  render::Box b;
+  std::istringstream(text) >> b.x >> b.y >> b.w >> b.h;
+  return b;
+}
+
+std::string bytes_of(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool ink(Rgb c) { return c != Rgb{255, 255, 255}; }
+
+TEST(PicImages, ARunWritesFiguresWithAxesAndAColourBarTheSameBytesTwice) {
   const fs::path d = fs::temp_directory_path() / ("nbody_pic_png_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
@@ -292,28 +171,57 @@ TEST(PicPng, ARunWritesTheImagesAndRefusesABadKey) {
   std::ofstream(cfg) << kRun;
   const std::string exe = NBODY_EXE_PATH;
   ASSERT_EQ(shell(exe + " pic run --config " + cfg.string() + " --out " + (d / "o").string(), d / "e"), 0);
+  ASSERT_EQ(shell(exe + " pic run --config " + cfg.string() + " --out " + (d / "o2").string(), d / "e"), 0);
   for (const char* step : {"00000000", "00000003", "00000006"})
     for (const std::string name : {"Ey", "Ez", "Bz", "E_abs", "density_electron", "density_proton", "phase_electron",
                                    "phase_proton"}) {
-      const fs::path f = d / "o" / "images" / (name + "_" + step + ".png");
+      const std::string file = name + "_" + step + ".png";
+      const fs::path f = d / "o" / "images" / file;
       ASSERT_TRUE(fs::exists(f)) << f;
-      std::ifstream in(f, std::ios::binary);
-      const Decoded img = decode(std::string(std::istreambuf_iterator<char>(in), {}));
-      EXPECT_EQ(img.text.at("Step"), std::to_string(std::stoi(step)));
+      EXPECT_EQ(bytes_of(f), bytes_of(d / "o2" / "images" / file)) << "the same bytes: " << file;
+      const render::PngFile png = render::read_png(f);
+      const render::Image& im = png.image;
+      EXPECT_EQ(png.text_value("Step"), std::to_string(std::stoi(step)));
+      const render::Box p = box_of(png.text_value("Plot_box")), b = box_of(png.text_value("Colorbar_box"));
       if (name.rfind("phase", 0) == 0) {
-        EXPECT_EQ(img.width, 400);
-        EXPECT_EQ(img.height, 200);
+        EXPECT_EQ(p.w, 400);
+        EXPECT_EQ(p.h, 200);
       } else {
-        EXPECT_EQ(img.width, 48);
-        EXPECT_EQ(img.height, 32);
+        EXPECT_EQ(p.w, 48 * 13);  // 48 x 32 samples, 13 pixels each
+        EXPECT_EQ(p.h, 32 * 13);
       }
+      ASSERT_GT(p.x, 40) << "room for the y axis";
+      ASSERT_LT(p.y + p.h + 40, im.height) << "room for the x axis";
+      ASSERT_GT(b.x, p.x + p.w);
+      ASSERT_LT(b.x + b.w + 40, im.width) << "room for the colour bar's labels";
+      // The frame and ticks: black below the map, tick marks under the axis.
+      for (int x = p.x; x < p.x + p.w; ++x) ASSERT_EQ(im.rgb(x, p.y + p.h), (Rgb{0, 0, 0})) << file;
+      int ticks = 0, labels = 0, ylabels = 0, barlabels = 0;
+      for (int x = p.x; x < p.x + p.w; ++x) ticks += ink(im.rgb(x, p.y + p.h + 3));
+      for (int y = p.y + p.h + 8; y < im.height; ++y)
+        for (int x = p.x; x < p.x + p.w; ++x) labels += ink(im.rgb(x, y));
+      for (int y = p.y; y < p.y + p.h; ++y) {
+        for (int x = 0; x < p.x - 2; ++x) ylabels += ink(im.rgb(x, y));
+        for (int x = b.x + b.w + 8; x < im.width; ++x) barlabels += ink(im.rgb(x, y));
+      }
+      EXPECT_GE(ticks, 2) << file;
+      EXPECT_GT(labels, 40) << file;
+      EXPECT_GT(ylabels, 40) << file;
+      EXPECT_GT(barlabels, 40) << file;
+      // The colour bar: its map from the low end at the bottom to the high end at the top.
+      const auto& cm = render::colormap(png.text_value("Colormap").rfind("coolwarm", 0) == 0 ? render::ColormapId::coolwarm
+                                                                                               : render::ColormapId::viridis);
+      for (int r = 0; r < b.h; ++r)
+        ASSERT_EQ(im.rgb(b.x + b.w / 2, b.y + r), render::colormap_colour(cm, 1.0 - (r + 0.5) / b.h)) << file << " " << r;
+      EXPECT_EQ(im.rgb(b.x + 1, b.y + b.h - 1), render::colormap_entry(cm, 0));
+      EXPECT_EQ(im.rgb(b.x + 1, b.y), render::colormap_entry(cm, 255));
     }
   // A uniform proton density: every pixel of its map has the same colour (the top one).
-  std::ifstream in(d / "o" / "images" / "density_proton_00000000.png", std::ios::binary);
-  const Decoded p = decode(std::string(std::istreambuf_iterator<char>(in), {}));
-  EXPECT_NEAR(std::stod(p.text.at("Max")), 2.0, 1e-9);
-  for (int y = 0; y < p.height; ++y)
-    for (int x = 0; x < p.width; ++x) ASSERT_EQ(pixel(p, x, y), (Rgb{80, 0, 40}));
+  const render::PngFile p = render::read_png(d / "o" / "images" / "density_proton_00000000.png");
+  EXPECT_NEAR(std::stod(p.text_value("Max")), 2.0, 1e-9);
+  const render::Box pb = box_of(p.text_value("Plot_box"));
+  for (int y = pb.y; y < pb.y + pb.h; ++y)
+    for (int x = pb.x; x < pb.x + pb.w; ++x) ASSERT_EQ(p.image.rgb(x, y), viridis(1.0));
   for (const fs::directory_entry& e : fs::directory_iterator(d / "o" / "images"))
     EXPECT_EQ(e.path().extension(), ".png") << "no temporary file left";
   // Bad values: one line, exit status 2, nothing written.

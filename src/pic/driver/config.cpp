@@ -15,6 +15,7 @@
 #include "nbody/error.hpp"
 #include "pic/parallel/domain.hpp"
 #include "pic/cuda/pic_gpu.hpp"
+#include "pic/output/images.hpp"
 #include "pic/physics/units.hpp"
 
 namespace nbody::pic {
@@ -573,6 +574,8 @@ void validate_pic_config(const PicConfig& c) {
   if (c.fields_every < 0) bad("output.fields_every", "must be >= 0");
   if (c.checkpoint_every < 0) bad("output.checkpoint_every", "must be >= 0");
   if (c.images_every < 0) bad("output.images_every", "must be >= 0 (steps between PNG images; 0: none)");
+  if (std::string why; c.images_every > 0 && !images_available(&why))
+    bad("output.images_every", std::to_string(c.images_every) + " asks for images, but " + why);
   if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
     bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
   if (c.laser.enabled) {

@@ -7,31 +7,16 @@
 
 #include "nbody/error.hpp"
 #include "pic/physics/units.hpp"
+#include "render/image.hpp"
 
 namespace nbody::pic {
 namespace {
 
-struct Stop {
-  double t;
-  double r, g, b;
-};
+using render::ColormapId;
+using render::Scale;
 
-Rgb interpolate(const Stop* stops, int n, double t) {
-  if (!(t >= stops[0].t)) t = stops[0].t;  // NaN too
-  if (t > stops[n - 1].t) t = stops[n - 1].t;
-  int k = 0;
-  while (k < n - 2 && t > stops[k + 1].t) ++k;
-  const Stop& a = stops[k];
-  const Stop& b = stops[k + 1];
-  const double f = (t - a.t) / (b.t - a.t);
-  auto c = [f](double x, double y) { return std::uint8_t(std::lround(x + f * (y - x))); };
-  return {c(a.r, b.r), c(a.g, b.g), c(a.b, b.b)};
-}
-
-constexpr Stop kSequential[] = {
-    {0.0, 255, 255, 255}, {0.25, 255, 220, 120}, {0.5, 245, 140, 50}, {0.75, 200, 40, 40}, {1.0, 80, 0, 40}};
-constexpr Stop kDiverging[] = {
-    {-1.0, 30, 50, 170}, {-0.5, 110, 150, 230}, {0.0, 255, 255, 255}, {0.5, 235, 120, 100}, {1.0, 160, 20, 30}};
+constexpr double kLambda = 2 * kPi;  // a laser wavelength in the code's length unit c / omega0
+constexpr double kDensityDecades = 4;
 
 std::string number(double v) {
   char b[40];
@@ -45,10 +30,13 @@ std::string image_name(const std::string& what, std::int64_t step) {
   return what + b;
 }
 
+ColormapId colormap_of(FieldMapKind kind) {
+  return kind == FieldMapKind::signed_field ? ColormapId::coolwarm : ColormapId::viridis;
+}
+
 }  // namespace
 
-Rgb sequential_colour(double t) { return interpolate(kSequential, 5, t); }
-Rgb diverging_colour(double t) { return interpolate(kDiverging, 5, t); }
+bool images_available(std::string*) { return true; }
 
 void field_image_size(const GridGeometry& g, int& width, int& height) {
   width = std::min(g.nx, 2048);
@@ -61,23 +49,48 @@ void pixel_node(const GridGeometry& g, int width, int height, int px, int py, in
   j = g.ny - 1 - std::min(g.ny - 1, int((py + 0.5) * g.ny / height));
 }
 
-png::Image field_map(const GridGeometry& g, const std::vector<double>& values, bool signed_map, double& range) {
-  range = 0;
+Scale field_scale(const std::vector<double>& values, FieldMapKind kind) {
+  double top = 0;
   for (double v : values)
-    if (std::isfinite(v)) range = std::max(range, std::fabs(v));
-  const double scale = range > 0 ? 1.0 / range : 0.0;
+    if (std::isfinite(v)) top = std::max(top, std::fabs(v));
+  switch (kind) {
+    case FieldMapKind::signed_field: return Scale::symmetric(top);
+    case FieldMapKind::magnitude: return Scale::linear(0, top);
+    case FieldMapKind::density: {
+      if (!(top > 0)) return Scale::log(0.1, 1);  // nothing anywhere: every sample at the low end
+      double lo = top;
+      for (double v : values)
+        if (v > 0 && v < lo) lo = v;
+      lo = std::max(lo, top * std::pow(10.0, -kDensityDecades));
+      if (!(lo < top)) lo = top / 10;  // uniform: every sample at the top
+      return Scale::log(lo, top);
+    }
+  }
+  return Scale::linear(0, top);
+}
+
+render::Figure field_map(const GridGeometry& g, const std::vector<double>& values, FieldMapKind kind,
+                         const FieldMapLabels& labels, double& lo, double& hi) {
   int w, h;
   field_image_size(g, w, h);
-  png::Image img(w, h);
+  std::vector<double> samples(std::size_t(w) * std::size_t(h));
   for (int py = 0; py < h; ++py)
     for (int px = 0; px < w; ++px) {
       int i, j;
       pixel_node(g, w, h, px, py, i, j);
-      const double v = values[std::size_t(j) * std::size_t(g.nx) + std::size_t(i)] * scale;
-      const Rgb c = signed_map ? diverging_colour(v) : sequential_colour(v);
-      img.set(px, py, c[0], c[1], c[2]);
+      samples[std::size_t(h - 1 - py) * std::size_t(w) + std::size_t(px)] =
+          values[std::size_t(j) * std::size_t(g.nx) + std::size_t(i)];
     }
-  return img;
+  render::FigureSpec spec;
+  spec.title = labels.title;
+  spec.time = labels.time;
+  spec.x = {g.x0 / kLambda, (g.x0 + g.lx()) / kLambda, "x (\u03bb)"};
+  spec.y = {g.y0 / kLambda, (g.y0 + g.ly()) / kLambda, "y (\u03bb)"};
+  spec.colorbar_label = labels.quantity;
+  spec.colormap = colormap_of(kind);
+  spec.scale = field_scale(values, kind);
+  lo = spec.scale.lo, hi = spec.scale.hi;
+  return render::draw_figure({w, h, samples}, spec);
 }
 
 PhaseHistogram phase_histogram(const Species& s, const GridGeometry& g, int nx_bins, int nu_bins) {
@@ -101,20 +114,19 @@ PhaseHistogram phase_histogram(const Species& s, const GridGeometry& g, int nx_b
   return h;
 }
 
-png::Image phase_image(const PhaseHistogram& h, double decades) {
-  png::Image img(h.nx_bins, h.nu_bins);
+render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades) {
   double top = 0;
   for (double v : h.weight) top = std::max(top, v);
-  for (int iu = 0; iu < h.nu_bins; ++iu)
-    for (int ix = 0; ix < h.nx_bins; ++ix) {
-      const double v = h.weight[std::size_t(iu) * std::size_t(h.nx_bins) + std::size_t(ix)];
-      if (!(v > 0)) continue;  // white
-      // 0.1 at `decades` below the top (and below), 1 at the top: an occupied bin is never white.
-      const double t = std::clamp(1.0 + std::log10(v / top) / decades, 0.0, 1.0);
-      const Rgb c = sequential_colour(0.1 + 0.9 * t);
-      img.set(ix, h.nu_bins - 1 - iu, c[0], c[1], c[2]);
-    }
-  return img;
+  render::FigureSpec spec;
+  spec.title = labels.title;
+  spec.time = labels.time;
+  spec.x = {h.x_lo / kLambda, h.x_hi / kLambda, "x (\u03bb)"};
+  spec.y = {h.u_lo, h.u_hi, "u_x = p_x / (m c)"};
+  spec.colorbar_label = labels.quantity;
+  spec.colormap = ColormapId::viridis;
+  spec.scale = top > 0 ? Scale::log(top * std::pow(10.0, -decades), top) : Scale::log(0.1, 1);
+  spec.empty_colour = render::Rgb{255, 255, 255};
+  return render::draw_figure({h.nx_bins, h.nu_bins, h.weight}, spec);
 }
 
 void write_images(const std::string& dir, PicSimulation& sim) {
@@ -126,21 +138,26 @@ void write_images(const std::string& dir, PicSimulation& sim) {
   const GridGeometry& g = sim.settings().geom;
   const std::int64_t step = sim.step_count();
   const double periods = sim.time() / (2 * kPi);
-  const std::string extent = "x " + number(g.x0 / (2 * kPi)) + " .. " + number((g.x0 + g.lx()) / (2 * kPi)) +
-                             " lambda (to the right), y " + number(g.y0 / (2 * kPi)) + " .. " +
-                             number((g.y0 + g.ly()) / (2 * kPi)) + " lambda (up)";
-  auto common = [&](const std::string& what, const std::string& unit, const std::string& map, double lo, double hi) {
-    png::TextChunks t = {{"Title", what + " at step " + std::to_string(step) + ", t = " + number(periods) + " periods"},
-                         {"Software", "nbody pic"},
-                         {"Quantity", what},
-                         {"Unit", unit},
-                         {"Colormap", map},
-                         {"Min", number(lo)},
-                         {"Max", number(hi)},
-                         {"Step", std::to_string(step)},
-                         {"Time_periods", number(periods)},
-                         {"Extent", extent}};
-    return t;
+  char when[64];
+  std::snprintf(when, sizeof when, "t = %.2f T\u2080 (step %lld)", periods, static_cast<long long>(step));
+  const std::string extent = "x " + number(g.x0 / kLambda) + " .. " + number((g.x0 + g.lx()) / kLambda) +
+                             " lambda (to the right), y " + number(g.y0 / kLambda) + " .. " +
+                             number((g.y0 + g.ly()) / kLambda) + " lambda (up)";
+  auto chunks = [&](const std::string& what, const std::string& unit, const render::Figure& f, const std::string& map,
+                    const std::string& scale, double lo, double hi, const std::string& ext) {
+    return render::TextChunks{{"Title", what + " at step " + std::to_string(step) + ", t = " + number(periods) + " periods"},
+                              {"Software", "nbody pic"},
+                              {"Quantity", what},
+                              {"Unit", unit},
+                              {"Colormap", map},
+                              {"Scale", scale},
+                              {"Min", number(lo)},
+                              {"Max", number(hi)},
+                              {"Step", std::to_string(step)},
+                              {"Time_periods", number(periods)},
+                              {"Extent", ext},
+                              {"Plot_box", f.plot.text()},
+                              {"Colorbar_box", f.colorbar.text()}};
   };
   std::vector<double> v(std::size_t(g.nx) * std::size_t(g.ny));
   auto fill = [&](auto&& f) {
@@ -148,43 +165,47 @@ void write_images(const std::string& dir, PicSimulation& sim) {
       for (int i = 0; i < g.nx; ++i) v[std::size_t(j) * std::size_t(g.nx) + std::size_t(i)] = f(i, j);
   };
   const Fields& fl = sim.fields();
-  const char* e_unit = "m_e c omega0 / e";
-  const char* diverging = "diverging blue-white-red, symmetric: Min dark blue, 0 white, Max dark red";
-  const char* sequential = "sequential white-yellow-red: 0 white, Max dark red";
+  const std::string e_unit = "m_e c \u03c9\u2080 / e", b_unit = "m_e \u03c9\u2080 / e";
+  const std::string e_unit_ascii = "m_e c omega0 / e", b_unit_ascii = "m_e omega0 / e";
   for (int c : {int(kEy), int(kEz), int(kBz)}) {
     fill([&](int i, int j) { return fl.at(c, i, j); });
-    double r;
-    const png::Image img = field_map(g, v, true, r);
     const std::string name = kComponentNames[c];
-    png::write(out / image_name(name, step), img,
-               common(name, c == kBz ? "m_e omega0 / e" : e_unit, diverging, -r, r));
+    const bool b = c == kBz;
+    double lo, hi;
+    const render::Figure f = field_map(g, v, FieldMapKind::signed_field,
+                                       {name, when, name + " (" + (b ? b_unit : e_unit) + ")"}, lo, hi);
+    render::write_png(out / image_name(name, step), f.image,
+                      chunks(name, b ? b_unit_ascii : e_unit_ascii, f, "coolwarm", "symmetric", lo, hi, extent));
   }
   {
     fill([&](int i, int j) {
       const double ex = fl.at(kEx, i, j), ey = fl.at(kEy, i, j), ez = fl.at(kEz, i, j);
       return std::sqrt(ex * ex + ey * ey + ez * ez);
     });
-    double r;
-    const png::Image img = field_map(g, v, false, r);
-    png::write(out / image_name("E_abs", step), img, common("|E|", e_unit, sequential, 0, r));
+    double lo, hi;
+    const render::Figure f = field_map(g, v, FieldMapKind::magnitude, {"|E|", when, "|E| (" + e_unit + ")"}, lo, hi);
+    render::write_png(out / image_name("E_abs", step), f.image,
+                      chunks("|E|", e_unit_ascii, f, "viridis", "linear", lo, hi, extent));
   }
   for (int k = 0; k < int(sim.species().size()); ++k) {
     const Species& sp = sim.species()[std::size_t(k)];
     sim.compute_rho(k);
     const double q = std::fabs(sp.charge) > 0 ? std::fabs(sp.charge) : 1.0;
     fill([&](int i, int j) { return std::fabs(sim.fields().at(kRho, i, j)) / q; });
-    double r;
-    const png::Image img = field_map(g, v, false, r);
-    png::write(out / image_name("density_" + sp.name, step), img,
-               common("density of " + sp.name, "n_c", sequential, 0, r));
+    double lo, hi;
+    const render::Figure f = field_map(g, v, FieldMapKind::density,
+                                       {"density of " + sp.name, when, "n_" + sp.name + " (n_c)"}, lo, hi);
+    render::write_png(out / image_name("density_" + sp.name, step), f.image,
+                      chunks("density of " + sp.name, "n_c", f, "viridis", "log10", lo, hi, extent));
     const PhaseHistogram h = phase_histogram(sp, g);
+    const render::Figure p = phase_image(h, {"x-u_x phase space of " + sp.name, when, "weight per bin (log10)"});
     double top = 0;
     for (double x : h.weight) top = std::max(top, x);
-    png::TextChunks t = common("x-u_x phase space of " + sp.name, "weight per bin (n_c (c/omega0)^2)",
-                               "log10 sequential over 5 decades: Max dark red, Max/1e5 and below pale, white empty", 0, top);
-    t.back() = {"Extent", "x " + number(h.x_lo / (2 * kPi)) + " .. " + number(h.x_hi / (2 * kPi)) +
-                              " lambda (to the right), u_x " + number(h.u_lo) + " .. " + number(h.u_hi) + " (up)"};
-    png::write(out / image_name("phase_" + sp.name, step), phase_image(h), t);
+    const std::string pext = "x " + number(h.x_lo / kLambda) + " .. " + number(h.x_hi / kLambda) +
+                             " lambda (to the right), u_x " + number(h.u_lo) + " .. " + number(h.u_hi) + " (up)";
+    render::write_png(out / image_name("phase_" + sp.name, step), p.image,
+                      chunks("x-u_x phase space of " + sp.name, "weight per bin (n_c (c/omega0)^2)", p,
+                             "viridis; white: empty", "log10 over 5 decades", top * 1e-5, top, pext));
   }
   sim.compute_rho();
 }

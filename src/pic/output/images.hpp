@@ -1,40 +1,50 @@
 #pragma once
-// PNG images of a PIC state, written by the program itself (output.images_every): field maps and
-// x-u_x phase spaces, in <out>/images/. Every image is written atomically and carries its range,
-// colour map, step, time and extent in tEXt chunks (any PNG viewer's "properties"; Python:
-// PIL.Image.open(f).text).
-//   Ey_<step>.png, Ez_<step>.png, Bz_<step>.png   diverging blue-white-red, symmetric range
-//                                                 [-max|F|, +max|F|] (white is zero)
-//   E_abs_<step>.png                              |E| = sqrt(Ex^2 + Ey^2 + Ez^2), sequential [0, max]
-//   density_<species>_<step>.png                  |rho_s / q_s| (n_c), sequential [0, max]
+// PNG images of a PIC state, written by the program itself (output.images_every) through the
+// renderer (src/render/): each a figure with axes in the run's units (x, y in laser wavelengths
+// lambda), a colour bar with its range and unit, a title and the time, in <out>/images/:
+//   Ey_<step>.png, Ez_<step>.png, Bz_<step>.png   coolwarm (diverging), symmetric range
+//                                                 [-max|F|, +max|F|] (zero in the middle)
+//   E_abs_<step>.png                              |E| = sqrt(Ex^2 + Ey^2 + Ez^2), viridis, [0, max]
+//   density_<species>_<step>.png                  |rho_s / q_s| (n_c), viridis, log10 over
+//                                                 [max / 1e4 (or the smallest value above it), max]
 //   phase_<species>_<step>.png                    x-u_x histogram of the weights, 400 x 200 bins,
-//                                                 log colour scale over 5 decades, white = empty
-// Field maps have x to the right and y up; one pixel per node when nx <= 2048 (nearest node
-// otherwise); the height follows the box's aspect ratio, at least 32 pixels.
-#include <array>
-#include <cstdint>
+//                                                 viridis, log10 over 5 decades, white = empty
+// Field maps sample one node per map pixel when nx <= 2048 (nearest node otherwise; the height
+// follows the box's aspect ratio, at least 32 samples); the figure shows each sample as an s x s
+// block (docs/pictures.md). Every image is written atomically and also carries its range, colour
+// map, scale, step, time and extent, and the pixel boxes of its map and colour bar, in tEXt
+// chunks (any PNG viewer's "properties"; Python: PIL.Image.open(f).text).
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
 #include "pic/cpu/simulation.hpp"
+#include "render/figure.hpp"
 
 namespace nbody::pic {
 
-using Rgb = std::array<std::uint8_t, 3>;
-// Sequential: white at 0 through yellow, orange and red to dark red at 1 (t clamped to [0, 1]).
-Rgb sequential_colour(double t);
-// Diverging: dark blue at -1, white at 0, dark red at +1 (t clamped to [-1, 1]).
-Rgb diverging_colour(double t);
+// Whether this build writes images (the renderer is built); `why` says why not.
+[[nodiscard]] bool images_available(std::string* why = nullptr);
 
-// The map image size for a grid: width min(nx, 2048), height from the aspect ratio.
+// The map size for a grid: width min(nx, 2048) samples, height from the aspect ratio.
 void field_image_size(const GridGeometry& g, int& width, int& height);
-// The node (i, j) a pixel of a field map shows.
+// The node (i, j) a map sample shows (px to the right, py down from the top).
 void pixel_node(const GridGeometry& g, int width, int height, int px, int py, int& i, int& j);
 
-// A map of `values` (nx x ny nodes, index j * nx + i): diverging with a symmetric range when
-// `signed_map`, else sequential from 0. `range` gets the largest |value| (the map's scale).
-png::Image field_map(const GridGeometry& g, const std::vector<double>& values, bool signed_map, double& range);
+enum class FieldMapKind {
+  signed_field,  // coolwarm, symmetric
+  magnitude,     // viridis, linear from 0
+  density,       // viridis, log
+};
+
+struct FieldMapLabels {
+  std::string title, time, quantity;  // quantity: the colour bar's label with its unit
+};
+
+// The figure of `values` (nx x ny nodes, index j * nx + i). `lo`, `hi` get the colour bar's range.
+render::Figure field_map(const GridGeometry& g, const std::vector<double>& values, FieldMapKind kind,
+                         const FieldMapLabels& labels, double& lo, double& hi);
+// The scale a field map of that kind uses for these values.
+render::Scale field_scale(const std::vector<double>& values, FieldMapKind kind);
 
 struct PhaseHistogram {
   int nx_bins = 0, nu_bins = 0;
@@ -44,8 +54,9 @@ struct PhaseHistogram {
 // The x-u_x histogram of a species' weights: x over the grid, u_x over the species' range
 // (u_lo - 0.5, u_lo + 0.5 when all are equal); particles outside are clamped to the edge bins.
 PhaseHistogram phase_histogram(const Species& s, const GridGeometry& g, int nx_bins = 400, int nu_bins = 200);
-// Its image: u_x up, log colour scale over `decades` below the largest bin, white where empty.
-png::Image phase_image(const PhaseHistogram& h, double decades = 5);
+// Its figure: x (lambda) to the right, u_x up, log colour scale over `decades` below the largest
+// bin, white where empty.
+render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades = 5);
 
 // Writes every image of the present state into <dir>/images/ (rho is recomputed per species and
 // left as the total charge density).

@@ -1,0 +1,19 @@
+// The PIC images in a build without the renderer (NBODY_ENABLE_RENDER=OFF): it says so. The
+// deck's validation refuses output.images_every > 0 before anything is written.
+#include "nbody/error.hpp"
+#include "pic/output/images.hpp"
+
+namespace nbody::pic {
+
+bool images_available(std::string* why) {
+  if (why)
+    *why = "this build of nbody has no renderer (it needs libpng and cairo: Debian libpng-dev, libcairo2-dev; "
+           "configure with -DNBODY_ENABLE_RENDER=ON)";
+  return false;
+}
+
+void write_images(const std::string&, PicSimulation&) {
+  throw_input_error("pic: images need a build with the renderer (configure with -DNBODY_ENABLE_RENDER=ON)");
+}
+
+}  // namespace nbody::pic

@@ -1,0 +1,178 @@
+#include "render/figure.hpp"
+
+#include <cairo.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nbody/error.hpp"
+#include "render/ticks.hpp"
+
+namespace nbody::render {
+namespace {
+
+constexpr int kLeft = 84, kTop = 40, kBottom = 62, kBarGap = 18, kBarWidth = 20, kRight = 150;
+constexpr double kFont = 13.0, kTitleFont = 15.0, kTickLength = 5.0;
+
+struct CairoDeleter {
+  void operator()(cairo_t* c) const { cairo_destroy(c); }
+  void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
+};
+
+void put(unsigned char* data, int stride, int x, int y, Rgb c) {
+  auto* row = reinterpret_cast<std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
+  row[x] = (std::uint32_t(c[0]) << 16) | (std::uint32_t(c[1]) << 8) | std::uint32_t(c[2]);
+}
+
+enum class Align { left, centre, right };
+
+// One line of text with its reference point at (x, y): aligned horizontally, vertically centred.
+void text(cairo_t* cr, const std::string& s, double x, double y, Align a, double size = kFont, double angle = 0) {
+  if (s.empty()) return;
+  cairo_save(cr);
+  cairo_set_font_size(cr, size);
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, s.c_str(), &e);
+  cairo_translate(cr, x, y);
+  cairo_rotate(cr, angle);
+  const double dx = a == Align::left ? -e.x_bearing : a == Align::centre ? -(e.x_bearing + e.width / 2) : -(e.x_bearing + e.width);
+  const double dy = -(e.y_bearing + e.height / 2);
+  cairo_move_to(cr, std::round(dx), std::round(dy));
+  cairo_show_text(cr, s.c_str());
+  cairo_restore(cr);
+}
+
+void line(cairo_t* cr, double x0, double y0, double x1, double y1) {
+  cairo_move_to(cr, x0, y0);
+  cairo_line_to(cr, x1, y1);
+  cairo_stroke(cr);
+}
+
+std::vector<Tick> colorbar_ticks(const Scale& s) {
+  if (s.kind == ScaleKind::log) return log_ticks(s.lo, s.hi);
+  return linear_ticks(s.lo, s.hi, 5);
+}
+
+}  // namespace
+
+std::string Box::text() const {
+  return std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(w) + " " + std::to_string(h);
+}
+
+Rgb sample_colour(const FigureSpec& spec, double v) {
+  if (spec.empty_colour && (std::isnan(v) || (spec.scale.kind == ScaleKind::log && !(v > 0)))) return *spec.empty_colour;
+  return colormap_colour(colormap(spec.colormap), spec.scale.normalize(v));
+}
+
+Figure draw_figure(const MapView& map, const FigureSpec& spec) {
+  if (map.nx < 1 || map.ny < 1 || map.value.size() != std::size_t(map.nx) * std::size_t(map.ny))
+    throw_input_error("render: a figure needs a map of nx x ny > 0 samples");
+  Figure f;
+  const int s = std::max(1, std::min(640 / map.nx, 480 / map.ny));
+  f.pixels_per_sample = s;
+  f.plot = {kLeft, kTop, map.nx * s, map.ny * s};
+  f.colorbar = {kLeft + f.plot.w + kBarGap, kTop, kBarWidth, f.plot.h};
+  const int W = kLeft + f.plot.w + kRight, H = kTop + f.plot.h + kBottom;
+
+  std::unique_ptr<cairo_surface_t, CairoDeleter> surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H));
+  if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+    throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_surface_status(surface.get())));
+  std::unique_ptr<cairo_t, CairoDeleter> owner(cairo_create(surface.get()));
+  cairo_t* cr = owner.get();
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_surface_flush(surface.get());
+
+  // The map and the colour bar, pixel by pixel.
+  unsigned char* data = cairo_image_surface_get_data(surface.get());
+  const int stride = cairo_image_surface_get_stride(surface.get());
+  for (int j = 0; j < map.ny; ++j)
+    for (int i = 0; i < map.nx; ++i) {
+      const Rgb c = sample_colour(spec, map.value[std::size_t(j) * std::size_t(map.nx) + std::size_t(i)]);
+      const int top = f.plot.y + (map.ny - 1 - j) * s, left = f.plot.x + i * s;
+      for (int y = top; y < top + s; ++y)
+        for (int x = left; x < left + s; ++x) put(data, stride, x, y, c);
+    }
+  const Colormap& cm = colormap(spec.colormap);
+  for (int r = 0; r < f.colorbar.h; ++r) {
+    const Rgb c = colormap_colour(cm, 1.0 - (r + 0.5) / f.colorbar.h);
+    for (int x = f.colorbar.x; x < f.colorbar.x + f.colorbar.w; ++x) put(data, stride, x, f.colorbar.y + r, c);
+  }
+  cairo_surface_mark_dirty(surface.get());
+
+  cairo_font_options_t* fo = cairo_font_options_create();
+  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+  cairo_set_font_options(cr, fo);
+  cairo_font_options_destroy(fo);
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+
+  // Frames just outside the map and the bar (their pixels stay the data's).
+  const Box& p = f.plot;
+  const Box& b = f.colorbar;
+  cairo_rectangle(cr, p.x - 0.5, p.y - 0.5, p.w + 1, p.h + 1);
+  cairo_stroke(cr);
+  cairo_rectangle(cr, b.x - 0.5, b.y - 0.5, b.w + 1, b.h + 1);
+  cairo_stroke(cr);
+
+  // Axes: ticks outward, labels beyond them.
+  const double xl = spec.x.lo, xh = spec.x.hi, yl = spec.y.lo, yh = spec.y.hi;
+  for (const Tick& t : linear_ticks(xl, xh, std::max(2, p.w / 110))) {
+    const double px = std::round(p.x + (t.value - xl) / (xh - xl) * p.w) + 0.5;
+    line(cr, px, p.y + p.h + 0.5, px, p.y + p.h + 0.5 + kTickLength);
+    text(cr, t.label, px, p.y + p.h + 16, Align::centre);
+  }
+  for (const Tick& t : linear_ticks(yl, yh, std::max(2, p.h / 70))) {
+    const double py = std::round(p.y + p.h - (t.value - yl) / (yh - yl) * p.h) - 0.5;
+    line(cr, p.x - 0.5, py, p.x - 0.5 - kTickLength, py);
+    text(cr, t.label, p.x - 9, py, Align::right);
+  }
+  for (const Tick& t : colorbar_ticks(spec.scale)) {
+    const double u = spec.scale.normalize(t.value);
+    const double py = std::round(b.y + b.h - u * b.h) - 0.5;
+    line(cr, b.x + b.w + 0.5, py, b.x + b.w + 0.5 + kTickLength, py);
+    text(cr, t.label, b.x + b.w + 9, py, Align::left);
+  }
+  text(cr, spec.x.label, p.x + p.w / 2.0, p.y + p.h + 40, Align::centre);
+  text(cr, spec.y.label, 16, p.y + p.h / 2.0, Align::centre, kFont, -M_PI / 2);
+  text(cr, spec.colorbar_label, W - 16, b.y + b.h / 2.0, Align::centre, kFont, -M_PI / 2);
+  text(cr, spec.title, p.x, kTop / 2.0, Align::left, kTitleFont);
+  text(cr, spec.time, W - 10, kTop / 2.0, Align::right);
+
+  // The scale bar: white with a black edge, in the map's lower left corner, where it fits.
+  if (spec.scale_bar > 0 && xh > xl) {
+    const double len = spec.scale_bar / (xh - xl) * p.w;
+    if (len >= 4 && len < p.w - 20 && p.h >= 40) {
+      const double x0 = p.x + 10, y0 = p.y + p.h - 12;
+      cairo_rectangle(cr, x0 - 1, y0 - 2, std::round(len) + 2, 5);
+      cairo_set_source_rgb(cr, 0, 0, 0);
+      cairo_fill(cr);
+      cairo_rectangle(cr, x0, y0 - 1, std::round(len), 3);
+      cairo_set_source_rgb(cr, 1, 1, 1);
+      cairo_fill(cr);
+      text(cr, spec.scale_bar_label, x0, y0 - 12, Align::left);
+    }
+  }
+
+  cairo_surface_flush(surface.get());
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+    throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_status(cr)));
+  f.image = Image(W, H, 3);
+  for (int y = 0; y < H; ++y) {
+    const auto* row = reinterpret_cast<const std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
+    for (int x = 0; x < W; ++x) {
+      const std::uint32_t v = row[x];
+      f.image.set(x, y, {std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)});
+    }
+  }
+  return f;
+}
+
+}  // namespace nbody::render

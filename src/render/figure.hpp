@@ -1,0 +1,63 @@
+#pragma once
+// A figure around a 2D map, drawn with cairo: the map (each sample an s x s block of pixels, s the
+// largest integer that keeps the map within about 640 x 480), a frame with ticks and tick labels
+// on both axes, the axis labels (with their units), a colour bar on the right with its ticks and
+// label, the title at the top left, the time at the top right and an optional scale bar in the
+// map's lower left corner. Text goes through cairo's toy text API in DejaVu Sans (Debian
+// fonts-dejavu-core, through fontconfig): it needs no layout engine for one-line ASCII and Greek
+// labels, and adds no library beyond cairo. The map and the colour bar are written pixel by pixel
+// (exact colours of the colour map); cairo draws the lines and text around them. The same input
+// gives the same pixels.
+#include <optional>
+#include <span>
+#include <string>
+
+#include "render/colormap.hpp"
+#include "render/image.hpp"
+
+namespace nbody::render {
+
+// Samples of a 2D map: value[j * nx + i], j counted from the bottom (y up).
+struct MapView {
+  int nx = 0, ny = 0;
+  std::span<const double> value;
+};
+
+struct FigureAxis {
+  double lo = 0, hi = 1;  // the data range the map spans
+  std::string label;      // with its unit, "x (λ)"
+};
+
+struct FigureSpec {
+  std::string title;
+  std::string time;  // "t = 3.2 T0"; empty: none
+  FigureAxis x, y;
+  std::string colorbar_label;
+  ColormapId colormap = ColormapId::viridis;
+  Scale scale;
+  // The colour of samples that are NaN or, on a log scale, <= 0 ("empty"); none: the map's low end.
+  std::optional<Rgb> empty_colour;
+  double scale_bar = 0;  // length of a scale bar in x's units; 0: none
+  std::string scale_bar_label;
+};
+
+// A box of pixels: left, top, width, height.
+struct Box {
+  int x = 0, y = 0, w = 0, h = 0;
+  [[nodiscard]] std::string text() const;  // "x y w h"
+};
+
+struct Figure {
+  Image image;    // RGB
+  Box plot;       // the map's pixels
+  Box colorbar;   // the colour bar's pixels (the high end at the top)
+  int pixels_per_sample = 1;
+};
+
+// Input error for an empty map or a value span of the wrong size; runtime error when cairo fails.
+[[nodiscard]] Figure draw_figure(const MapView& map, const FigureSpec& spec);
+
+// The colour a sample gets on a figure with that spec.
+[[nodiscard]] Rgb sample_colour(const FigureSpec& spec, double v);
+
+}  // namespace nbody::render
