@@ -6,6 +6,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -68,7 +69,14 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   use_yielding_wait_policy(argv);  // before any parallel region; see core/parallel.hpp
   CLI::App app{kProgramDescription, "nbody"};
-  app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")");
+  // (and what this build has: scripts and users ask before they use it)
+  std::string features;
+  for (const auto& [on, name] : {std::pair{NBODY_HAVE_CUDA, "cuda"}, std::pair{NBODY_HAVE_MPI, "mpi"},
+                                 std::pair{NBODY_HAVE_NCCL, "nccl"}, std::pair{NBODY_HAVE_HDF5, "hdf5"},
+                                 std::pair{NBODY_HAVE_RENDER, "render"}})
+    if (on) features += (features.empty() ? "" : " ") + std::string(name);
+  app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")\nfeatures: " +
+                                        (features.empty() ? "none" : features));
   app.require_subcommand(1);
   app.fallthrough(false);
 

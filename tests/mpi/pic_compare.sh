@@ -70,6 +70,10 @@ x_end = 0.9
 boundary_xmin = "reflect"
 boundary_xmax = "absorb"
 TOML
+# (a build without the renderer, e.g. on GPU machines without libpng and cairo, refuses images)
+if ! "$nbody" --version | grep -q "render"; then
+  sed -i 's/^images_every = 30$/images_every = 0/' "$work/hb.toml"
+fi
 
 # Every file of A (but deck.toml, which names the directory and the ranks' layout, run.log with
 # its timestamps and the lock with its process id) has the same bytes in B. `skip` names files
