@@ -90,6 +90,8 @@ struct ParticleStore {
   // The tiles over the grid g (the block's cells from y0 on a block); the species' slots and ids
   // on the device (a block's with room for arrivals), the counters.
   void setup_tiles(const GridGeometry& g, double y0);
+  // The sort tiles of an nx x ny block (kTile cells a side), known before a store is built.
+  [[nodiscard]] static std::size_t tile_count(int nx, int ny);
   void upload(const PicSimulation& from, const std::vector<std::vector<std::uint64_t>>& ids);
   [[nodiscard]] std::size_t slots() const;  // all species'
   [[nodiscard]] std::size_t most_cap() const;  // the largest species' slots allocated

@@ -30,6 +30,10 @@ ParticleStore::~ParticleStore() {
     if (p) cudaFree(p);
 }
 
+std::size_t ParticleStore::tile_count(int nx, int ny) {
+  return std::size_t((nx + kTile - 1) / kTile) * std::size_t((ny + kTile - 1) / kTile);
+}
+
 void ParticleStore::setup_tiles(const GridGeometry& g, double y0) {
   tg.nx = g.nx, tg.ny = g.ny, tg.x0 = g.x0, tg.y0 = y0, tg.dx = g.dx, tg.dy = g.dy;
   tg.tiles_x = (g.nx + kTile - 1) / kTile;

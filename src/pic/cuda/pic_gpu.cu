@@ -87,7 +87,7 @@ std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit
   const std::size_t M = f.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
   DepositSizes z;
   z.points = g.size(), z.most = f.most, z.species = f.species;
-  z.tiles = std::size_t((g.nx + kTile - 1) / kTile) * std::size_t((g.ny + kTile - 1) / kTile);
+  z.tiles = ParticleStore::tile_count(g.nx, g.ny);
   z.K = stencil_points(f.shape), z.M = M, z.blocks = f.slab;
   bytes += ops.bytes(z);
   // The diagnostics: one GPU's Gauss reference (set_gauss_reference), a block's flux rows, the
