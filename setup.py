@@ -63,8 +63,9 @@ def cuda_decision(env, device_file="/dev/nvidia0"):
     if choice == "auto" and not gpu:
         return (["-DNBODY_ENABLE_CUDA=OFF"],
                 "nbody: building for the CPU only (no GPU found; NBODY_CUDA=on builds CUDA)")
-    # on: CUDA, an error without nvcc; auto with a GPU: CUDA where nvcc is found (CMake's default).
-    args = ["-DNBODY_ENABLE_CUDA=ON"] if choice == "on" else []
+    # on: CUDA, an error without nvcc; auto with a GPU: CUDA where nvcc is found, CMake's default
+    # (the cached choice of an earlier configure removed, so that the default is taken again).
+    args = ["-DNBODY_ENABLE_CUDA=ON"] if choice == "on" else ["-UNBODY_ENABLE_CUDA"]
     arch = env.get("CMAKE_CUDA_ARCHITECTURES", "").strip()
     if not arch and gpu:
         caps = (_nvidia_smi(env, "--query-gpu=compute_cap", "--format=csv,noheader") or "").split()

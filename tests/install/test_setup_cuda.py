@@ -101,8 +101,10 @@ class CudaDecision(unittest.TestCase):
         m = Machine(self.tmp, smi="h100")
         command, message = self.configure(m)
         self.assertNotIn("-DNBODY_ENABLE_CUDA=OFF", command)
-        # Not forced on: a GPU without nvcc still builds (for the CPU), as CMake's default does.
+        # Not forced on: a GPU without nvcc still builds (for the CPU), as CMake's default does;
+        # an earlier install's cached OFF is dropped so that the default is taken again.
         self.assertNotIn("-DNBODY_ENABLE_CUDA=ON", command)
+        self.assertIn("-UNBODY_ENABLE_CUDA", command)
         self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=90", command)
         self.assertIn("sm_90", message)
 
@@ -110,6 +112,7 @@ class CudaDecision(unittest.TestCase):
         m = Machine(self.tmp, smi=None, device=True)
         command, _ = self.configure(m)
         self.assertNotIn("-DNBODY_ENABLE_CUDA=OFF", command)
+        self.assertIn("-UNBODY_ENABLE_CUDA", command)
         self.assertFalse(any(a.startswith("-DCMAKE_CUDA_ARCHITECTURES") for a in command))
 
     def test_given_architectures_win_over_the_gpu(self):
