@@ -65,8 +65,8 @@ Particles<double> make_galaxy_collision(const IcRequest& req) {
   const std::size_t n1 = n - n / 2, n2 = n / 2;
   const double deg = std::numbers::pi / 180.0;
   // Galaxy 2's bodies have global indices n1 .. n - 1: their streams differ from galaxy 1's.
-  const ic::Galaxy g1 = ic::make_galaxy(n1, req.seed, 0, params, "galaxy-collision");
-  const ic::Galaxy g2 = ic::make_galaxy(n2, req.seed, n1, params, "galaxy-collision");
+  const ic::Galaxy g1 = ic::make_galaxy(n1, req.seed, 0, params, "galaxy-collision", req.log, "galaxy 1 of 2");
+  const ic::Galaxy g2 = ic::make_galaxy(n2, req.seed, n1, params, "galaxy-collision", req.log, "galaxy 2 of 2");
 
   // The relative orbit: r2 - r1 and v2 - v1, G (m1 + m2) = 1.
   const double cos_f = 2.0 * q / d - 1.0;

@@ -67,19 +67,29 @@ double pair_potential_energy(const Particles<double>& p, std::size_t max_bodies)
   if (n < 2) return 0;
   const std::size_t stride = (n + max_bodies - 1) / max_bodies;
   const auto rows = static_cast<std::int64_t>((n + stride - 1) / stride);
+  // The subset side by side first: with every stride-th body of a large model the pair loop
+  // would otherwise fetch a cache line (and at 10^7 bodies a page) for every term.
+  const auto count = static_cast<std::size_t>(rows);
+  std::vector<double> x(count), y(count), z(count), m(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    x[k] = p.x[k * stride];
+    y[k] = p.y[k * stride];
+    z[k] = p.z[k * stride];
+    m[k] = p.m[k * stride];
+  }
   // Each row is summed by one thread in a fixed order and the rows are added in index order, so
   // the result (and the initial conditions scaled by it) is the same for every thread count.
-  std::vector<double> row_sum(static_cast<std::size_t>(rows), 0.0);
+  std::vector<double> row_sum(count, 0.0);
 #pragma omp parallel for schedule(dynamic, 64) if (parallel_pairs(rows, rows))
-  for (std::int64_t k = 0; k < rows; ++k) {
-    const std::size_t i = static_cast<std::size_t>(k) * stride;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto i = static_cast<std::size_t>(r);
     double s = 0;
-    for (std::size_t j = i + stride; j < n; j += stride) {
-      const double dx = p.x[i] - p.x[j], dy = p.y[i] - p.y[j], dz = p.z[i] - p.z[j];
-      const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
-      if (r > 0) s += p.m[i] * p.m[j] / r;
+    for (std::size_t j = i + 1; j < count; ++j) {
+      const double dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
+      const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+      if (d > 0) s += m[i] * m[j] / d;
     }
-    row_sum[static_cast<std::size_t>(k)] = s;
+    row_sum[i] = s;
   }
   double sum_inv_r = 0;
   for (const double s : row_sum) sum_inv_r += s;
