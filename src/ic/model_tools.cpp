@@ -21,8 +21,12 @@ HenonScale henon_scale(double mass, double energy, std::string_view ic_name) {
   return s;
 }
 
+// The body-by-body passes below change each body alone: the same bits on any number of threads.
 void apply(Particles<double>& p, const HenonScale& s) {
-  for (std::size_t i = 0; i < p.size(); ++i) {
+  const auto n = static_cast<std::int64_t>(p.size());
+#pragma omp parallel for schedule(static) if (n >= 2 * kParallelMinBodies)
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(k);
     p.x[i] *= s.length;
     p.y[i] *= s.length;
     p.z[i] *= s.length;
@@ -34,7 +38,10 @@ void apply(Particles<double>& p, const HenonScale& s) {
 
 void rotate_about_x(Particles<double>& p, double angle, std::size_t begin, std::size_t end) {
   const double c = std::cos(angle), s = std::sin(angle);
-  for (std::size_t i = begin; i < end; ++i) {
+  const auto n = static_cast<std::int64_t>(end - begin);
+#pragma omp parallel for schedule(static) if (n >= 2 * kParallelMinBodies)
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::size_t i = begin + static_cast<std::size_t>(k);
     const double y = p.y[i], z = p.z[i], vy = p.vy[i], vz = p.vz[i];
     p.y[i] = c * y - s * z;
     p.z[i] = s * y + c * z;
@@ -44,7 +51,10 @@ void rotate_about_x(Particles<double>& p, double angle, std::size_t begin, std::
 }
 
 void shift(Particles<double>& p, std::size_t begin, std::size_t end, const double dx[3], const double dv[3]) {
-  for (std::size_t i = begin; i < end; ++i) {
+  const auto n = static_cast<std::int64_t>(end - begin);
+#pragma omp parallel for schedule(static) if (n >= 2 * kParallelMinBodies)
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::size_t i = begin + static_cast<std::size_t>(k);
     p.x[i] += dx[0];
     p.y[i] += dx[1];
     p.z[i] += dx[2];
