@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -126,6 +127,30 @@ TEST(IcStreams, ModelsAreTheSameOnAnyNumberOfThreads) {
     expect_same_bodies(one, four, 0, name + " made on 1 and 4 threads");
     expect_same_bodies(drawn_one, drawn_four, 0, name + " drawn on 1 and 4 threads");
   }
+}
+
+// The program's initial conditions are the same bytes with OMP_NUM_THREADS=1 and 2: the run id
+// (a hash of the configuration and of the initial bodies in float64) of the same run into the
+// same directory.
+TEST(IcStreams, TheProgramDrawsTheSameBodiesOnOneAndTwoThreads) {
+  const std::string dir = temp_dir("ic_threads") + "/out";
+  std::string ids[2];
+  const char* before = std::getenv("OMP_NUM_THREADS");
+  const std::string saved = before != nullptr ? before : "";
+  for (int k = 0; k < 2; ++k) {
+    ::setenv("OMP_NUM_THREADS", k == 0 ? "1" : "2", 1);
+    const auto r = run_nbody("run --ic galaxy-collision -n 20000 --steps 0 --backend cpu --precision fp64 "
+                             "--snapshot-every 0 --overwrite --out " + dir);
+    EXPECT_EQ(r.status, 0) << r.err;
+    ids[k] = read_text(dir + "/run_id");
+  }
+  if (before != nullptr) {
+    ::setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  } else {
+    ::unsetenv("OMP_NUM_THREADS");
+  }
+  EXPECT_FALSE(ids[0].empty());
+  EXPECT_EQ(ids[0], ids[1]);
 }
 
 TEST(IcStreams, ARangeOutsideTheModelIsAnInputError) {

@@ -1,9 +1,15 @@
 // Initial conditions: reproducible from the seed, and the Plummer model in equilibrium.
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "integrate/system.hpp"
 #include "ic/ic.hpp"
+#include "ic/setup_log.hpp"
+#include "nbody/run.hpp"
 #include "nbody/error.hpp"
 #include "support.hpp"
 
@@ -80,6 +86,42 @@ TEST(InitialConditions, PlummerIsInVirialEquilibriumInHenonUnits) {
   for (std::size_t i = 0; i < n; ++i) r[i] = std::sqrt(p.x[i] * p.x[i] + p.y[i] * p.y[i] + p.z[i] * p.z[i]);
   std::nth_element(r.begin(), r.begin() + n / 2, r.end());
   EXPECT_NEAR(r[n / 2], 0.769, 0.03);
+}
+
+// A logger that keeps its lines.
+class KeptLines final : public Logger {
+ public:
+  std::vector<std::string> lines;
+  void info(std::string_view line) override { lines.emplace_back(line); }
+};
+
+// A set-up long enough to be waited for says what it is doing as it does it: the model as a
+// whole, then the galaxy's stages (its bodies by component, its energy), each opened with "..."
+// and closed with its time; a small one says nothing.
+TEST(InitialConditions, ALargeSetUpSaysWhatItIsDoing) {
+  KeptLines log;
+  IcRequest req{"disk-galaxy", static_cast<std::int64_t>(ic::kSetupReportBodies), 1, {}, &log};
+  (void)make_initial_conditions(req);
+  const std::vector<std::string> opened = {
+      "set-up: drawing the initial conditions: disk-galaxy, 500000 bodies ...",
+      "set-up: drawing the galaxy: 500000 bodies (disk 75000, bulge 25000, halo 400000) ...",
+      "set-up: the galaxy: its energy for the Henon scaling (pairs of 16384 bodies) ..."};
+  ASSERT_EQ(log.lines.size(), 6u) << testing::PrintToString(log.lines);
+  EXPECT_EQ(log.lines[0], opened[0]);
+  EXPECT_EQ(log.lines[1], opened[1]);
+  EXPECT_EQ(log.lines[3], opened[2]);
+  // Closed in order, with the time: "<what>: 1.23 s".
+  for (const auto& [line, what] : {std::pair{log.lines[2], opened[1]}, std::pair{log.lines[4], opened[2]},
+                                   std::pair{log.lines[5], opened[0]}}) {
+    const std::string stem = what.substr(0, what.size() - 4) + ": ";
+    EXPECT_EQ(line.rfind(stem, 0), 0u) << line;
+    EXPECT_EQ(line.substr(line.size() - 2), " s") << line;
+  }
+
+  KeptLines quiet;
+  IcRequest small{"galaxy-collision", 2000, 1, {}, &quiet};
+  (void)make_initial_conditions(small);
+  EXPECT_TRUE(quiet.lines.empty()) << testing::PrintToString(quiet.lines);
 }
 
 }  // namespace

@@ -13,13 +13,16 @@
 
 namespace nbody {
 
+class Logger;
+
 class Simulation {
  public:
   virtual ~Simulation() = default;
 
   // Validates cfg, draws the initial conditions and places them on the backend. Throws an input
-  // error for a bad configuration or a request that does not fit in memory.
-  [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg);
+  // error for a bad configuration or a request that does not fit in memory. A set-up long
+  // enough to be waited for (a million bodies) says what it is doing to setup_log, if given.
+  [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg, Logger* setup_log = nullptr);
   // The same, from given particles (cfg.ic and cfg.n are ignored; n is the particles' count).
   [[nodiscard]] static std::unique_ptr<Simulation> create(const RunConfig& cfg, const Particles<double>& initial);
   // Continues from a checkpoint: the state uploaded with its exact bits, the step count and

@@ -48,6 +48,7 @@
 #include "ic/hernquist.hpp"
 #include "ic/ic.hpp"
 #include "ic/model_tools.hpp"
+#include "ic/setup_log.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody::ic {
@@ -105,6 +106,8 @@ struct DiskPart {
     double lo = 0, hi = kDiskCut;
     for (int it = 0; it < 80; ++it) {
       const double mid = 0.5 * (lo + hi);
+      // Once the halving moves neither end (the ends adjacent doubles) no later one would.
+      if (mid == lo || mid == hi) break;
       ((1.0 - (1.0 + mid) * std::exp(-mid)) < target ? lo : hi) = mid;
     }
     return 0.5 * (lo + hi);
@@ -124,10 +127,12 @@ class GalaxyModel {
   [[nodiscard]] double enclosed(double r) const { return disk_.enclosed(r) + bulge_.enclosed(r) + halo_.enclosed(r); }
   [[nodiscard]] double spherical_v2(double r) const { return r > 0 ? (bulge_.enclosed(r) + halo_.enclosed(r)) / r : 0; }
   [[nodiscard]] double circular_v2(double r) const { return disk_.v2(r) + spherical_v2(r); }
-  [[nodiscard]] double kappa2(double r) const {
+  [[nodiscard]] double kappa2(double r) const { return kappa2(r, circular_v2(r)); }
+  // The same with circular_v2(r) given (vc2): each of its Bessel functions costs about a microsecond.
+  [[nodiscard]] double kappa2(double r, double vc2) const {
     const double h = 1e-4 * std::max(r, 1e-2);
     const double dv2 = (circular_v2(r + h) - circular_v2(std::max(r - h, 0.0))) / (r + h - std::max(r - h, 0.0));
-    return 2.0 * circular_v2(r) / (r * r) + dv2 / r;
+    return 2.0 * vc2 / (r * r) + dv2 / r;
   }
   [[nodiscard]] const DiskPart& disk() const { return disk_; }
   [[nodiscard]] const HernquistPart& bulge() const { return bulge_; }
@@ -199,7 +204,7 @@ void sample_disk(const DrawTarget& t, std::size_t lo, std::size_t hi, const Gala
     const double z = kDiskScaleHeight * std::atanh(2.0 * rng.uniform_open() - 1.0);
     const double vc2 = model.circular_v2(r);
     const double omega2 = vc2 / (r * r);
-    const double kappa2 = model.kappa2(r);
+    const double kappa2 = model.kappa2(r, vc2);
     const double sigma_r = sigma_r_ref * std::exp(-(r - kToomreRadius) / 2.0);
     const double ratio = omega2 > 0 ? kappa2 / (4.0 * omega2) : 1.0;
     const double sigma_phi = sigma_r * std::sqrt(std::max(ratio, 0.0));
@@ -299,18 +304,30 @@ GalaxyParams galaxy_params(const RunConfig& cfg) {
 }
 
 Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
-                   std::string_view ic_name) {
+                   std::string_view ic_name, Logger* log, std::string_view label) {
   const GalaxyCounts c = galaxy_counts(n, params, ic_name);
   Galaxy g;
   g.n_disk = c.disk;
   g.n_bulge = c.bulge;
   g.n_halo = c.halo;
-  const GalaxyModel model = galaxy_model(n, c);
+  const std::string name(label);
+  double energy = 0;
+  {
+    const SetupPhase phase(log, n,
+                           "drawing " + name + ": " + std::to_string(n) + " bodies (disk " + std::to_string(c.disk) +
+                               ", bulge " + std::to_string(c.bulge) + ", halo " + std::to_string(c.halo) + ")");
+    const GalaxyModel model = galaxy_model(n, c);
+    g.particles.resize(n);
+    draw_galaxy_range(n, c, model, params, seed, first_index, g.particles, 0, n, 0);
+  }
   Particles<double>& p = g.particles;
-  p.resize(n);
-  draw_galaxy_range(n, c, model, params, seed, first_index, p, 0, n, 0);
-  centre(p);
-  const double energy = kinetic_energy(p) + pair_potential_energy(p, kEnergySubset);
+  {
+    const SetupPhase phase(log, n,
+                           name + ": its energy for the Henon scaling (pairs of " +
+                               std::to_string(std::min(n, kEnergySubset)) + " bodies)");
+    centre(p);
+    energy = kinetic_energy(p) + pair_potential_energy(p, kEnergySubset);
+  }
   const HenonScale s = henon_scale(1.0, energy, ic_name);
   apply(p, s);
   g.length_unit = s.length;
@@ -336,7 +353,8 @@ void draw_disk_galaxy(const IcRequest& req, Particles<double>& p, std::size_t be
 
 Particles<double> make_disk_galaxy(const IcRequest& req) {
   ic::require_at_least("disk-galaxy", req.n, 3);
-  return ic::make_galaxy(static_cast<std::size_t>(req.n), req.seed, 0, ic::galaxy_params(req.model), "disk-galaxy")
+  return ic::make_galaxy(static_cast<std::size_t>(req.n), req.seed, 0, ic::galaxy_params(req.model), "disk-galaxy",
+                         req.log)
       .particles;
 }
 

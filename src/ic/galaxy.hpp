@@ -9,6 +9,10 @@
 #include "nbody/config.hpp"
 #include "nbody/particles.hpp"
 
+namespace nbody {
+class Logger;
+}
+
 namespace nbody::ic {
 
 struct GalaxyParams {
@@ -38,9 +42,10 @@ struct Galaxy {
 // n bodies of equal mass, centred, scaled to Henon units, disk in the x-y plane rotating
 // counter-clockwise about +z. Body j (disk, then bulge, then halo) is drawn from the stream
 // (seed, its component, first_index + j). Throws an input error when a component with a
-// positive mass fraction would get no body.
+// positive mass fraction would get no body. A large galaxy says what it is doing to log (if set),
+// calling itself `label` ("galaxy 1 of 2").
 [[nodiscard]] Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
-                                 std::string_view ic_name);
+                                 std::string_view ic_name, Logger* log = nullptr, std::string_view label = "the galaxy");
 // The galaxy's bodies j in [begin, end) as drawn, before centring and scaling (make_galaxy's first
 // stage), into out at out_offset + j - begin; masses 1/n, ids first_index + j.
 void draw_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,

@@ -34,6 +34,7 @@
 #include "ic/galaxy.hpp"
 #include "ic/ic.hpp"
 #include "ic/model_tools.hpp"
+#include "ic/setup_log.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -65,8 +66,8 @@ Particles<double> make_galaxy_collision(const IcRequest& req) {
   const std::size_t n1 = n - n / 2, n2 = n / 2;
   const double deg = std::numbers::pi / 180.0;
   // Galaxy 2's bodies have global indices n1 .. n - 1: their streams differ from galaxy 1's.
-  const ic::Galaxy g1 = ic::make_galaxy(n1, req.seed, 0, params, "galaxy-collision");
-  const ic::Galaxy g2 = ic::make_galaxy(n2, req.seed, n1, params, "galaxy-collision");
+  const ic::Galaxy g1 = ic::make_galaxy(n1, req.seed, 0, params, "galaxy-collision", req.log, "galaxy 1 of 2");
+  const ic::Galaxy g2 = ic::make_galaxy(n2, req.seed, n1, params, "galaxy-collision", req.log, "galaxy 2 of 2");
 
   // The relative orbit: r2 - r1 and v2 - v1, G (m1 + m2) = 1.
   const double cos_f = 2.0 * q / d - 1.0;
@@ -75,6 +76,7 @@ Particles<double> make_galaxy_collision(const IcRequest& req) {
   const double speed = std::sqrt(1.0 / (2.0 * q));
   const double rel_v[3] = {-speed * std::sin(f), speed * (1.0 + std::cos(f)), 0.0};
 
+  const ic::SetupPhase phase(req.log, n, "placing the galaxies on their orbit");
   Particles<double> p;
   p.resize(n);
   const ic::Galaxy* galaxies[2] = {&g1, &g2};
@@ -84,7 +86,11 @@ Particles<double> make_galaxy_collision(const IcRequest& req) {
   for (int g = 0; g < 2; ++g) {
     const Particles<double>& src = galaxies[g]->particles;
     const std::size_t begin = offset, end = offset + src.size();
-    for (std::size_t i = 0; i < src.size(); ++i) {
+    const auto count = static_cast<std::int64_t>(src.size());
+    // Each body copied alone: the same bits on any number of threads.
+#pragma omp parallel for schedule(static) if (count >= 2 * ic::kParallelMinBodies)
+    for (std::int64_t j = 0; j < count; ++j) {
+      const auto i = static_cast<std::size_t>(j);
       const std::size_t k = begin + i;
       p.x[k] = 0.5 * src.x[i];
       p.y[k] = 0.5 * src.y[i];

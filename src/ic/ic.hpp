@@ -16,6 +16,8 @@
 
 namespace nbody {
 
+class Logger;
+
 struct IcRequest {
   std::string name;
   std::int64_t n = 0;
@@ -23,6 +25,9 @@ struct IcRequest {
   // The model parameters of the run (king_w0, virial_ratio, the galaxy and orbit parameters,
   // units, mass_scale, length_scale). Its ic, n and seed fields are not used.
   RunConfig model{};
+  // Where a set-up long enough to be waited for says what it is doing (ic/setup_log.hpp); none
+  // when null.
+  Logger* log = nullptr;
 };
 
 // The units a generator returns its particles in.

@@ -4,6 +4,7 @@
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "ic/ic.hpp"
+#include "ic/setup_log.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
@@ -93,6 +94,8 @@ void to_unit_system(Particles<double>& p, NativeUnits native, const RunConfig& c
 Particles<double> make_initial_conditions(const IcRequest& req) {
   const IcInfo& info = find_initial_conditions(req.name);
   (void)unit_system(req.model.units);  // an unknown unit system is refused before drawing
+  const ic::SetupPhase phase(req.log, req.n > 0 ? static_cast<std::size_t>(req.n) : 0,
+                             "drawing the initial conditions: " + info.name + ", " + std::to_string(req.n) + " bodies");
   Particles<double> p = info.make(req);
   to_unit_system(p, info.native, req.model, info.name);
   return p;

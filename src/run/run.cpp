@@ -95,7 +95,7 @@ RunResult start_run(RunConfig cfg, const RunHooks& hooks, ExistingRunFiles exist
                          toml_real(ck.time) + "\nrun_id = " + toml_string(ck.run_id) + "\n";
   } else {
     resolve_run_length(cfg);
-    sim = Simulation::create(cfg);
+    sim = Simulation::create(cfg, writer ? hooks.logger : nullptr);  // a long set-up says what it does
   }
   cfg.device = sim->config().device;  // resolved: never "auto"
   cfg.gravity = sim->config().gravity;

@@ -317,7 +317,7 @@ std::unique_ptr<Simulation> Simulation::create_from_checkpoint(const Checkpoint&
   return build_from_checkpoint<double>(ck);
 }
 
-std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
+std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg, Logger* setup_log) {
   if (is_file_ic(cfg.ic)) {
     // n comes from the file; its errors name it, and say it is the initial conditions.
     const std::string path = cfg.ic.substr(kIcFilePrefix.size());
@@ -334,7 +334,7 @@ std::unique_ptr<Simulation> Simulation::create(const RunConfig& cfg) {
   }
   const auto n = static_cast<std::size_t>(cfg.n);
   return build_any(cfg, n, Source::drawn, [&] {
-    return make_initial_conditions({cfg.ic, cfg.n, static_cast<std::uint64_t>(cfg.seed), cfg});
+    return make_initial_conditions({cfg.ic, cfg.n, static_cast<std::uint64_t>(cfg.seed), cfg, setup_log});
   });
 }
 
