@@ -187,16 +187,32 @@ bool wait_until_stepping(const fs::path& dir, const Child& c) {
 
 // A long run stopped by `how` checkpoints, exits 0 and says how to continue; resumed, its every
 // file equals an uninterrupted run's.
-void stop_and_resume(const std::string& tag, const std::function<void(const Child&, const fs::path&)>& how,
-                     const std::string& expect) {
-  const fs::path base = temp_dir(tag);
-  const fs::path deck = write_deck(base);
+// A long run (4000 steps, a diagnostics row every 50) started in base/run once its uninterrupted
+// reference is in base/straight, and stepping.
+struct LongRun {
+  fs::path base, deck, dir;
+  Child child;
+};
+LongRun start_long_run(const std::string& tag) {
+  LongRun r;
+  r.base = temp_dir(tag);
+  r.deck = write_deck(r.base);
   const std::string args = "--steps 4000 --set output.fields_every=0 --set output.images_every=0 "
                            "--set output.checkpoint_every=0 --set output.diag_every=50";
-  reference(deck, base, args);
-  const fs::path dir = base / "run";
-  const Child c = start_nbody("pic run --config " + deck.string() + " " + args + " --out " + dir.string(), base.string());
-  ASSERT_TRUE(wait_until_stepping(dir, c)) << read_text(c.err_file);
+  reference(r.deck, r.base, args);
+  r.dir = r.base / "run";
+  r.child = start_nbody("pic run --config " + r.deck.string() + " " + args + " --out " + r.dir.string(), r.base.string());
+  EXPECT_TRUE(wait_until_stepping(r.dir, r.child)) << read_text(r.child.err_file);
+  return r;
+}
+
+void stop_and_resume(const std::string& tag, const std::function<void(const Child&, const fs::path&)>& how,
+                     const std::string& expect) {
+  const LongRun run = start_long_run(tag);
+  if (::testing::Test::HasFailure()) return;
+  const fs::path& base = run.base;
+  const fs::path& dir = run.dir;
+  const Child& c = run.child;
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   how(c, dir);
   EXPECT_EQ(wait_child(c, 60), 0) << read_text(c.err_file);
@@ -313,14 +329,12 @@ const std::string kFaultArgs =
 // of it — is refused (exit 2, one line naming the holder) and the running run's files are left
 // alone; once stopped, it resumes to the uninterrupted run's bytes.
 TEST(PicCliRun, ARunningRunsDirectoryIsRefusedToOtherProcesses) {
-  const fs::path base = temp_dir("pic_lock");
-  const fs::path deck = write_deck(base);
-  const std::string args = "--steps 4000 --set output.fields_every=0 --set output.images_every=0 "
-                           "--set output.checkpoint_every=0 --set output.diag_every=50";
-  reference(deck, base, args);
-  const fs::path dir = base / "run";
-  const Child c = start_nbody("pic run --config " + deck.string() + " " + args + " --out " + dir.string(), base.string());
-  ASSERT_TRUE(wait_until_stepping(dir, c)) << read_text(c.err_file);
+  const LongRun run = start_long_run("pic_lock");
+  ASSERT_FALSE(HasFailure());
+  const fs::path& base = run.base;
+  const fs::path& deck = run.deck;
+  const fs::path& dir = run.dir;
+  const Child& c = run.child;
   const std::string resolved = read_text((dir / "deck.toml").string());
   for (const std::string& other : {"pic run --config " + deck.string() + " --out " + dir.string(),
                                    "pic run --config " + deck.string() + " --overwrite --out " + dir.string(),
