@@ -94,10 +94,11 @@ std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit
   // reductions' partials and the Poynting track (diag/reduce.cuh: well under 64 KiB).
   if (!f.slab) bytes += g.size() * sizeof(double);
   bytes += std::size_t(g.ny) * sizeof(double) + 65536;
-  // The sorts by cell (the sorted kernels, a block's migration): CUB's radix-sort scratch, at most
-  // the keys and orders again beside a fixed part (measured by gpu.pic.Gpu.PlannedDeviceBytes…:
-  // 62 KB at 10^4 particles; 1 MiB kept).
-  if (deposit_kernel_info(deposit).sorted() || f.slab) bytes += f.most * 2 * sizeof(unsigned) + (std::size_t(1) << 20);
+  // The sorts (the sorted kernels, the deterministic kernel's contributions, a block's
+  // migration): CUB's radix-sort scratch, at most the keys and orders again beside a fixed part
+  // (measured by gpu.pic.Gpu.PlannedDeviceBytes…: 62 KB at 10^4 particles; 1 MiB kept).
+  if (deposit_kernel_info(deposit).sorted() || deposit == DepositKernel::deterministic || f.slab)
+    bytes += f.most * 2 * sizeof(unsigned) + (std::size_t(1) << 20);
   if (f.slab) {
     // The slots' room for arrivals and their ids, and the per-slot work buffers of ensure_work
     // (which the sorts by cell use too): 4 unsigned keys and orders, 2 offsets, a double and a
