@@ -6,7 +6,8 @@ with its energy error, virial ratio and Lagrangian radii plotted.
 
 What it shows: 2K/|W| stays near 1 and the Lagrangian radii stay level (an equilibrium), the
 energy error of leapfrog stays bounded (|dE/E0| ~ 1e-4 at N = 2048 with the model's dt 0.01 and
-softening 0.01). About 20 s on two CPU cores at the defaults; --quick: a second.
+softening 0.01). About 20 s on two CPU cores at the defaults; --quick: a second (256 bodies to
+t = 0.5: 2K/|W| 1.01 -> 1.00, |dE/E0| 1.3e-4; tests/python/test_examples.py checks it).
 """
 import argparse
 import os

@@ -6,8 +6,9 @@ units (au, Msun, yr: G = 4 pi^2), stepped with the 4th-order Yoshida integrator.
     python3 examples/python/solar_system.py [--years 12]
 
 What it shows: each planet's measured period (the time between its crossings of the +x axis)
-against Kepler's third law P = sqrt(a^3 / (1 + m)) years; the Earth's within 1e-4 of a year, the
-total energy to ~1e-10. A few seconds; --quick: one Earth year.
+against Kepler's third law P = sqrt(a^3 / (1 + m)) years; the Earth's within 1e-4 of a year (measured 4.2e-5), the
+total energy to 1e-10 (measured 2e-14 over 12 years); tests/python/test_examples.py checks both.
+A few seconds; --quick: one Earth year.
 """
 import argparse
 import math

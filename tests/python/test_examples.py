@@ -21,14 +21,31 @@ def run_example(name, *args, cwd):
     return r.stdout
 
 
+def number_after(text, label):
+    line = next(l for l in text.splitlines() if label in l)
+    return line.split(label, 1)[1].split()
+
+
 def test_plummer_cluster(tmp_path):
+    # The docstring's equilibrium in the --quick form (256 bodies to t = 0.5): 2K/|W| near 1 at
+    # both ends, the half-mass radius level, |dE/E0| of the order it states (1e-4).
     out = run_example("plummer_cluster.py", "--quick", "--out", "runs/p", cwd=tmp_path)
-    assert "virial ratio 2K/|W|" in out and os.path.getsize(tmp_path / "runs/p/diagnostics.png") > 10000
+    q0, _, q1 = number_after(out, "virial ratio 2K/|W|:")[:3]
+    assert abs(float(q0) - 1) < 0.1 and abs(float(q1) - 1) < 0.1, out
+    r0, _, r1 = number_after(out, "half-mass radius:")[:3]
+    assert abs(float(r1) / float(r0) - 1) < 0.05, out
+    assert float(number_after(out, "|dE/E0| at the end:")[0]) < 1e-3, out
+    assert os.path.getsize(tmp_path / "runs/p/diagnostics.png") > 10000
 
 
 def test_solar_system(tmp_path):
+    # The docstring's numbers: the Earth's period within 1e-4 yr of Kepler's, the energy to 1e-10
+    # (measured: 4.2e-5 yr and 1e-14).
     out = run_example("solar_system.py", "--quick", cwd=tmp_path)
-    assert "Earth" in out and "Mercury" in out
+    assert float(out.split("|dE/E0| = ")[1].split()[0]) < 1e-10, out
+    earth = number_after(out, "Earth")
+    assert abs(float(earth[earth.index("difference") + 1])) < 1e-4, out
+    assert "Mercury" in out
 
 
 def test_custom_arrays(tmp_path):
