@@ -33,17 +33,17 @@ PicMemoryPlan plan_pic_memory(const PicConfig& c, int ranks, int rank, std::opti
   p.points = g.size();
 
   // This process's particles: drawn (rank 0 all of them, another rank its block's with a cell
-  // around it), or read from the checkpoint (only rank 0 reads a whole one; the bytes past the
-  // fields are 48 a particle, its ids 8 more).
+  // around it), or read from the checkpoint (every rank reads it whole; the bytes past the fields
+  // are taken at 48 a particle, which overcounts by the ids' 8 where they are stored).
   std::optional<CellWindow> window;
   const int ranks_y = !slabs ? 1 : c.ranks_y > 0 ? c.ranks_y : block_rows(c, ranks);
   if (ranks > 1 && rank > 0 && slabs) window = block_load_window(c, ranks, rank, ranks_y);
   std::vector<std::uint64_t> per_species;
-  for (const SpeciesLoad& l : loads) per_species.push_back(count_load(g, l.load, window ? &*window : nullptr));
+  for (const SpeciesLoad& l : loads)
+    per_species.push_back(checkpoint_bytes ? 0 : count_load(g, l.load, window ? &*window : nullptr));
   if (checkpoint_bytes) {
     const std::size_t fields = times(times(g.size(), sizeof(double)), arrays + 1);
     const std::uintmax_t rest = *checkpoint_bytes > fields ? *checkpoint_bytes - fields : 0;
-    std::fill(per_species.begin(), per_species.end(), 0);
     if (!per_species.empty()) per_species[0] = std::uint64_t(rest / (6 * sizeof(double)));
   }
   for (std::uint64_t n : per_species) p.particles += n;
