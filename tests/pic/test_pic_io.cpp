@@ -24,6 +24,7 @@
 #include "pic/output/openpmd.hpp"
 #include "pic/output/reduced_output.hpp"
 #include "pic/driver/run.hpp"
+#include "pic_test_util.hpp"
 
 #if NBODY_HAVE_HDF5
 #include <hdf5.h>
@@ -70,12 +71,7 @@ boundary_xmin = "reflect"
 boundary_xmax = "absorb"
 )";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("nbody_pic_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using test::temp_dir;
 
 fs::path write(const fs::path& dir, const std::string& text) {
   const fs::path p = dir / "pic.toml";

@@ -20,18 +20,14 @@
 #include "pic/driver/config.hpp"
 #include "pic/driver/memory_plan.hpp"
 #include "pic/driver/run.hpp"
+#include "pic_test_util.hpp"
 
 namespace nbody::pic {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("nbody_pic_plan_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using test::temp_dir;
 
 const std::string kWalls = "boundary_xmin = \"absorb\"\nboundary_xmax = \"absorb\"\n";
 

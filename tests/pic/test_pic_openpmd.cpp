@@ -24,6 +24,7 @@
 #include "nbody/error.hpp"
 #include "pic/cpu/simulation.hpp"
 #include "pic/output/openpmd.hpp"
+#include "pic_test_util.hpp"
 
 #if NBODY_HAVE_HDF5
 #include <hdf5.h>
@@ -34,12 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("nbody_pic_openpmd_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using test::temp_dir;
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
