@@ -398,6 +398,8 @@ TEST_F(CliResumeRefusal, NoCheckpointIsRefused) {
     ASSERT_EQ(lines(r.err).size(), 1u) << r.err;
     EXPECT_NE(r.err.find("resume:"), std::string::npos) << r.err;
   }
+  EXPECT_NE(run_nbody("run --resume " + empty + "/missing").err.find("'" + empty + "/missing' does not exist"),
+            std::string::npos);
   // A run directory whose checkpoints all fail to read back is refused (they may be recoverable).
   const std::string bad_ck = temp_dir("refusal_badck");
   fs::copy(dir_, bad_ck + "/run");

@@ -293,15 +293,22 @@ TEST(PicCliRun, AResumeMayNotChangeThePhysics) {
   const auto early = run_nbody("pic run --resume " + (base / "run").string() + " --steps 20");
   EXPECT_EQ(early.status, 2);
   EXPECT_NE(early.err.find("before the checkpoint's step 30"), std::string::npos) << early.err;
+  // A directory that is not there (a run killed before it created it) is named as missing.
+  const auto missing = run_nbody("pic run --resume " + (base / "missing").string());
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(lines(missing.err).size(), 1u) << missing.err;
+  EXPECT_NE(missing.err.find("'" + (base / "missing").string() + "' does not exist"), std::string::npos) << missing.err;
 }
 
 // ---- faults: a second process, kill -9, a full disk ----------------------------------------
 
 // The run `args` continued until it completes: resumed where it has a checkpoint (or a directory
-// to start again in), started again with --overwrite where it died before writing its deck.
+// to start again in), started again with --overwrite where it died before writing its deck or
+// before creating its directory (the resume then says so).
 void finish(const fs::path& deck, const fs::path& dir, const std::string& args, const std::string& context) {
   auto r = run_nbody("pic run --resume " + dir.string());
-  if (r.status == 2 && r.err.find("not a PIC run directory") != std::string::npos)
+  if (r.status == 2 && (r.err.find("not a PIC run directory") != std::string::npos ||
+                        r.err.find("does not exist") != std::string::npos))
     r = run_nbody("pic run --config " + deck.string() + " " + args + " --overwrite --out " + dir.string());
   ASSERT_EQ(r.status, 0) << context << ": " << r.err;
 }

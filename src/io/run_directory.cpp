@@ -113,8 +113,7 @@ RunDirectory::~RunDirectory() {
 }
 
 RunDirectory::Found RunDirectory::latest_checkpoint(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) throw_input_error("resume: '" + path.string() + "' is not a directory");
+  RunFiles::check_resumable(path);
   if (!fs::exists(path / kConfig) || !fs::exists(path / kDiagnostics)) {
     throw_input_error("resume: '" + path.string() + "' is not a run directory (no config.toml or diagnostics.csv)");
   }

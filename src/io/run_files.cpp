@@ -156,6 +156,18 @@ std::string RunFiles::stored_run_id(const fs::path& dir) {
   return id;
 }
 
+void RunFiles::check_resumable(const fs::path& path) {
+  std::error_code ec;
+  if (path.empty()) throw_input_error("resume: the directory is empty");
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) {
+    throw_input_error("resume: '" + path.string() +
+                      "' does not exist (a run killed before it created its directory has nothing to resume; start it "
+                      "again with --config)");
+  }
+  if (!fs::is_directory(status)) throw_input_error("resume: '" + path.string() + "' is not a directory");
+}
+
 void RunFiles::check_usable(const fs::path& path, bool overwrite) {
   std::error_code ec;
   const auto status = fs::status(path, ec);

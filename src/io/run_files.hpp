@@ -50,6 +50,9 @@ class RunFiles {
   // Checks that `path` can hold a new run without writing anything: an input error when it is
   // a file, or a directory that already holds files (unless overwrite), or not writable.
   static void check_usable(const std::filesystem::path& path, bool overwrite);
+  // The directory a resume names: an input error when it does not exist (the run died before
+  // creating it, or the path is wrong) or is not a directory.
+  static void check_resumable(const std::filesystem::path& path);
 
   // A new run: creates the directory and takes its lock (an input error when another process
   // holds it, or when the directory holds files and !replace_existing), removes an earlier run's

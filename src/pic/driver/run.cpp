@@ -273,8 +273,7 @@ PicRunResult resume_pic(const std::filesystem::path& dir, const std::vector<std:
   comm::Communicator& world = comm::world();
   const bool root = world.rank() == 0;
   std::error_code ec;
-  if (dir.empty()) throw_input_error("resume: the directory is empty");
-  if (!fs::is_directory(dir, ec)) throw_input_error("resume: '" + dir.string() + "' is not a directory");
+  RunFiles::check_resumable(dir);
   const fs::path deck = dir / PicRunDirectory::kDeck;
   if (!fs::is_regular_file(deck, ec))
     throw_input_error("resume: '" + dir.string() + "' is not a PIC run directory (no deck.toml)");
