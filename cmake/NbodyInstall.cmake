@@ -23,6 +23,8 @@ add_library(nbody::nbody ALIAS nbody_core)
 set_target_properties(nbody PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS nbody RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# What `nbody plot` runs, at <bin>/../share/nbody/plot.py (cli/python_program.hpp).
+install(FILES ${PROJECT_SOURCE_DIR}/python/nbody/plot.py DESTINATION ${CMAKE_INSTALL_DATADIR}/nbody)
 install(TARGETS nbody_core EXPORT nbodyTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,0 +1,132 @@
+#include "cli/python_program.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/strings.hpp"
+#include "nbody/error.hpp"
+
+extern char** environ;
+
+namespace nbody::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The probe's exit status when every module is there (not 0: any program that exits 0, /bin/true
+// say, would pass for a Python); 10 + k when modules[k] is the first one missing.
+constexpr int kProbeFound = 42, kProbeMissing = 10;
+
+// Starts argv[0] (a path) and waits. quiet: stdout and stderr to /dev/null. -1: it could not be
+// started (errno-like code in *start_error).
+int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, int* start_error) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    if (start_error) *start_error = rc;
+    return -1;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      if (start_error) *start_error = errno;
+      return -1;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// What `py` lacks of `modules`: "" when it has them all, else why not.
+std::string lacks(const std::string& py, const std::vector<std::string>& modules) {
+  std::string code = "import sys, importlib.util as u\nfor k, m in enumerate([";
+  for (const auto& m : modules) code += "'" + m + "',";
+  code += "]):\n  if u.find_spec(m) is None: sys.exit(" + std::to_string(kProbeMissing) + " + k)\nsys.exit(" +
+          std::to_string(kProbeFound) + ")\n";
+  int err = 0;
+  const int status = spawn_and_wait({py, "-c", code}, true, &err);
+  if (status == kProbeFound) return "";
+  if (status < 0) return "cannot be run (" + std::string(std::strerror(err)) + ")";
+  const int k = status - kProbeMissing;
+  if (k >= 0 && k < int(modules.size())) return "no module " + modules[std::size_t(k)];
+  return "is not a working Python (exit status " + std::to_string(status) + ")";
+}
+
+// The python3 first on PATH, or "".
+std::string python_on_path() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return "";
+  std::string dirs = path;
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, end - start);
+    const fs::path p = fs::path(dir.empty() ? "." : dir) / "python3";
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string find_python(const std::vector<std::string>& modules) {
+  const std::string wanted = join(modules, " and ");
+  std::string packages;
+  for (const auto& m : modules) packages += (packages.empty() ? "python3-" : " python3-") + m;
+  if (const char* chosen = std::getenv("NBODY_PYTHON"); chosen != nullptr && *chosen != '\0') {
+    const std::string why = lacks(chosen, modules);
+    if (why.empty()) return chosen;
+    throw_input_error("NBODY_PYTHON=" + quoted_text(chosen) + ": " + why + "; it needs " + wanted +
+                      ": point NBODY_PYTHON at a Python that has them, or unset it to use Debian's " + packages);
+  }
+  std::vector<std::string> tried;
+  std::vector<std::string> candidates = {"/usr/bin/python3"};
+  if (const std::string p = python_on_path(); !p.empty() && p != candidates[0]) candidates.push_back(p);
+  for (const auto& py : candidates) {
+    const std::string why = lacks(py, modules);
+    if (why.empty()) return py;
+    tried.push_back(py + ": " + why);
+  }
+  throw_input_error("no Python with " + wanted + " found (" + join(tried, "; ") + "): install Debian's " + packages +
+                    " (scripts/setup does) or set NBODY_PYTHON to a Python that has them");
+}
+
+int run_program(const std::vector<std::string>& argv) {
+  int err = 0;
+  const int status = spawn_and_wait(argv, false, &err);
+  if (status < 0) throw_runtime_error("cannot run " + quoted_text(argv.at(0)) + ": " + std::strerror(err));
+  return status;
+}
+
+fs::path shipped_file(const std::string& name) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw_runtime_error("cannot find this program's directory (/proc/self/exe: " + ec.message() + ")");
+  const fs::path file = (self.parent_path() / ".." / "share" / "nbody" / name).lexically_normal();
+  if (!fs::is_regular_file(file, ec))
+    throw_runtime_error("this installation of nbody lacks " + file.string() + " (it ships beside the program)");
+  return file;
+}
+
+}  // namespace nbody::cli
