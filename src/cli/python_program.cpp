@@ -23,8 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // The probe's exit status when every module is there (not 0: any program that exits 0, /bin/true
-// say, would pass for a Python); 10 + k when modules[k] is the first one missing.
-constexpr int kProbeFound = 42, kProbeMissing = 10;
+// say, would pass for a Python); 64 + a bit 2^k for each modules[k] missing (six modules at most).
+constexpr int kProbeFound = 42, kProbeMissing = 64;
 
 // Starts argv[0] (a path) and waits. quiet: stdout and stderr to /dev/null. -1: it could not be
 // started (errno-like code in *start_error).
@@ -59,16 +59,21 @@ int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, int* start_
 
 // What `py` lacks of `modules`: "" when it has them all, else why not.
 std::string lacks(const std::string& py, const std::vector<std::string>& modules) {
-  std::string code = "import sys, importlib.util as u\nfor k, m in enumerate([";
+  std::string code = "import sys, importlib.util as u\nmissing = sum(1 << k for k, m in enumerate([";
   for (const auto& m : modules) code += "'" + m + "',";
-  code += "]):\n  if u.find_spec(m) is None: sys.exit(" + std::to_string(kProbeMissing) + " + k)\nsys.exit(" +
+  code += "]) if u.find_spec(m) is None)\nsys.exit(" + std::to_string(kProbeMissing) + " + missing if missing else " +
           std::to_string(kProbeFound) + ")\n";
   int err = 0;
   const int status = spawn_and_wait({py, "-c", code}, true, &err);
   if (status == kProbeFound) return "";
   if (status < 0) return "cannot be run (" + std::string(std::strerror(err)) + ")";
-  const int k = status - kProbeMissing;
-  if (k >= 0 && k < int(modules.size())) return "no module " + modules[std::size_t(k)];
+  const int bits = status - kProbeMissing;
+  if (bits > 0 && bits < (1 << modules.size())) {
+    std::vector<std::string> missing;
+    for (std::size_t k = 0; k < modules.size(); ++k)
+      if (bits & (1 << k)) missing.push_back(modules[k]);
+    return (missing.size() == 1 ? "no module " : "no modules ") + join(missing, ", ");
+  }
   return "is not a working Python (exit status " + std::to_string(status) + ")";
 }
 

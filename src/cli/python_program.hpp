@@ -9,7 +9,7 @@
 
 namespace nbody::cli {
 
-// The interpreter that has every module of `modules` (checked by importlib.util.find_spec, in a
+// The interpreter that has every module of `modules` (six at most; checked by importlib.util.find_spec in a
 // child process). Input error (exit 2), one line, when none has them: which interpreter lacks
 // which module and how to get it.
 [[nodiscard]] std::string find_python(const std::vector<std::string>& modules);
