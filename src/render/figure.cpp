@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nbody/error.hpp"
 #include "render/ticks.hpp"
@@ -164,6 +165,157 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
   cairo_surface_flush(surface.get());
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
     throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_status(cr)));
+  f.image = Image(W, H, 3);
+  for (int y = 0; y < H; ++y) {
+    const auto* row = reinterpret_cast<const std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
+    for (int x = 0; x < W; ++x) {
+      const std::uint32_t v = row[x];
+      f.image.set(x, y, {std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)});
+    }
+  }
+  return f;
+}
+
+}  // namespace nbody::render
+
+namespace nbody::render {
+namespace {
+
+constexpr int kLinePlotWidth = 560, kLinePlotHeight = 360, kLinePlotRight = 30;
+
+// Where v lies along an axis: 0 at lo, 1 at hi.
+double axis_fraction(const LineAxis& a, double v) {
+  if (a.log) return (std::log10(std::max(v, a.lo)) - std::log10(a.lo)) / (std::log10(a.hi) - std::log10(a.lo));
+  return (v - a.lo) / (a.hi - a.lo);
+}
+
+std::vector<Tick> axis_ticks(const LineAxis& a, int target) {
+  return a.log ? log_ticks(a.lo, a.hi) : linear_ticks(a.lo, a.hi, target);
+}
+
+void check_axis(const LineAxis& a, const char* name) {
+  if (!std::isfinite(a.lo) || !std::isfinite(a.hi) || !(a.hi > a.lo) || (a.log && !(a.lo > 0)))
+    throw_input_error(std::string("render: a line plot's ") + name + " axis needs lo < hi" +
+                      (a.log ? " and lo > 0 (log scale)" : "") + ", not " + tick_label(a.lo, 0) + " .. " +
+                      tick_label(a.hi, 0));
+}
+
+// The text style of the figures: DejaVu Sans, grey antialiasing, no hinting (the same glyphs at
+// any position), black lines 1 pixel wide without antialiasing.
+void figure_text_style(cairo_t* cr) {
+  cairo_font_options_t* fo = cairo_font_options_create();
+  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+  cairo_set_font_options(cr, fo);
+  cairo_font_options_destroy(fo);
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+}
+
+void set_colour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0); }
+
+}  // namespace
+
+LinePlot draw_line_plot(const LinePlotSpec& spec) {
+  check_axis(spec.x, "x");
+  check_axis(spec.y, "y");
+  for (const LineSeries& s : spec.series)
+    if (s.x.size() != s.y.size()) throw_input_error("render: a line plot's series has x and y of different lengths");
+  LinePlot f;
+  f.plot = {kLeft, kTop, kLinePlotWidth, kLinePlotHeight};
+  const int W = kLeft + f.plot.w + kLinePlotRight, H = kTop + f.plot.h + kBottom;
+  std::unique_ptr<cairo_surface_t, CairoDeleter> surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H));
+  if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
+    throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_surface_status(surface.get())));
+  std::unique_ptr<cairo_t, CairoDeleter> owner(cairo_create(surface.get()));
+  cairo_t* cr = owner.get();
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  figure_text_style(cr);
+
+  const Box& p = f.plot;
+  // The series, clipped to the box (positions kept within ten boxes of it: cairo's fixed point).
+  auto px = [&](double x) { return p.x + std::clamp(axis_fraction(spec.x, x), -10.0, 11.0) * p.w; };
+  auto py = [&](double y) { return p.y + p.h - std::clamp(axis_fraction(spec.y, y), -10.0, 11.0) * p.h; };
+  cairo_save(cr);
+  cairo_rectangle(cr, p.x, p.y, p.w, p.h);
+  cairo_clip(cr);
+  cairo_set_line_width(cr, 2.0);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER);
+  for (const LineSeries& s : spec.series) {
+    set_colour(cr, s.colour);
+    bool open = false;
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      const double x = s.x[k], y = s.y[k];
+      if (!std::isfinite(x) || !std::isfinite(y)) {
+        if (open) cairo_stroke(cr);
+        open = false;
+        continue;
+      }
+      if (open) {
+        cairo_line_to(cr, px(x), py(y));
+      } else {
+        cairo_move_to(cr, px(x), py(y));
+        open = true;
+      }
+    }
+    if (open) cairo_stroke(cr);
+  }
+  cairo_restore(cr);
+
+  // The frame just outside the box, ticks outward, labels beyond them.
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_rectangle(cr, p.x - 0.5, p.y - 0.5, p.w + 1, p.h + 1);
+  cairo_stroke(cr);
+  for (const Tick& t : axis_ticks(spec.x, std::max(2, p.w / 110))) {
+    const double x = std::round(p.x + axis_fraction(spec.x, t.value) * p.w) + 0.5;
+    line(cr, x, p.y + p.h + 0.5, x, p.y + p.h + 0.5 + kTickLength);
+    text(cr, t.label, x, p.y + p.h + 16, Align::centre);
+  }
+  for (const Tick& t : axis_ticks(spec.y, std::max(2, p.h / 70))) {
+    const double y = std::round(p.y + p.h - axis_fraction(spec.y, t.value) * p.h) - 0.5;
+    line(cr, p.x - 0.5, y, p.x - 0.5 - kTickLength, y);
+    text(cr, t.label, p.x - 9, y, Align::right);
+  }
+  text(cr, spec.x.label, p.x + p.w / 2.0, p.y + p.h + 40, Align::centre);
+  text(cr, spec.y.label, 16, p.y + p.h / 2.0, Align::centre, kFont, -M_PI / 2);
+  text(cr, spec.title, p.x, kTop / 2.0, Align::left, kTitleFont);
+  text(cr, spec.time, W - 10, kTop / 2.0, Align::right);
+  text(cr, spec.note, p.x + p.w / 2.0, p.y + p.h / 2.0, Align::centre);
+
+  // The legend: a short line of each labelled series' colour and its label, at the top right.
+  double widest = 0;
+  int rows = 0;
+  cairo_set_font_size(cr, kFont);
+  for (const LineSeries& s : spec.series) {
+    if (s.label.empty()) continue;
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s.label.c_str(), &e);
+    widest = std::max(widest, e.x_advance);
+    ++rows;
+  }
+  if (rows > 0) {
+    const double x0 = std::round(p.x + p.w - widest - 44), y0 = p.y + 16;
+    int r = 0;
+    for (const LineSeries& s : spec.series) {
+      if (s.label.empty()) continue;
+      const double y = y0 + 18 * r++;
+      set_colour(cr, s.colour);
+      cairo_set_line_width(cr, 2.0);
+      line(cr, x0, y, x0 + 22, y);
+      cairo_set_source_rgb(cr, 0, 0, 0);
+      text(cr, s.label, x0 + 30, y, Align::left);
+    }
+  }
+
+  cairo_surface_flush(surface.get());
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
+    throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_status(cr)));
+  const unsigned char* data = cairo_image_surface_get_data(surface.get());
+  const int stride = cairo_image_surface_get_stride(surface.get());
   f.image = Image(W, H, 3);
   for (int y = 0; y < H; ++y) {
     const auto* row = reinterpret_cast<const std::uint32_t*>(data + std::ptrdiff_t(y) * stride);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "render/colormap.hpp"
 #include "render/image.hpp"
@@ -59,5 +60,41 @@ struct Figure {
 
 // The colour a sample gets on a figure with that spec.
 [[nodiscard]] Rgb sample_colour(const FigureSpec& spec, double v);
+
+// A line plot: series of points joined by straight lines in a plot box of 560 x 360 pixels, a
+// frame with ticks and tick labels on both axes (linear, or log10 with ticks at powers of ten),
+// the axis labels (with their units), the title at the top left, the time at the top right, a
+// legend at the top right of the box when a series has a label, and an optional note in the
+// middle of the box (for a plot without data). Lines are 2 pixels wide in the series' exact
+// colour (no antialiasing) and clipped to the box; on a log axis values <= 0 are drawn at the
+// axis' low end, and a NaN or infinite value breaks the line. The same input gives the same pixels.
+struct LineSeries {
+  std::vector<double> x, y;  // the same length
+  Rgb colour{31, 119, 180};
+  std::string label;  // in the legend; empty: none
+};
+
+struct LineAxis {
+  double lo = 0, hi = 1;  // the range shown (hi > lo; lo > 0 on a log axis)
+  bool log = false;
+  std::string label;
+};
+
+struct LinePlotSpec {
+  std::string title;
+  std::string time;  // empty: none
+  LineAxis x, y;
+  std::vector<LineSeries> series;
+  std::string note;  // empty: none
+};
+
+struct LinePlot {
+  Image image;  // RGB
+  Box plot;     // the plot box's pixels (inside the frame)
+};
+
+// Input error for an empty or reversed range, a log axis reaching 0, or series of unequal
+// lengths; runtime error when cairo fails.
+[[nodiscard]] LinePlot draw_line_plot(const LinePlotSpec& spec);
 
 }  // namespace nbody::render

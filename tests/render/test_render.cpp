@@ -312,5 +312,107 @@ TEST(RenderFigure, DrawsTheMapTheColourBarAndTheAxes) {
   EXPECT_EQ(draw_figure({nx, ny, v}, spec).image.pixels, im.pixels);
 }
 
+TEST(RenderLinePlot, DrawsTheLinesInTheBoxWithAxesLabelsAndALegend) {
+  // x from 0 to 10; y on a log axis from 1 to 1000. A step at y = 10 from x = 0 to 5 and at
+  // y = 100 from 5 to 10 (blue); a line at y = 0 (at the axis' floor on a log scale) broken by a
+  // NaN (orange).
+  LinePlotSpec spec;
+  spec.title = "spectrum";
+  spec.time = "t = 2.00";
+  spec.x = {0, 10, false, "E (MeV)"};
+  spec.y = {1, 1000, true, "dN/dE"};
+  const Rgb blue{31, 119, 180}, orange{255, 127, 14};
+  spec.series.push_back({{0, 5, 5, 10}, {10, 10, 100, 100}, blue, "a"});
+  spec.series.push_back({{0, 2, std::nan(""), 8, 10}, {0, 0, 0, 0, 0}, orange, "b"});
+  const LinePlot f = draw_line_plot(spec);
+  const Image& im = f.image;
+  const Box& p = f.plot;
+  EXPECT_EQ(p.w, 560);
+  EXPECT_EQ(p.h, 360);
+  EXPECT_GE(p.x, 60) << "room for the y axis";
+  EXPECT_LE(p.y + p.h + 50, im.height) << "room for the x axis";
+  // y = 10 lies a third of the way up, y = 100 two thirds; x = 5 half way.
+  const int row10 = p.y + p.h - p.h / 3, row100 = p.y + p.h - 2 * p.h / 3;
+  for (int x = p.x + 10; x < p.x + p.w / 2 - 5; ++x) {
+    ASSERT_TRUE(im.rgb(x, row10) == blue || im.rgb(x, row10 - 1) == blue) << x;
+    ASSERT_NE(im.rgb(x, row100), blue) << x;
+  }
+  for (int x = p.x + p.w / 2 + 5; x < p.x + p.w - 160; ++x) {  // (the legend at the top right)
+    ASSERT_TRUE(im.rgb(x, row100) == blue || im.rgb(x, row100 - 1) == blue) << x;
+    ASSERT_NE(im.rgb(x, row10), blue) << x;
+  }
+  // The rise at x = 5.
+  for (int y = row100 + 3; y < row10 - 3; ++y) {
+    const int x = p.x + p.w / 2;
+    ASSERT_TRUE(im.rgb(x, y) == blue || im.rgb(x - 1, y) == blue) << y;
+  }
+  // The orange line along the floor, inside the box, with a gap between x = 2 and 8.
+  const int floor_row = p.y + p.h - 1;
+  EXPECT_EQ(im.rgb(p.x + p.w / 10, floor_row), orange);
+  EXPECT_EQ(im.rgb(p.x + 9 * p.w / 10, floor_row), orange);
+  EXPECT_NE(im.rgb(p.x + p.w / 2, floor_row), orange) << "a NaN breaks the line";
+  // Nothing outside the box but the frame, ticks, text and legend: no series colour outside it.
+  for (int y = 0; y < im.height; ++y)
+    for (int x = 0; x < im.width; ++x)
+      if (x < p.x || x >= p.x + p.w || y < p.y || y >= p.y + p.h) ASSERT_NE(im.rgb(x, y), blue) << x << " " << y;
+  // The frame just outside the box.
+  for (int x = p.x; x < p.x + p.w; ++x) {
+    ASSERT_EQ(im.rgb(x, p.y - 1), (Rgb{0, 0, 0}));
+    ASSERT_EQ(im.rgb(x, p.y + p.h), (Rgb{0, 0, 0}));
+  }
+  auto ink = [&](int x0, int y0, int x1, int y1) {
+    int n = 0;
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) n += !is_background(im.rgb(x, y));
+    return n;
+  };
+  // Ticks: 0, 2, 4, ..., 10 below (every 112 pixels), 1, 10, 100, 1000 left (every 120).
+  int xticks = 0, yticks = 0;
+  for (int x = p.x; x < p.x + p.w; ++x) xticks += !is_background(im.rgb(x, p.y + p.h + 3));
+  for (int y = p.y; y < p.y + p.h; ++y) yticks += !is_background(im.rgb(p.x - 4, y));
+  EXPECT_GE(xticks, 5);
+  EXPECT_LE(xticks, 7);
+  EXPECT_GE(yticks, 3);
+  EXPECT_LE(yticks, 5);
+  EXPECT_FALSE(is_background(im.rgb(p.x - 4, row10)) && is_background(im.rgb(p.x - 4, row10 - 1))) << "a tick at 10";
+  EXPECT_GT(ink(p.x, p.y + p.h + 8, p.x + p.w, p.y + p.h + 26), 20) << "x tick labels";
+  EXPECT_GT(ink(p.x, p.y + p.h + 30, p.x + p.w, im.height), 20) << "x label";
+  EXPECT_GT(ink(0, p.y, 30, p.y + p.h), 20) << "y label";
+  EXPECT_GT(ink(30, p.y, p.x - 8, p.y + p.h), 20) << "y tick labels";
+  EXPECT_GT(ink(0, 0, im.width / 2, p.y - 4), 20) << "title";
+  EXPECT_GT(ink(im.width / 2, 0, im.width, p.y - 4), 20) << "time";
+  // The legend: a sample of each colour and its label in the box's top right corner.
+  int legend_blue = 0, legend_orange = 0;
+  for (int y = p.y + 2; y < p.y + 60; ++y)
+    for (int x = p.x + p.w - 150; x < p.x + p.w - 2; ++x) {
+      legend_blue += im.rgb(x, y) == blue;
+      legend_orange += im.rgb(x, y) == orange;
+    }
+  EXPECT_GE(legend_blue, 20);
+  EXPECT_GE(legend_orange, 20);
+  // A note in an empty plot; the same input, the same pixels.
+  LinePlotSpec empty = spec;
+  empty.series.clear();
+  empty.note = "no data";
+  const LinePlot e = draw_line_plot(empty);
+  EXPECT_GT([&] {
+    int n = 0;
+    for (int y = p.y + p.h / 2 - 10; y < p.y + p.h / 2 + 10; ++y)
+      for (int x = p.x + p.w / 2 - 60; x < p.x + p.w / 2 + 60; ++x) n += !is_background(e.image.rgb(x, y));
+    return n;
+  }(), 20) << "the note";
+  EXPECT_EQ(draw_line_plot(spec).image.pixels, im.pixels);
+  // Bad ranges and series: input errors.
+  LinePlotSpec bad = spec;
+  bad.y.lo = 0;
+  EXPECT_THROW((void)draw_line_plot(bad), Error);
+  bad = spec;
+  bad.x.hi = bad.x.lo;
+  EXPECT_THROW((void)draw_line_plot(bad), Error);
+  bad = spec;
+  bad.series[0].y.pop_back();
+  EXPECT_THROW((void)draw_line_plot(bad), Error);
+}
+
 }  // namespace
 }  // namespace nbody::render

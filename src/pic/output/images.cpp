@@ -17,6 +17,8 @@ using render::Scale;
 
 constexpr double kLambda = 2 * kPi;  // a laser wavelength in the code's length unit c / omega0
 constexpr double kDensityDecades = 4;
+constexpr double kSpectrumDecades = 6;
+constexpr int kSpectrumBins = 200;  // as spectrum_<step>.csv
 
 std::string number(double v) {
   char b[40];
@@ -129,6 +131,43 @@ render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels
   return render::draw_figure({h.nx_bins, h.nu_bins, h.weight}, spec);
 }
 
+render::LinePlot spectrum_image(const EnergySpectrum& s, const FieldMapLabels& labels, double& lo, double& hi) {
+  render::LinePlotSpec spec;
+  spec.title = labels.title;
+  spec.time = labels.time;
+  spec.x = {0, 1, false, "E (MeV)"};
+  spec.y = {0.1, 1, true, labels.quantity};
+  const double width = s.bin_width();
+  double top = 0, least = 0;
+  for (double w : s.weight)
+    if (w > 0) {
+      top = std::max(top, w / width);
+      least = least > 0 ? std::min(least, w / width) : w / width;
+    }
+  if (!(top > 0) || !std::isfinite(top)) {
+    spec.note = "no moving particle: every kinetic energy is 0";
+  } else {
+    spec.x.hi = s.top_mev;
+    spec.y.hi = std::pow(10.0, std::ceil(std::log10(top)));
+    spec.y.lo = std::pow(10.0, std::floor(std::log10(std::max(least, top * std::pow(10.0, -kSpectrumDecades)))));
+    if (!(spec.y.lo < spec.y.hi)) spec.y.lo = spec.y.hi / 10;
+    // The histogram's outline: up from the floor at E = 0, a step per bin, down at the top energy.
+    render::LineSeries line;
+    line.x.push_back(0);
+    line.y.push_back(spec.y.lo);
+    for (std::size_t b = 0; b < s.weight.size(); ++b) {
+      const double v = s.weight[b] > 0 ? s.weight[b] / width : spec.y.lo;
+      line.x.insert(line.x.end(), {double(b) * width, double(b + 1) * width});
+      line.y.insert(line.y.end(), {v, v});
+    }
+    line.x.push_back(s.top_mev);
+    line.y.push_back(spec.y.lo);
+    spec.series.push_back(std::move(line));
+  }
+  lo = spec.y.lo, hi = spec.y.hi;
+  return render::draw_line_plot(spec);
+}
+
 void write_images(const std::string& dir, PicSimulation& sim) {
   namespace fs = std::filesystem;
   const fs::path out = fs::path(dir) / "images";
@@ -206,6 +245,25 @@ void write_images(const std::string& dir, PicSimulation& sim) {
     render::write_png(out / image_name("phase_" + sp.name, step), p.image,
                       chunks("x-u_x phase space of " + sp.name, "weight per bin (n_c (c/omega0)^2)", p,
                              "viridis; white: empty", "log10 over 5 decades", top * 1e-5, top, pext));
+    const EnergySpectrum spectrum = energy_spectrum(sp, kSpectrumBins);
+    double ylo, yhi;
+    const render::LinePlot e = spectrum_image(
+        spectrum, {"energy spectrum of " + sp.name, when, "dN/dE (n_c (c/\u03c9\u2080)\u00b2 / MeV)"}, ylo, yhi);
+    render::write_png(out / image_name("spectrum_" + sp.name, step), e.image,
+                      {{"Title", "energy spectrum of " + sp.name + " at step " + std::to_string(step) +
+                                     ", t = " + number(periods) + " periods"},
+                       {"Software", "nbody pic"},
+                       {"Quantity", "energy spectrum of " + sp.name + " (dN/dE against E)"},
+                       {"Unit", "n_c (c/omega0)^2 per MeV (against MeV)"},
+                       {"Scale", "log10 (dN/dE)"},
+                       {"Min", number(ylo)},
+                       {"Max", number(yhi)},
+                       {"Step", std::to_string(step)},
+                       {"Time_periods", number(periods)},
+                       {"Extent", "E 0 .. " + number(spectrum.top_mev) + " MeV (to the right), dN/dE " + number(ylo) +
+                                      " .. " + number(yhi) + " (up)"},
+                       {"Bins", std::to_string(kSpectrumBins)},
+                       {"Plot_box", e.plot.text()}});
   }
   sim.compute_rho();
 }

@@ -9,6 +9,10 @@
 //                                                 [max / 1e4 (or the smallest value above it), max]
 //   phase_<species>_<step>.png                    x-u_x histogram of the weights, 400 x 200 bins,
 //                                                 viridis, log10 over 5 decades, white = empty
+//   spectrum_<species>_<step>.png                 the energy spectrum dN/dE (weight per MeV)
+//                                                 against E (MeV) as a line plot, log10 y: the
+//                                                 histogram of spectrum.hpp (200 bins from 0 to
+//                                                 the largest energy, spectrum_<step>.csv's)
 // Field maps sample one node per map pixel when nx <= 2048 (nearest node otherwise; the height
 // follows the box's aspect ratio, at least 32 samples); the figure shows each sample as an s x s
 // block (docs/pictures.md). Every image is written atomically and also carries its range, colour
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "pic/cpu/simulation.hpp"
+#include "pic/output/spectrum.hpp"
 #include "render/figure.hpp"
 
 namespace nbody::pic {
@@ -57,6 +62,13 @@ PhaseHistogram phase_histogram(const Species& s, const GridGeometry& g, int nx_b
 // Its figure: x (lambda) to the right, u_x up, log colour scale over `decades` below the largest
 // bin, white where empty.
 render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades = 5);
+
+// The energy spectrum's figure: dN/dE (weight per MeV) against E in MeV from 0 to the largest
+// energy, drawn as the histogram's outline (empty bins at the axis' low end) on a log y axis over
+// whole decades, from the largest bin down to the smallest non-empty one but at most 6 decades
+// below it; `lo`, `hi` get that range. A species with no moving particle: empty axes (E from 0 to
+// 1 MeV, dN/dE from 0.1 to 1) and a note saying so.
+render::LinePlot spectrum_image(const EnergySpectrum& s, const FieldMapLabels& labels, double& lo, double& hi);
 
 // Writes every image of the present state into <dir>/images/ (rho is recomputed per species and
 // left as the total charge density).

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "io/atomic_file.hpp"
+#include "pic/output/spectrum.hpp"
 #include "pic/physics/units.hpp"
 
 namespace nbody::pic {
 namespace {
 
-constexpr double kMec2MeV = 0.51099895;  // m_e c^2
 constexpr int kEnergyBins = 200, kPhaseXBins = 200, kPhaseUBins = 100;
 
 std::string file_name(const std::string& dir, const char* kind, std::int64_t step) {
@@ -25,12 +25,6 @@ void append(std::string& out, const char* format, double a, double b = 0, double
   char row[160];
   std::snprintf(row, sizeof row, format, a, b, c);
   out += row;
-}
-
-double kinetic_mev(const Species& s, std::size_t k) {
-  const double u2 = s.ux[k] * s.ux[k] + s.uy[k] * s.uy[k] + s.uz[k] * s.uz[k];
-  // gamma - 1 = u^2 / (gamma + 1): no cancellation for slow particles.
-  return u2 / (std::sqrt(1.0 + u2) + 1.0) * s.mass * kMec2MeV;
 }
 
 std::string profile_csv(const PicSimulation& sim) {
@@ -59,15 +53,10 @@ std::string profile_csv(const PicSimulation& sim) {
 std::string spectrum_csv(const PicSimulation& sim) {
   std::string out = "species,e_lo_MeV,e_hi_MeV,weight\n";
   for (const Species& sp : sim.species()) {
-    if (sp.size() == 0) continue;
-    double top = 0;
-    for (std::size_t k = 0; k < sp.size(); ++k) top = std::max(top, kinetic_mev(sp, k));
-    if (!(top > 0)) continue;
-    std::vector<double> h(kEnergyBins, 0.0);
-    for (std::size_t k = 0; k < sp.size(); ++k) {
-      const int b = std::min(kEnergyBins - 1, static_cast<int>(kinetic_mev(sp, k) / top * kEnergyBins));
-      h[std::size_t(b)] += sp.w[k];
-    }
+    const EnergySpectrum spectrum = energy_spectrum(sp, kEnergyBins);
+    if (spectrum.weight.empty()) continue;
+    const double top = spectrum.top_mev;
+    const std::vector<double>& h = spectrum.weight;
     for (int b = 0; b < kEnergyBins; ++b) {
       out += sp.name;
       append(out, ",%.9g,%.9g,%.9g\n", top * b / kEnergyBins, top * (b + 1) / kEnergyBins, h[std::size_t(b)]);
