@@ -118,6 +118,39 @@ TEST(PicImages, PhaseSpaceHistogramCountsEveryParticle) {
   EXPECT_EQ(sample_pixel(f, 1, 0), (Rgb{255, 255, 255}));
 }
 
+TEST(PicImages, SpectrumImageDrawsDnDeOnALogAxis) {
+  // Four bins of 1 MeV: weights 0, 4, 0, 1 -> dN/dE 0, 4, 0, 1 per MeV; y from 1 to 10.
+  EnergySpectrum s;
+  s.top_mev = 4;
+  s.weight = {0, 4, 0, 1};
+  double lo = 0, hi = 0;
+  const render::LinePlot f = spectrum_image(s, {"spectrum", "t = 1", "dN/dE"}, lo, hi);
+  EXPECT_EQ(lo, 1.0);
+  EXPECT_EQ(hi, 10.0);
+  const render::Box& p = f.plot;
+  const Rgb line{31, 119, 180};
+  auto line_near = [&](int x, int y) { return f.image.rgb(x, y) == line || f.image.rgb(x, y - 1) == line; };
+  // Bin 1 (x from 1/4 to 1/2 of the box) at log10(4) of the height; bins 2 and 0 on the floor;
+  // bin 3 at 1 (the floor too: the low end of the axis).
+  const int row4 = int(std::lround(p.y + p.h - std::log10(4.0) * p.h));
+  for (int x = p.x + p.w / 4 + 3; x < p.x + p.w / 2 - 3; ++x) ASSERT_TRUE(line_near(x, row4)) << x;
+  for (int x = p.x + 3; x < p.x + p.w / 4 - 3; ++x) ASSERT_EQ(f.image.rgb(x, p.y + p.h - 1), line) << x;
+  for (int x = p.x + p.w / 2 + 3; x < p.x + p.w - 3; ++x) ASSERT_EQ(f.image.rgb(x, p.y + p.h - 1), line) << x;
+  for (int x = p.x + p.w / 2 + 3; x < p.x + p.w - 3; ++x) ASSERT_FALSE(line_near(x, row4)) << x;
+  // Nobody moving: axes and a note, no line.
+  const render::LinePlot still = spectrum_image(EnergySpectrum{}, {"spectrum", "", "dN/dE"}, lo, hi);
+  EXPECT_EQ(lo, 0.1);
+  EXPECT_EQ(hi, 1.0);
+  int lines = 0, note = 0;
+  for (int y = p.y; y < p.y + p.h; ++y)
+    for (int x = p.x; x < p.x + p.w; ++x) {
+      lines += still.image.rgb(x, y) == line;
+      note += still.image.rgb(x, y) != Rgb{255, 255, 255};
+    }
+  EXPECT_EQ(lines, 0);
+  EXPECT_GT(note, 50);
+}
+
 const char* kRun = R"(
 [grid]
 nx = 48
@@ -215,6 +248,49 @@ TEST(PicImages, ARunWritesFiguresWithAxesAndAColourBarTheSameBytesTwice) {
         ASSERT_EQ(im.rgb(b.x + b.w / 2, b.y + r), render::colormap_colour(cm, 1.0 - (r + 0.5) / b.h)) << file << " " << r;
       EXPECT_EQ(im.rgb(b.x + 1, b.y + b.h - 1), render::colormap_entry(cm, 0));
       EXPECT_EQ(im.rgb(b.x + 1, b.y), render::colormap_entry(cm, 255));
+    }
+  // The energy spectra: line plots with ticks, labels and tEXt chunks, the same bytes twice; the
+  // warm electrons' line drawn in the box, the protons (loaded cold) with a note at step 0.
+  for (const char* step : {"00000000", "00000003", "00000006"})
+    for (const std::string name : {"spectrum_electron", "spectrum_proton"}) {
+      const std::string file = name + "_" + step + ".png";
+      const fs::path f = d / "o" / "images" / file;
+      ASSERT_TRUE(fs::exists(f)) << f;
+      EXPECT_EQ(bytes_of(f), bytes_of(d / "o2" / "images" / file)) << "the same bytes: " << file;
+      const render::PngFile png = render::read_png(f);
+      const render::Image& im = png.image;
+      EXPECT_EQ(png.text_value("Step"), std::to_string(std::stoi(step)));
+      EXPECT_EQ(png.text_value("Scale"), "log10 (dN/dE)");
+      EXPECT_NE(png.text_value("Unit").find("MeV"), std::string::npos);
+      EXPECT_EQ(png.text_value("Bins"), "200");
+      EXPECT_LT(std::stod(png.text_value("Min")), std::stod(png.text_value("Max")));
+      const render::Box p = box_of(png.text_value("Plot_box"));
+      EXPECT_EQ(p.w, 560);
+      EXPECT_EQ(p.h, 360);
+      for (int x = p.x; x < p.x + p.w; ++x) ASSERT_EQ(im.rgb(x, p.y + p.h), (Rgb{0, 0, 0})) << file;
+      int ticks = 0, labels = 0, ylabels = 0, line = 0, title = 0;
+      for (int x = p.x; x < p.x + p.w; ++x) ticks += ink(im.rgb(x, p.y + p.h + 3));
+      for (int y = p.y + p.h + 8; y < im.height; ++y)
+        for (int x = p.x; x < p.x + p.w; ++x) labels += ink(im.rgb(x, y));
+      for (int y = p.y; y < p.y + p.h; ++y) {
+        for (int x = 0; x < p.x - 8; ++x) ylabels += ink(im.rgb(x, y));
+        for (int x = p.x; x < p.x + p.w; ++x) line += im.rgb(x, y) == Rgb{31, 119, 180};
+      }
+      for (int y = 0; y < p.y - 2; ++y)
+        for (int x = 0; x < im.width; ++x) title += ink(im.rgb(x, y));
+      EXPECT_GE(ticks, 2) << file;
+      EXPECT_GT(labels, 40) << file;
+      EXPECT_GT(ylabels, 40) << file;
+      EXPECT_GT(title, 40) << file;
+      const std::string extent = png.text_value("Extent");
+      const double top_mev = std::stod(extent.substr(extent.find(".. ") + 3));
+      if (name == "spectrum_electron") {
+        EXPECT_GT(top_mev, 0.0) << extent;
+        EXPECT_GT(line, 400) << file << ": the line is drawn";
+      } else if (std::string(step) == "00000000") {
+        EXPECT_EQ(top_mev, 0.0) << extent;
+        EXPECT_EQ(line, 0) << file << ": no line where nobody moves";
+      }
     }
   // A uniform proton density: every pixel of its map has the same colour (the top one).
   const render::PngFile p = render::read_png(d / "o" / "images" / "density_proton_00000000.png");
