@@ -32,7 +32,8 @@ run_step(install ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
 
 file(GLOB_RECURSE config_files "${prefix}/*/nbodyConfig.cmake")
 file(GLOB_RECURSE archives "${prefix}/*/libnbody_core.a" "${prefix}/*/libnbody_core.so")
-foreach(path "${prefix}/bin/nbody" "${prefix}/include/nbody/simulation.hpp" "${prefix}/include/nbody/version.hpp")
+foreach(path "${prefix}/bin/nbody" "${prefix}/include/nbody/simulation.hpp" "${prefix}/include/nbody/version.hpp"
+             "${prefix}/share/nbody/plot.py")
   if(NOT EXISTS "${path}")
     message(FATAL_ERROR "not installed: ${path}")
   endif()
