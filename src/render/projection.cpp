@@ -1,6 +1,10 @@
 #include "render/projection.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
 #include <numbers>
 #include <string>
 
@@ -123,6 +127,40 @@ DensityMap project_bodies(std::span<const T> x, std::span<const T> y, std::span<
   }
   return map;
 }
+
+template <class T>
+double auto_width(std::span<const T> x, std::span<const T> y, std::span<const T> z, std::span<const T> m,
+                  const std::optional<Vec3>& centre) {
+  Vec3 c{0, 0, 0};
+  if (centre) {
+    c = *centre;
+  } else {
+    double mt = 0;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      mt += double(m[k]);
+      c[0] += double(m[k]) * double(x[k]), c[1] += double(m[k]) * double(y[k]), c[2] += double(m[k]) * double(z[k]);
+    }
+    if (mt > 0) c = {c[0] / mt, c[1] / mt, c[2] / mt};
+  }
+  std::vector<std::pair<double, double>> r;
+  double total = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const double d = std::hypot(double(x[k]) - c[0], double(y[k]) - c[1], double(z[k]) - c[2]);
+    if (std::isfinite(d) && double(m[k]) > 0) r.emplace_back(d, double(m[k])), total += double(m[k]);
+  }
+  std::sort(r.begin(), r.end());
+  double acc = 0, r90 = 0;
+  for (const auto& [d, mk] : r) {
+    acc += mk, r90 = d;
+    if (acc >= 0.9 * total) break;
+  }
+  const double w = 2.5 * r90;
+  return w > 0 && std::isfinite(w) ? w : 1.0;
+}
+template double auto_width<float>(std::span<const float>, std::span<const float>, std::span<const float>,
+                                  std::span<const float>, const std::optional<Vec3>&);
+template double auto_width<double>(std::span<const double>, std::span<const double>, std::span<const double>,
+                                   std::span<const double>, const std::optional<Vec3>&);
 
 template DensityMap project_bodies<float>(std::span<const float>, std::span<const float>, std::span<const float>,
                                           std::span<const float>, std::span<const std::uint8_t>, const Camera&, int,

@@ -4,6 +4,7 @@
 // src/render/splat_gpu.cu) and the CPU splat in float64. Part of nbody_core: it needs neither
 // cairo nor libpng, so a GPU build without the renderer's libraries still projects.
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "core/hd.hpp"
@@ -62,5 +63,11 @@ template <class T>
 [[nodiscard]] DensityMap project_bodies(std::span<const T> x, std::span<const T> y, std::span<const T> z,
                                         std::span<const T> m, std::span<const std::uint8_t> components,
                                         const Camera& camera, int nx, int ny);
+
+// An orthographic width that shows the bodies: 2.5 times the radius about the centre (none: the
+// centre of mass) that holds 90% of the mass; 1 when there is nothing to measure.
+template <class T>
+[[nodiscard]] double auto_width(std::span<const T> x, std::span<const T> y, std::span<const T> z, std::span<const T> m,
+                                const std::optional<Vec3>& centre);
 
 }  // namespace nbody::render
