@@ -134,7 +134,9 @@ RenderSettings CameraOptions::resolve() const {
   try {
     render::check_camera(s.camera, s.nx, s.ny);
   } catch (const Error& e) {
-    throw_input_error(f + "up/" + f + "direction: " + e.what());
+    std::string why = e.what();
+    if (why.rfind("render: ", 0) == 0) why = why.substr(8);
+    throw_input_error(f + "up " + up_ + ", " + f + "direction " + direction_ + ": " + why);
   }
   return s;
 }

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "cli/camera_options.hpp"
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
@@ -132,20 +133,6 @@ int run_with_frames(bool has_directory, const std::optional<FrameRequest>& frame
   (void)dir;
   throw_input_error("--render-every: this build of nbody has no renderer");
 #endif
-}
-
-// The program on PATH's directories, or empty.
-std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return {};
-  std::string dirs = path;
-  for (std::size_t at = 0; at <= dirs.size();) {
-    const std::size_t end = std::min(dirs.find(':', at), dirs.size());
-    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(at, end - at)) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    at = end + 1;
-  }
-  return {};
 }
 
 // --gpus K: one rank per GPU of this node, started by mpirun (the program replaces itself with

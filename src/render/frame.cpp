@@ -40,10 +40,8 @@ Figure draw_frame(const DensityMap& map, const FrameStyle& style, const FrameLab
   const std::vector<Rgb> colours = shade(map, style.colormap, scale);
   FigureSpec spec;
   spec.title = labels.title;
-  if (labels.step >= 0) {
-    spec.time = "t = " + number(labels.time, "%.4g") + (u.time.empty() ? "" : " " + u.time) + " (step " +
-                std::to_string(labels.step) + ")";
-  }
+  spec.time = "t = " + number(labels.time, "%.4g") + (u.time.empty() ? "" : " " + u.time) +
+              (labels.step >= 0 ? " (step " + std::to_string(labels.step) + ")" : "");
   const char* plane = map.projection == Projection::perspective ? " at the centre" : "";
   spec.x = {map.x_lo, map.x_hi, "x' (" + length + ")" + plane};
   spec.y = {map.y_lo, map.y_hi, "y' (" + length + ")"};

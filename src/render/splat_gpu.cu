@@ -59,8 +59,8 @@ DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std:
   const std::size_t pixels = map.mass.size();
   const int blocks = cuda::ReductionPolicy::kBlocks;
   Array<float> image(at, pixels), rgb(at, with_components ? 3 * pixels : 0);
-  Array<double> block_mass(at, std::size_t(blocks));
-  Array<unsigned long long> block_count(at, std::size_t(blocks));
+  Array<double> block_mass(at, static_cast<std::size_t>(blocks));
+  Array<unsigned long long> block_count(at, static_cast<std::size_t>(blocks));
   Array<std::uint8_t> comp(at, with_components ? bodies.n : 0);
   zero_bytes(image.data(), at, pixels * sizeof(float), bodies.stream);
   if (with_components) {
@@ -86,8 +86,8 @@ DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std:
     NBODY_CUDA_CHECK(cudaSetDevice(previous));
   }
   std::vector<float> host(pixels), host_rgb(with_components ? 3 * pixels : 0);
-  std::vector<double> masses(std::size_t(blocks));
-  std::vector<unsigned long long> counts(std::size_t(blocks));
+  std::vector<double> masses(static_cast<std::size_t>(blocks));
+  std::vector<unsigned long long> counts(static_cast<std::size_t>(blocks));
   copy_bytes(host.data(), Location::host(), image.data(), at, pixels * sizeof(float), bodies.stream);
   if (with_components)
     copy_bytes(host_rgb.data(), Location::host(), rgb.data(), at, 3 * pixels * sizeof(float), bodies.stream);
