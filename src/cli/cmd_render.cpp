@@ -88,6 +88,9 @@ struct RenderOptions {
 };
 
 int execute(const RenderOptions& o) {
+#if !NBODY_HAVE_RENDER
+  render_files({}, {}, {}, {});  // says that this build has no renderer
+#endif
   const RenderSettings s = o.camera.resolve();  // every flag checked before anything is read
   if (!o.units.empty()) (void)unit_system(o.units);
   if (o.source.empty()) throw_input_error("render: the snapshot or run directory is empty");
