@@ -8,31 +8,25 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 #include <memory>
 #include <optional>
 #include <string_view>
 
-#include "cli/camera_options.hpp"
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_frames.hpp"
 #include "cli/run_hooks.hpp"
 #include "cli/stop_signals.hpp"
 #include "comm/communicator.hpp"
 #include "comm/mpi_communicator.hpp"
 #include "gravity/names.hpp"
-#include "io/atomic_file.hpp"
 #include "io/run_directory.hpp"
 #include "nbody/error.hpp"
 #include "nbody/run.hpp"
-#if NBODY_HAVE_RENDER
-#include "render/colormap.hpp"
-#include "run/frame_output.hpp"
-#endif
 
 namespace nbody::cli {
 namespace {
@@ -44,96 +38,8 @@ struct RunOptions {
   CLI::Option* resume_option = nullptr;
   int gpus = 0;  // 0: not given
   std::vector<std::string> argv;
-  std::int64_t render_every = 0;  // 0: no frames
-  CLI::Option* render_every_option = nullptr;
-  CameraOptions camera;
+  FrameOptions frames;
 };
-
-// ---- frames (--render-every) ----------------------------------------------------------------
-// A run directory keeps its frames' settings in frames/render.args (one argument a line: --every
-// K, then the camera's, the width resolved), so that --resume renders the same frames.
-struct FrameRequest {
-  std::int64_t every = 0;
-  RenderSettings settings;
-};
-
-std::filesystem::path render_args_path(const std::filesystem::path& dir) { return dir / "frames" / "render.args"; }
-
-void save_frame_request(const std::filesystem::path& dir, std::int64_t every, const RenderSettings& s) {
-  std::string text = "--every\n" + std::to_string(every) + "\n";
-  for (const std::string& a : s.as_arguments()) text += a + "\n";
-  write_file_atomic(render_args_path(dir), text);
-}
-
-std::optional<FrameRequest> load_frame_request(const std::filesystem::path& dir) {
-  const std::filesystem::path path = render_args_path(dir);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  std::ifstream in(path);
-  std::vector<std::string> args;
-  for (std::string line; std::getline(in, line);) args.push_back(line);
-  if (!in.eof() || args.size() < 2 || args[0] != "--every")
-    throw_input_error(path.string() + ": not a frames settings file (--every K, then camera options)");
-  FrameRequest r;
-  try {
-    r.every = std::stoll(args[1]);
-  } catch (const std::exception&) {
-    throw_input_error(path.string() + ": --every '" + args[1] + "' is not a step count");
-  }
-  if (r.every <= 0) throw_input_error(path.string() + ": --every " + args[1] + " is not > 0");
-  r.settings = parse_render_arguments({args.begin() + 2, args.end()}, path.string());
-  return r;
-}
-
-// What the flags ask for (none without --render-every and camera flags); `stored`: a resumed
-// run's frames/render.args, used where the flags say nothing.
-std::optional<FrameRequest> frame_request(const RunOptions& opts, const std::optional<FrameRequest>& stored) {
-  const bool every_given = opts.render_every_option->count() > 0;
-  if (!every_given && !opts.camera.any_given()) return stored;
-  if (!every_given && !stored)
-    throw_input_error("--render-every: the camera flags (--render-camera, --render-width, ...) need --render-every K");
-#if !NBODY_HAVE_RENDER
-  throw_input_error("--render-every: this build of nbody has no renderer (it needs libpng and cairo: Debian "
-                    "libpng-dev, libcairo2-dev; configure with -DNBODY_ENABLE_RENDER=ON)");
-#endif
-  FrameRequest r;
-  r.every = every_given ? opts.render_every : stored->every;
-  if (r.every <= 0) throw_input_error("--render-every: " + std::to_string(opts.render_every) + " is not > 0");
-  r.settings = opts.camera.any_given() || !stored ? opts.camera.resolve() : stored->settings;
-  return r;
-}
-
-// Runs `run(hooks)` with the program's hooks and, when asked, a FrameOutput into DIR/frames.
-template <class Run>
-int run_with_frames(bool has_directory, const std::optional<FrameRequest>& frames, const std::filesystem::path& dir,
-                    Run&& run) {
-  if (!frames) return run_with_the_program_hooks(has_directory, run);
-#if NBODY_HAVE_RENDER
-  runloop::FrameSettings fs;
-  fs.every = frames->every;
-  fs.camera = frames->settings.camera;
-  fs.auto_width = frames->settings.auto_width;
-  fs.nx = frames->settings.nx, fs.ny = frames->settings.ny;
-  fs.style.colormap = render::colormap(frames->settings.colormap).id;
-  fs.style.decades = frames->settings.decades;
-  fs.directory = dir / "frames";
-  RenderSettings saved = frames->settings;
-  const std::int64_t every = frames->every;
-  fs.resolved = [dir, saved, every](const render::Camera& camera) mutable {
-    saved.camera = camera;
-    saved.auto_width = false;
-    save_frame_request(dir, every, saved);
-  };
-  runloop::FrameOutput output(std::move(fs));
-  return run_with_the_program_hooks(has_directory, [&](RunHooks hooks) {
-    hooks.outputs.push_back(&output);
-    return run(hooks);
-  });
-#else
-  (void)dir;
-  throw_input_error("--render-every: this build of nbody has no renderer");
-#endif
-}
 
 // --gpus K: one rank per GPU of this node, started by mpirun (the program replaces itself with
 // `mpirun -np K nbody run <the same arguments without --gpus>`). Returns only when there is
@@ -269,7 +175,7 @@ int execute_resume(const RunOptions& opts) {
     check_before_starting_ranks(opts, cfg, false);
     start_ranks_for_gpus(opts);
   }
-  const std::optional<FrameRequest> frames = frame_request(opts, load_frame_request(point.directory));
+  const std::optional<FrameRequest> frames = frame_request(opts.frames, load_frame_request(point.directory));
   const std::filesystem::path dir = point.directory;
   return run_with_frames(true, frames, dir,
                          [&](const RunHooks& hooks) { return resume_run(std::move(point), cfg, hooks); });
@@ -279,7 +185,7 @@ int execute(const RunOptions& opts) {
   if (opts.resume_option->count() > 0 && opts.resume.empty()) throw_input_error("--resume: the directory is empty");
   if (!opts.resume.empty()) return execute_resume(opts);
   const NewRun run = prepare_new_run(opts);
-  const std::optional<FrameRequest> frames = frame_request(opts, std::nullopt);
+  const std::optional<FrameRequest> frames = frame_request(opts.frames, std::nullopt);
   if (frames && run.cfg.out.empty())
     throw_input_error("--render-every: the frames go into the run directory; give --out DIR");
   if (opts.gpus > 0) {
@@ -322,13 +228,7 @@ Command add_run_command(CLI::App& parent, const std::vector<std::string>& argv) 
                   "of its local rank")
       ->type_name("K")
       ->check(CLI::Range(1, 1024));
-  opts->render_every_option =
-      app->add_option("--render-every", opts->render_every,
-                      "a frame of the bodies every K steps (and at step 0) into DIR/frames/frame_<step>.png: the "
-                      "projected surface density, log scale, annotated (docs/pictures.md); camera and image by the "
-                      "--render-* flags; --resume renders the same frames")
-          ->type_name("K");
-  opts->camera.add_to(*app, "render-");
+  opts->frames.add_to(*app);
   return {app, [opts]() { return execute(*opts); }};
 }
 
