@@ -1,5 +1,6 @@
 // nbody movie RUN_DIR: an H.264 MP4 of a run's frames through ffmpeg (docs/pictures.md).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -22,13 +23,16 @@ struct MovieOptions {
   int fps = 24;
 };
 
-// The PNG files in `dir` whose names start with `prefix`, in order.
+// The PNG files in `dir` named `prefix` then a digit (the step) (any PNG for an empty prefix), in
+// order: what ffmpeg's glob `prefix[0-9]*.png` takes.
 std::vector<fs::path> pngs(const fs::path& dir, const std::string& prefix) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && e.path().extension() == ".png" && e.is_regular_file()) files.push_back(e.path());
+    const bool step_follows = prefix.empty() || (name.size() > prefix.size() && std::isdigit(static_cast<unsigned char>(name[prefix.size()])));
+    if (name.rfind(prefix, 0) == 0 && step_follows && e.path().extension() == ".png" && e.is_regular_file())
+      files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -67,11 +71,11 @@ int execute(const MovieOptions& o) {
     if (frames.empty())
       throw_input_error("movie: --quantity " + o.quantity + ": no such images in " + images.string() + " (there are: " +
                         quantities(images) + ")");
-    pattern = (images / (o.quantity + "_*.png")).string();
+    pattern = (images / (o.quantity + "_[0-9]*.png")).string();
     if (out.empty()) out = run / ("movie_" + o.quantity + ".mp4");
   } else {
     frames = pngs(run / "frames", "frame_");
-    pattern = (run / "frames" / "frame_*.png").string();
+    pattern = (run / "frames" / "frame_[0-9]*.png").string();
     if (frames.empty() && fs::is_directory(images, ec) && !pngs(images, "").empty())
       throw_input_error("movie: '" + o.run + "' is a PIC run: choose one image series with --quantity (" +
                         quantities(images) + ")");
@@ -84,7 +88,7 @@ int execute(const MovieOptions& o) {
       CameraOptions defaults;
       defaults.add_to(none, "");
       frames = render_files(snapshots, run / "renders", defaults.resolve(), "");
-      pattern = (run / "renders" / "snapshot_*.png").string();
+      pattern = (run / "renders" / "snapshot_[0-9]*.png").string();
     }
     if (out.empty()) out = run / "movie.mp4";
   }
