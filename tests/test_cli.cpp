@@ -507,3 +507,28 @@ TEST(Cli, PicEnergyLineSaysWhatTheBoundariesGive) {
 
 }  // namespace
 }  // namespace nbody::test
+
+namespace nbody::test {
+namespace {
+
+// A build without the renderer (no libpng or cairo) refuses the pictures before anything runs or
+// is written: one line naming the flag or command, exit status 2. (The pictures themselves are
+// tested with the renderer, tests/render/test_frames_cli.cpp.)
+TEST(Cli, PicturesInABuildWithoutTheRendererAreRefusedInOneLine) {
+  if (NBODY_HAVE_RENDER) GTEST_SKIP() << "skipped: this build has the renderer";
+  const std::string dir = temp_dir("no_renderer");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run -n 16 --steps 2 --out " + dir + "/run --render-every 1", "--render-every: this build of nbody has no renderer"},
+      {"render " + dir + "/anything.csv", "render: this build of nbody has no renderer"},
+  };
+  for (const auto& [args, message] : cases) {
+    const ProcessResult r = run_nbody(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run"));
+}
+
+}  // namespace
+}  // namespace nbody::test

@@ -3,9 +3,11 @@
 // run-time choice; this interface hides it.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "nbody/camera.hpp"
 #include "nbody/checkpoint.hpp"
 #include "nbody/config.hpp"
 #include "nbody/diagnostics.hpp"
@@ -56,6 +58,14 @@ class Simulation {
   // tree computes them, the direct sums do not: a runtime error). For --snapshot-fields.
   [[nodiscard]] virtual Accelerations<double> accelerations();
   [[nodiscard]] virtual std::vector<double> potentials();
+  // The mass the camera sees on nx x ny pixels (nbody/camera.hpp), projected where the bodies
+  // live: on a GPU by a kernel over the device store (no body copied to the host; the float image
+  // copied back; render/splat_gpu.hpp states its agreement with the float64 CPU map), on the host
+  // from the store in float64. `components`: empty (one colour map), or one per body in
+  // particles()' order (colour by component). The trajectory is not affected. Input error for a
+  // bad camera, size or components' length.
+  [[nodiscard]] virtual render::DensityMap project(const render::Camera& camera, int nx, int ny,
+                                                   std::span<const std::uint8_t> components = {});
   // The whole state for a checkpoint (copied to the host; ck.progress left empty).
   [[nodiscard]] virtual Checkpoint checkpoint() = 0;
   // Waits for queued device work (for timing).

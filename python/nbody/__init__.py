@@ -33,11 +33,12 @@ import numpy as _np
 from . import _checks, _core
 from ._core import DeviceArray, InputError, RunState
 from .files import Checkpoint, Run, Snapshot, load
+from .image import Image
 from .progress import TextProgress
 
 __version__ = _core.__version__
 __all__ = [
-    "Simulation", "run", "resume", "load", "Run", "Snapshot", "Checkpoint", "parameters", "to_yt",
+    "Simulation", "run", "resume", "load", "Run", "Snapshot", "Checkpoint", "parameters", "to_yt", "Image",
     "DeviceArray", "RunState", "InputError", "TextProgress", "LAGRANGIAN_FRACTIONS", "cuda_available",
 ]
 
@@ -472,6 +473,25 @@ class Simulation:
         """Radii about the centre of mass holding the mass fractions nbody.LAGRANGIAN_FRACTIONS
         (1, 5, 10, 20, 50, 75, 90 %), as a numpy array."""
         return _np.array(self.engine.lagrangian_radii())
+
+    def render(self, width=1920, height=1080, camera="orthographic", centre=None, direction=(0, 0, -1),
+               up=(0, 1, 0), extent=None, fov=60.0, distance=None, colormap="magma", decades=4.0,
+               components=None):
+        """The projected surface density of the bodies as an RGB image (an ``nbody.Image``: a
+        (height, width, 3) uint8 numpy array that Jupyter shows), on a log scale over ``decades``
+        decades below the densest pixel, as the frames of ``nbody run --render-every``
+        (docs/pictures.md). The projection runs where the bodies live (a GPU kernel on a GPU run).
+
+        camera: "orthographic" (a view ``extent`` wide in length units; None: 2.5 times the radius
+        holding 90% of the mass) or "perspective" (the eye ``distance`` behind the centre, a
+        horizontal field of view of ``fov`` degrees). centre: the point looked at (None: the centre
+        of mass); direction: the line of sight; up: the image's up. components: None, or one
+        integer 0..255 per body: each component gets a hue of a fixed palette, a pixel the
+        mass-weighted mix with the log brightness."""
+        rgb = self.engine.render(int(width), int(height), camera, None if centre is None else tuple(centre),
+                                 tuple(direction), tuple(up), extent, float(fov), distance, colormap,
+                                 float(decades), None if components is None else _np.asarray(components))
+        return Image(rgb)
 
     def to_numpy(self):
         """Copies of every field in the run's precision, on the host: {x, ..., m, id}."""

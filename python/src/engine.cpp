@@ -10,6 +10,7 @@
 #include "converters.hpp"
 #include "device_array.hpp"
 #include "hooks.hpp"
+#include "render.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_file.hpp"
 #include "io/run_directory.hpp"
@@ -278,6 +279,37 @@ void bind_engine(pb::module_& m) {
              }
              return diagnostics_to_dict(d, e.initial());
            })
+      .def(
+          "render",
+          [](Engine& e, int width, int height, const std::string& camera, const pb::object& centre,
+             const std::array<double, 3>& direction, const std::array<double, 3>& up, const pb::object& extent,
+             double fov, const pb::object& distance, const std::string& colormap, double decades,
+             const pb::object& components) {
+            RenderRequest r;
+            r.width = width, r.height = height;
+            if (camera == "orthographic") {
+              r.camera.projection = render::Projection::orthographic;
+            } else if (camera == "perspective") {
+              r.camera.projection = render::Projection::perspective;
+            } else {
+              throw_input_error("render: camera: unknown camera '" + camera + "' (choose orthographic or perspective)");
+            }
+            if (!centre.is_none()) r.camera.centre = centre.cast<std::array<double, 3>>();
+            r.camera.direction = direction;
+            r.camera.up = up;
+            r.auto_width = extent.is_none();
+            if (!extent.is_none()) r.camera.width = extent.cast<double>();
+            r.camera.fov_degrees = fov;
+            if (r.camera.projection == render::Projection::perspective && distance.is_none())
+              throw_input_error("render: distance: a perspective camera needs a distance > 0");
+            if (!distance.is_none()) r.camera.distance = distance.cast<double>();
+            r.colormap = colormap;
+            r.decades = decades;
+            return render_image(e.sim(), r, components);
+          },
+          pb::arg("width"), pb::arg("height"), pb::arg("camera"), pb::arg("centre"), pb::arg("direction"),
+          pb::arg("up"), pb::arg("extent"), pb::arg("fov"), pb::arg("distance"), pb::arg("colormap"),
+          pb::arg("decades"), pb::arg("components"))
       .def("initial_diagnostics", [](Engine& e) { return diagnostics_to_dict(e.initial(), e.initial()); })
       .def("particles", [](Engine& e) { return particles_to_dict(e.sim().particles()); })
       .def("lagrangian_radii",

@@ -98,6 +98,7 @@ void bind_config(pb::module_& m) {
   });
   m.def("snapshot_formats", &snapshot_format_names);
   m.def("hdf5_available", &hdf5_available);
+  m.def("render_available", []() { return NBODY_HAVE_RENDER != 0; });
   m.def("cuda_available", []() { return NBODY_HAVE_CUDA != 0; });
 }
 
@@ -207,5 +208,6 @@ PYBIND11_MODULE(_core, m) {
   nbody::py::bind_run_state(m);  // before Engine, whose callbacks are given a RunState
   nbody::py::bind_engine(m);
   nbody::py::bind_runs(m);
+  nbody::py::bind_render(m);
   nbody::py::bind_device_arrays(m);
 }

@@ -14,9 +14,11 @@
 #include <optional>
 #include <string_view>
 
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/param_options.hpp"
 #include "cli/progress.hpp"
+#include "cli/run_frames.hpp"
 #include "cli/run_hooks.hpp"
 #include "cli/stop_signals.hpp"
 #include "comm/communicator.hpp"
@@ -36,21 +38,8 @@ struct RunOptions {
   CLI::Option* resume_option = nullptr;
   int gpus = 0;  // 0: not given
   std::vector<std::string> argv;
+  FrameOptions frames;
 };
-
-// The program on PATH's directories, or empty.
-std::string find_on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return {};
-  std::string dirs = path;
-  for (std::size_t at = 0; at <= dirs.size();) {
-    const std::size_t end = std::min(dirs.find(':', at), dirs.size());
-    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(at, end - at)) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    at = end + 1;
-  }
-  return {};
-}
 
 // --gpus K: one rank per GPU of this node, started by mpirun (the program replaces itself with
 // `mpirun -np K nbody run <the same arguments without --gpus>`). Returns only when there is
@@ -186,14 +175,19 @@ int execute_resume(const RunOptions& opts) {
     check_before_starting_ranks(opts, cfg, false);
     start_ranks_for_gpus(opts);
   }
-  return run_with_the_program_hooks(true,
-                                    [&](const RunHooks& hooks) { return resume_run(std::move(point), cfg, hooks); });
+  const std::optional<FrameRequest> frames = frame_request(opts.frames, load_frame_request(point.directory));
+  const std::filesystem::path dir = point.directory;
+  return run_with_frames(true, frames, dir,
+                         [&](const RunHooks& hooks) { return resume_run(std::move(point), cfg, hooks); });
 }
 
 int execute(const RunOptions& opts) {
   if (opts.resume_option->count() > 0 && opts.resume.empty()) throw_input_error("--resume: the directory is empty");
   if (!opts.resume.empty()) return execute_resume(opts);
   const NewRun run = prepare_new_run(opts);
+  const std::optional<FrameRequest> frames = frame_request(opts.frames, std::nullopt);
+  if (frames && run.cfg.out.empty())
+    throw_input_error("--render-every: the frames go into the run directory; give --out DIR");
   if (opts.gpus > 0) {
     check_before_starting_ranks(opts, run.cfg, true);
     start_ranks_for_gpus(opts);  // the ranks say the notes
@@ -202,8 +196,8 @@ int execute(const RunOptions& opts) {
     for (const std::string& note : run.notes) std::printf("%s\n", note.c_str());
   }
   const auto existing = opts.overwrite ? ExistingRunFiles::replace : ExistingRunFiles::refuse;
-  return run_with_the_program_hooks(!run.cfg.out.empty(),
-                                    [&](const RunHooks& hooks) { return run_simulation(run.cfg, hooks, existing); });
+  return run_with_frames(!run.cfg.out.empty(), frames, run.cfg.out,
+                         [&](const RunHooks& hooks) { return run_simulation(run.cfg, hooks, existing); });
 }
 
 }  // namespace
@@ -234,6 +228,7 @@ Command add_run_command(CLI::App& parent, const std::vector<std::string>& argv) 
                   "of its local rank")
       ->type_name("K")
       ->check(CLI::Range(1, 1024));
+  opts->frames.add_to(*app);
   return {app, [opts]() { return execute(*opts); }};
 }
 

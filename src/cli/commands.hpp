@@ -21,5 +21,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line);
 Command add_convert_command(CLI::App& parent);
 Command add_pic_command(CLI::App& parent);  // cmd_pic.cpp
 Command add_plot_command(CLI::App& parent);  // cmd_plot.cpp
+Command add_render_command(CLI::App& parent);  // cmd_render.cpp
+Command add_movie_command(CLI::App& parent);   // cmd_movie.cpp
 
 }  // namespace nbody::cli

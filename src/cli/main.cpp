@@ -28,8 +28,9 @@ const char* const kProgramDescription =
     "            (--gpus K); snapshots (HDF5, Tipsy, CSV), restart checkpoints, --resume and --from\n"
     "  plasma    nbody pic run: 2D3V electromagnetic particle-in-cell (lasers, plasmas) from a TOML deck\n"
     "  tools     bench (timed, verified kernels), check (a backend against the float64 reference), convert\n"
-    "            (particle files between formats), pic check (the PIC validation suite), plot (a run's\n"
-    "            diagnostics with matplotlib)";
+    "            (particle files between formats), pic check (the PIC validation suite)\n"
+    "  pictures  nbody run --render-every K (frames), render (frames of snapshots), movie (an MP4 through\n"
+    "            ffmpeg), plot (a run's diagnostics with matplotlib)";
 
 // One line for each subcommand (the first sentence of its description for one not named here).
 std::string summary_of(const CLI::App& sub) {
@@ -42,6 +43,8 @@ std::string summary_of(const CLI::App& sub) {
   if (name == "convert") return "convert a particle file between HDF5 (GADGET-4), Tipsy and CSV";
   if (name == "pic") return "2D3V electromagnetic particle-in-cell: pic run --config DECK, pic check";
   if (name == "plot") return "plot a run directory (gravity or PIC) with matplotlib into a PNG";
+  if (name == "render") return "frames (PNG) of a snapshot or of every snapshot of a run directory";
+  if (name == "movie") return "an MP4 (ffmpeg) of a run's frames, or of a PIC run's image series";
   std::string line = sub.get_description();
   const auto end = line.find(". ");
   if (end != std::string::npos) line = line.substr(0, end);
@@ -91,6 +94,8 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_convert_command(app));
   commands.push_back(cli::add_pic_command(app));
   commands.push_back(cli::add_plot_command(app));
+  commands.push_back(cli::add_render_command(app));
+  commands.push_back(cli::add_movie_command(app));
 
   // `nbody` alone: the list, and exit 2 (it asks for nothing); `nbody help`: the list, exit 0;
   // `nbody help SUBCOMMAND`: that subcommand's --help.

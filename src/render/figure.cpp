@@ -69,10 +69,11 @@ Rgb sample_colour(const FigureSpec& spec, double v) {
 }
 
 Figure draw_figure(const MapView& map, const FigureSpec& spec) {
-  if (map.nx < 1 || map.ny < 1 || map.value.size() != std::size_t(map.nx) * std::size_t(map.ny))
+  if (map.nx < 1 || map.ny < 1 || map.value.size() != std::size_t(map.nx) * std::size_t(map.ny) ||
+      (!map.colours.empty() && map.colours.size() != map.value.size()))
     throw_input_error("render: a figure needs a map of nx x ny > 0 samples");
   Figure f;
-  const int s = std::max(1, std::min(640 / map.nx, 480 / map.ny));
+  const int s = std::max(1, std::min(spec.max_map_width / map.nx, spec.max_map_height / map.ny));
   f.pixels_per_sample = s;
   f.plot = {kLeft, kTop, map.nx * s, map.ny * s};
   f.colorbar = {kLeft + f.plot.w + kBarGap, kTop, kBarWidth, f.plot.h};
@@ -92,14 +93,17 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
   const int stride = cairo_image_surface_get_stride(surface.get());
   for (int j = 0; j < map.ny; ++j)
     for (int i = 0; i < map.nx; ++i) {
-      const Rgb c = sample_colour(spec, map.value[std::size_t(j) * std::size_t(map.nx) + std::size_t(i)]);
+      const std::size_t k = std::size_t(j) * std::size_t(map.nx) + std::size_t(i);
+      const Rgb c = map.colours.empty() ? sample_colour(spec, map.value[k]) : map.colours[k];
       const int top = f.plot.y + (map.ny - 1 - j) * s, left = f.plot.x + i * s;
       for (int y = top; y < top + s; ++y)
         for (int x = left; x < left + s; ++x) put(data, stride, x, y, c);
     }
   const Colormap& cm = colormap(spec.colormap);
   for (int r = 0; r < f.colorbar.h; ++r) {
-    const Rgb c = colormap_colour(cm, 1.0 - (r + 0.5) / f.colorbar.h);
+    const double t = 1.0 - (r + 0.5) / f.colorbar.h;
+    const std::size_t nb = spec.colorbar_colours.size();
+    const Rgb c = nb == 0 ? colormap_colour(cm, t) : spec.colorbar_colours[std::min(nb - 1, std::size_t(t * double(nb)))];
     for (int x = f.colorbar.x; x < f.colorbar.x + f.colorbar.w; ++x) put(data, stride, x, f.colorbar.y + r, c);
   }
   cairo_surface_mark_dirty(surface.get());

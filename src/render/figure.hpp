@@ -19,9 +19,12 @@
 namespace nbody::render {
 
 // Samples of a 2D map: value[j * nx + i], j counted from the bottom (y up).
+// With `colours` (one per sample, same order) the map shows those colours instead of the colour
+// map's (colour by component); the colour bar then shows colorbar_colours when given.
 struct MapView {
   int nx = 0, ny = 0;
   std::span<const double> value;
+  std::span<const Rgb> colours = {};
 };
 
 struct FigureAxis {
@@ -38,6 +41,10 @@ struct FigureSpec {
   Scale scale;
   // The colour of samples that are NaN or, on a log scale, <= 0 ("empty"); none: the map's low end.
   std::optional<Rgb> empty_colour;
+  // The colour bar's colours from its low end to its high end (any count); empty: the colour map.
+  std::vector<Rgb> colorbar_colours;
+  // The largest map in pixels before samples are enlarged to s x s blocks (s >= 1).
+  int max_map_width = 640, max_map_height = 480;
   double scale_bar = 0;  // length of a scale bar in x's units; 0: none
   std::string scale_bar_label;
 };

@@ -14,6 +14,10 @@
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 #include "particles/memory.hpp"
+#include "render/projection.hpp"
+#if NBODY_HAVE_CUDA
+#include "render/splat_gpu.hpp"
+#endif
 #include "sim/simulation_state.hpp"
 
 namespace nbody {
@@ -22,6 +26,12 @@ Accelerations<double> Simulation::accelerations() {
   throw_runtime_error("this simulation does not give its accelerations");
 }
 std::vector<double> Simulation::potentials() { throw_runtime_error("this simulation does not give potentials"); }
+
+render::DensityMap Simulation::project(const render::Camera& camera, int nx, int ny,
+                                       std::span<const std::uint8_t> components) {
+  const Particles<double> p = particles();
+  return render::project_bodies<double>(p.x, p.y, p.z, p.m, components, camera, nx, ny);
+}
 
 namespace {
 
@@ -106,6 +116,35 @@ class SimulationImpl final : public Simulation {
   }
 
   std::vector<double> potentials() override { return system_->solver().potentials(system_->view().sources()); }
+
+  // Over the store where it is: the host's arrays as they are, or the GPU splat's kernel.
+  render::DensityMap project(const render::Camera& camera, int nx, int ny,
+                             std::span<const std::uint8_t> components) override {
+    const ParticleView<T>& v = system_->view();
+    const std::size_t n = system_->size();
+    if (!components.empty() && components.size() != n)
+      throw_input_error("render: " + std::to_string(components.size()) + " components for " + std::to_string(n) +
+                        " bodies");
+    const Location at = system_->store().location();
+    system_->synchronize();
+    if (!at.on_device()) {
+      return render::project_bodies<T>({v.x.x, n}, {v.x.y, n}, {v.x.z, n}, {v.m, n}, components, camera, nx, ny);
+    }
+#if NBODY_HAVE_CUDA
+    render::check_camera(camera, nx, ny);
+    render::Vec3 centre{0, 0, 0};
+    if (camera.centre) {
+      centre = *camera.centre;
+    } else {
+      const Moments m = system_->moments();  // on the device
+      if (m.mass > 0) centre = {m.mass_moment[0] / m.mass, m.mass_moment[1] / m.mass, m.mass_moment[2] / m.mass};
+    }
+    return render::project_on_device<T>({v.x.x, v.x.y, v.x.z, v.m, n, at.device, system_->store().stream()},
+                                        components, camera, centre, nx, ny);
+#else
+    throw_runtime_error("render: the bodies are on a device this build has no CUDA for");
+#endif
+  }
 
   Checkpoint checkpoint() override {
     Checkpoint ck;

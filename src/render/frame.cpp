@@ -1,0 +1,94 @@
+#include "render/frame.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "render/shade.hpp"
+
+namespace nbody::render {
+namespace {
+
+std::string number(double v, const char* format = "%.9g") {
+  char b[48];
+  std::snprintf(b, sizeof b, format, v);
+  return b;
+}
+
+// A round length (1, 2 or 5 times a power of ten) near a fifth of the view's width.
+double scale_bar_length(double width) {
+  if (!(width > 0) || !std::isfinite(width)) return 0;
+  const double target = width / 5, p = std::pow(10.0, std::floor(std::log10(target)));
+  for (double f : {5.0, 2.0, 1.0})
+    if (f * p <= target) return f * p;
+  return p;
+}
+
+}  // namespace
+
+ShortUnits short_units(const std::string& system) {
+  if (system == "galactic") return {"kpc", "Msun", "kpc/(km/s)"};
+  if (system == "solar") return {"au", "Msun", "yr"};
+  return {"", "", ""};
+}
+
+Figure draw_frame(const DensityMap& map, const FrameStyle& style, const FrameLabels& labels) {
+  const ShortUnits u = short_units(labels.units);
+  const std::string length = u.length.empty() ? "N-body length" : u.length;
+  const std::string density = u.mass.empty() ? "N-body mass / length\u00b2" : u.mass + " / " + u.length + "\u00b2";
+  const std::vector<double> sigma = surface_density(map);
+  const Scale scale = density_scale(map, style.decades);
+  const std::vector<Rgb> colours = shade(map, style.colormap, scale);
+  FigureSpec spec;
+  spec.title = labels.title;
+  spec.time = "t = " + number(labels.time, "%.4g") + (u.time.empty() ? "" : " " + u.time) +
+              (labels.step >= 0 ? " (step " + std::to_string(labels.step) + ")" : "");
+  const char* plane = map.projection == Projection::perspective ? " at the centre" : "";
+  spec.x = {map.x_lo, map.x_hi, "x' (" + length + ")" + plane};
+  spec.y = {map.y_lo, map.y_hi, "y' (" + length + ")"};
+  spec.colorbar_label = "\u03a3 (" + density + ")" + (map.rgb_mass.empty() ? "" : ", hue: component");
+  spec.colormap = style.colormap;
+  spec.scale = scale;
+  if (!map.rgb_mass.empty()) spec.colorbar_colours = brightness_ramp();
+  spec.max_map_width = std::max(640, map.nx);
+  spec.max_map_height = std::max(480, map.ny);
+  spec.scale_bar = scale_bar_length(map.x_hi - map.x_lo);
+  spec.scale_bar_label = number(spec.scale_bar, "%g") + (u.length.empty() ? "" : " " + u.length);
+  return draw_figure({map.nx, map.ny, sigma, colours}, spec);
+}
+
+TextChunks frame_chunks(const DensityMap& map, const FrameStyle& style, const FrameLabels& labels,
+                        const Figure& figure) {
+  const Scale scale = density_scale(map, style.decades);
+  const Colormap& cm = colormap(style.colormap);
+  return {{"Title", labels.title},
+          {"Software", "nbody"},
+          {"Quantity", "surface density"},
+          {"Units", labels.units},
+          {"Colormap", map.rgb_mass.empty() ? cm.name : "component hues, log brightness"},
+          {"Scale", scale.name()},
+          {"Min", number(scale.lo)},
+          {"Max", number(scale.hi)},
+          {"Step", std::to_string(labels.step)},
+          {"Time", number(labels.time)},
+          {"Camera", labels.camera},
+          {"Centre", number(map.centre[0]) + " " + number(map.centre[1]) + " " + number(map.centre[2])},
+          {"Extent", number(map.x_lo) + " " + number(map.x_hi) + " " + number(map.y_lo) + " " + number(map.y_hi)},
+          {"Mass_inside", number(map.mass_inside)},
+          {"Bodies_inside", std::to_string(map.bodies_inside)},
+          {"Plot_box", figure.plot.text()},
+          {"Colorbar_box", figure.colorbar.text()}};
+}
+
+void write_frame(const std::filesystem::path& path, const DensityMap& map, const FrameStyle& style,
+                 const FrameLabels& labels) {
+  const Figure f = draw_frame(map, style, labels);
+  write_png(path, f.image, frame_chunks(map, style, labels, f));
+}
+
+std::string frame_file_name(std::int64_t step) {
+  char b[40];
+  std::snprintf(b, sizeof b, "frame_%08lld.png", static_cast<long long>(step));
+  return b;
+}
+
+}  // namespace nbody::render

@@ -1,0 +1,109 @@
+#include "run/frame_output.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "nbody/error.hpp"
+#include "render/projection.hpp"
+
+namespace nbody::runloop {
+
+FrameWriter::FrameWriter(std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {
+  thread_ = std::thread([this] { work(); });
+}
+
+FrameWriter::~FrameWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void FrameWriter::rethrow_locked(std::unique_lock<std::mutex>& lock) {
+  if (!error_) return;
+  std::exception_ptr e = std::exchange(error_, nullptr);
+  lock.unlock();
+  std::rethrow_exception(e);
+}
+
+void FrameWriter::push(std::function<void()> job) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return jobs_.size() < capacity_ || error_; });
+  rethrow_locked(lock);
+  jobs_.push_back(std::move(job));
+  lock.unlock();
+  changed_.notify_all();
+}
+
+void FrameWriter::flush() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return (jobs_.empty() && !busy_) || error_; });
+  rethrow_locked(lock);
+}
+
+void FrameWriter::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+    if (jobs_.empty()) return;  // stopping with nothing left
+    std::function<void()> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    std::exception_ptr failed;
+    try {
+      job();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    lock.lock();
+    busy_ = false;
+    if (failed) {
+      error_ = failed;
+      jobs_.clear();
+    }
+    changed_.notify_all();
+  }
+}
+
+FrameOutput::FrameOutput(FrameSettings settings)
+    : settings_(std::move(settings)), writer_(std::make_unique<FrameWriter>(2)) {
+  if (settings_.every <= 0) throw_input_error("--render-every: " + std::to_string(settings_.every) + " is not > 0");
+}
+
+void FrameOutput::write(RunState& state) {
+  std::error_code ec;
+  std::filesystem::create_directories(settings_.directory, ec);
+  if (ec) throw_runtime_error("frames: cannot create '" + settings_.directory.string() + "': " + ec.message());
+  if (settings_.auto_width) {
+    const Particles<double>& p = state.particles();
+    settings_.camera.width = render::auto_width<double>(p.x, p.y, p.z, p.m, settings_.camera.centre);
+    settings_.auto_width = false;
+  }
+  if (frames_ == 0 && settings_.resolved) settings_.resolved(settings_.camera);
+  Simulation& sim = state.simulation();
+  // Colour-by-component hook: when the bodies carry components (Particles::component), pass them
+  // here, one per body in particles()' order; empty draws one colour map.
+  const std::span<const std::uint8_t> components{};
+  render::DensityMap map = sim.project(settings_.camera, settings_.nx, settings_.ny, components);
+  render::FrameLabels labels;
+  const RunConfig& cfg = state.config();
+  labels.title = cfg.ic + ", " + std::to_string(sim.size()) + " bodies";
+  labels.step = state.step();
+  labels.time = state.time();
+  labels.units = cfg.units;
+  labels.camera = settings_.camera.projection == render::Projection::perspective ? "perspective" : "orthographic";
+  const std::filesystem::path path = settings_.directory / render::frame_file_name(state.step());
+  writer_->push([map = std::move(map), labels = std::move(labels), path, style = settings_.style] {
+    render::write_frame(path, map, style, labels);
+  });
+  ++frames_;
+}
+
+void FrameOutput::finish(RunState&, RunEnd) { writer_->flush(); }
+
+void FrameOutput::record_progress(RunProgress&) const { writer_->flush(); }
+
+}  // namespace nbody::runloop
