@@ -30,6 +30,7 @@ RunConfig collision_config(std::int64_t n) {
   cfg.n = n;
   cfg.seed = 5;
   cfg.device = "cpu";
+  cfg.precision = "fp64";
   cfg.dt = 1e-3;
   cfg.softening = 1e-2;
   return cfg;
@@ -189,7 +190,7 @@ void expect_same_set(const Particles<double>& a, const Particles<double>& b, boo
 }
 
 TEST(Components, CsvRoundTripKeepsComponentsAndNames) {
-  const Particles<double> p = collision(40);
+  const Particles<double> p = collision(90);
   const fs::path file = fs::path(temp_dir("components_csv")) / "p.csv";
   write_particle_file(file, ParticleFormat::csv, p, SnapshotMeta{});
   const std::string text = read_text(file.string());
@@ -231,7 +232,7 @@ TEST(Components, CsvBadComponentsAreNamedErrors) {
             std::string::npos);
   EXPECT_NE(error_of(head + "0,1,0,0,0,0,0,0,256\n").find("line 2: component is not a whole number from 0 to 255"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "# components = a, a\n0,1,0,0,0,0,0,0,0\n").find("line 2: component name \"a\" appears twice"),
+  EXPECT_NE(error_of(head + "# components = a, a\n0,1,0,0,0,0,0,0,0\n").find("line 2: component name 'a' appears twice"),
             std::string::npos);
   EXPECT_NE(error_of(head + "0,1,0,0,0,0,0,0\n").find("line 2: 8 values, expected 9"), std::string::npos);
 }
