@@ -16,6 +16,10 @@
 #include "particles/store.hpp"
 #include "support.hpp"
 
+#if NBODY_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
 namespace nbody::test {
 namespace {
 
@@ -256,6 +260,68 @@ TEST(Components, Hdf5RoundTripRestoresOrderAndComponents) {
   EXPECT_TRUE(t.component_names.empty());
   EXPECT_EQ(t.component, std::vector<std::uint8_t>(p.size(), 0));
 }
+
+#if NBODY_HAVE_HDF5
+// Overwrites value k of a one-column dataset (converted from `mem_type`).
+void poke(const fs::path& file, const char* dataset, hsize_t k, hid_t mem_type, const void* value) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t set = H5Dopen2(f, dataset, H5P_DEFAULT);
+  const hid_t space = H5Dget_space(set);
+  const hsize_t one = 1;
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, &k, nullptr, &one, nullptr);
+  const hid_t memory = H5Screate_simple(1, &one, nullptr);
+  ASSERT_GE(H5Dwrite(set, mem_type, memory, space, H5P_DEFAULT, value), 0);
+  H5Sclose(memory);
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(f);
+}
+
+std::string read_error(const fs::path& file) {
+  try {
+    (void)read_particle_file(file);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(Components, Hdf5BadComponentsAndGadgetTypesWithoutNames) {
+  const fs::path dir = temp_dir("components_hdf5_bad");
+  const Particles<double> p = collision(90);
+  const fs::path file = dir / "p.hdf5";
+  write_particle_file(file, ParticleFormat::hdf5, p, SnapshotMeta{});
+  // 90 bodies: 45 a galaxy, disk 7 and bulge 2 each (llround(6.75), llround(2.25)).
+  const std::uint8_t bad_tag = 9;
+  poke(file, "/PartType2/Component", 0, H5T_NATIVE_UINT8, &bad_tag);
+  EXPECT_NE(read_error(file).find("p.hdf5: PartType2 record 1: component 9 has no name (the file names 6)"),
+            std::string::npos)
+      << read_error(file);
+  write_particle_file(file, ParticleFormat::hdf5, p, SnapshotMeta{});
+  const std::uint64_t twice = 5;
+  poke(file, "/PartType3/BodyIndex", 0, H5T_NATIVE_UINT64, &twice);
+  EXPECT_NE(read_error(file).find("p.hdf5: the PartType groups' BodyIndex values are not each of 0 .. 89 once"),
+            std::string::npos)
+      << read_error(file);
+
+  // A GADGET file of several types and no names: one component per type, in type order.
+  write_particle_file(file, ParticleFormat::hdf5, p, SnapshotMeta{});
+  {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t header = H5Gopen2(f, "Header", H5P_DEFAULT);
+    ASSERT_GE(H5Adelete(header, "ComponentNames"), 0);
+    H5Gclose(header);
+    H5Fclose(f);
+  }
+  const Particles<double> g = read_particle_file(file).particles;
+  EXPECT_EQ(g.component_names, (std::vector<std::string>{"PartType1", "PartType2", "PartType3"}));
+  EXPECT_EQ(g.id, p.id);  // BodyIndex still restores the order
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const std::uint8_t kind = p.component[i] % 3;  // disk 0, bulge 1, halo 2
+    ASSERT_EQ(g.component[i], kind == 2 ? 0 : kind == 0 ? 1 : 2) << i;
+  }
+}
+#endif  // NBODY_HAVE_HDF5
 
 }  // namespace
 }  // namespace nbody::test

@@ -54,7 +54,7 @@ def to_yt(snapshot, bounding_box=None, margin=0.05):
     opened with yt's GADGET frontend (its own types ``("PartType1", ...)``, ``PartType2`` ...; the
     components as particle filters on their Component field; units passed as ``unit_base``, which
     yt 4 reads instead of the file's /Units); anything else is loaded with ``yt.load_particles``
-    (one particle type per component, "io" for a set without component names)."""
+    (one particle type per component; "io" for a set of one component, as before components)."""
     import yt
 
     from .files import Snapshot, load
@@ -96,7 +96,7 @@ def to_yt(snapshot, bounding_box=None, margin=0.05):
     length, mass, velocity = float(u["UnitLength_in_cm"]), float(u["UnitMass_in_g"]), float(u["UnitVelocity_in_cm_per_s"])
     component = np.asarray(arrays["component"])
     data = {}
-    for index, ptype in enumerate(names or ["io"]):
+    for index, ptype in enumerate(names if len(names) > 1 else ["io"]):
         take = component == index
         for field, key in (("particle_position_x", "x"), ("particle_position_y", "y"), ("particle_position_z", "z"),
                            ("particle_velocity_x", "vx"), ("particle_velocity_y", "vy"),

@@ -532,6 +532,7 @@ class Reader {
     if (H5Tis_variable_str(type.get()) > 0) {
       const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
       H5Tset_size(mem.get(), H5T_VARIABLE);
+      H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // h5py writes UTF-8
       std::vector<char*> texts(std::size_t(count), nullptr);
       if (count > 0 && H5Aread(attr.get(), mem.get(), texts.data()) < 0) fail("cannot read attribute " + full);
       for (char* t : texts) out.emplace_back(t != nullptr ? t : "");

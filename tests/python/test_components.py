@@ -25,6 +25,8 @@ def test_a_simulation_exposes_its_components(collision):
     # Each id keeps its component: galaxy 1's disk holds ids 0 .. 29.
     ids = np.asarray(collision.id)
     assert np.all(c[ids < 30] == 0) and np.all(c[(ids >= 200) & (ids < 230)] == 3)
+    first = int(np.flatnonzero(ids == 250)[0])
+    assert collision.particles[first].component == "galaxy2.halo"
 
 
 def test_a_csv_snapshot_reads_back_the_components(collision, tmp_path):
