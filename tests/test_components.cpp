@@ -236,7 +236,8 @@ TEST(Components, CsvBadComponentsAreNamedErrors) {
             std::string::npos);
   EXPECT_NE(error_of(head + "0,1,0,0,0,0,0,0,256\n").find("line 2: component is not a whole number from 0 to 255"),
             std::string::npos);
-  EXPECT_NE(error_of(head + "# components = a, a\n0,1,0,0,0,0,0,0,0\n").find("line 2: component name 'a' appears twice"),
+  EXPECT_NE(error_of(head + "# components = a, a\n0,1,0,0,0,0,0,0,0\n")
+                .find("line 2: component name 'a' appears twice"),
             std::string::npos);
   EXPECT_NE(error_of(head + "0,1,0,0,0,0,0,0\n").find("line 2: 8 values, expected 9"), std::string::npos);
 }

@@ -111,7 +111,9 @@ class Engine {
     static const char* const names[] = {"x", "y", "z", "vx", "vy", "vz", "m", "id", "component"};
     bool known = false;
     for (const char* n : names) known = known || name == n;
-    if (!known) throw_input_error("field: unknown particle field '" + name + "' (x, y, z, vx, vy, vz, m, id, component)");
+    if (!known) {
+      throw_input_error("field: unknown particle field '" + name + "' (x, y, z, vx, vy, vz, m, id, component)");
+    }
     DeviceArray a;
     a.owner = self;
     auto fill = [&]<class T>(System<T>* system) {

@@ -16,15 +16,16 @@ const std::vector<IcInfo>& initial_conditions() {
       {"cube", "the documents' set-up: positions and velocities uniform in [-1,1]^3, unit masses", &make_cube,
        N::model, "n bodies of mass 1", "NVIDIA DLI 01-nbody randomizeBodies", &draw_cube, {"bodies"}},
       {"plummer", "Plummer sphere in Henon units (G = M = 1, E = -1/4), Aarseth-Henon-Wielen sampling",
-       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183", &draw_plummer, {"stars"}},
+       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183", &draw_plummer,
+       {"stars"}},
       {"king", "King (1966) model of central potential W0 (--king-w0), Henon units", &make_king, N::model,
        "n bodies of mass 1/n", "King 1966, AJ 71, 64; Poisson equation by RK4, velocities from the DF", &draw_king,
        {"stars"}},
       {"hernquist", "Hernquist (1990) sphere, isotropic, inner 99 % of the mass, Henon units", &make_hernquist,
        N::model, "n bodies of mass 1/n", "Hernquist 1990, ApJ 356, 359 (eqs. 3, 17)", &draw_hernquist, {"stars"}},
       {"uniform-sphere", "homogeneous sphere, Maxwellian velocities at virial ratio --virial-ratio (0: cold collapse)",
-       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities", &draw_uniform_sphere,
-       {"stars"}},
+       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities",
+       &draw_uniform_sphere, {"stars"}},
       {"disk-galaxy", "exponential disk + Hernquist bulge + Hernquist halo, approximate equilibrium, Henon units",
        &make_disk_galaxy, N::model, "n bodies of mass 1/n, split among disk, bulge and halo by mass",
        "Hernquist 1993, ApJS 86, 389 (moment method, simplified); Freeman 1970 disk rotation", &draw_disk_galaxy,
@@ -41,7 +42,8 @@ const std::vector<IcInfo>& initial_conditions() {
        "Approximate Positions of the Planets (Standish), Table 1",
        nullptr, {"star", "planet", "dwarf-planet"}},
       {"shell", "the CUDA samples' shell: a rotating spherical shell (--cluster-scale, --velocity-scale)",
-       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL", &draw_shell, {"bodies"}},
+       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL", &draw_shell,
+       {"bodies"}},
       {"expand", "the CUDA samples' expanding sphere (--cluster-scale, --velocity-scale)", &make_expand,
        N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_EXPAND", &draw_expand, {"bodies"}},
   };
@@ -156,7 +158,9 @@ std::string ic_metadata_toml(const RunConfig& cfg) {
     out += "bodies = " + toml_string(info.bodies) + "\n";
     out += "source = " + toml_string(info.source) + "\n";
     out += "components = [";  // by index: the bodies' component tags in snapshots and checkpoints
-    for (std::size_t c = 0; c < info.components.size(); ++c) out += (c > 0 ? ", " : "") + toml_string(info.components[c]);
+    for (std::size_t c = 0; c < info.components.size(); ++c) {
+      out += (c > 0 ? ", " : "") + toml_string(info.components[c]);
+    }
     out += "]\n";
     if (info.native == NativeUnits::solar) {
       out += "epoch = \"J2000.0 = JD 2451545.0 TDB\"\n";

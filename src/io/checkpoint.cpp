@@ -9,6 +9,7 @@
 
 #include "core/fnv1a.hpp"
 #include "io/atomic_file.hpp"
+#include "io/components.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
 
@@ -150,8 +151,11 @@ void check_particles(const Particles<T>& p, const std::string& source) {
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (!(std::isfinite(p.m[i]) && p.m[i] > 0)) bad("particle " + std::to_string(i) + ": mass must be finite and > 0");
   }
+  check_component_names(p.component_names, source, "checkpoint state");
   const std::size_t kinds = std::max<std::size_t>(p.component_names.size(), 1);
-  if (!p.component.empty() && p.component.size() != p.size()) bad("component array of " + std::to_string(p.component.size()) + " values for " + std::to_string(p.size()) + " particles");
+  if (!p.component.empty() && p.component.size() != p.size()) {
+    bad(std::to_string(p.component.size()) + " component values for " + std::to_string(p.size()) + " particles");
+  }
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (p.component_of(i) >= kinds) {
       bad("particle " + std::to_string(i) + ": component " + std::to_string(p.component_of(i)) + " has no name (" +
@@ -296,8 +300,9 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
   const auto mark = head.get<std::uint32_t>();
   if (mark != kByteOrderMark) throw_input_error(source + ": checkpoint written on a machine of the other byte order");
   if (version < kCheckpointOldestVersion || version > kCheckpointVersion) {
-    throw_input_error(source + ": checkpoint format version " + std::to_string(version) + ", this build reads versions " +
-                      std::to_string(kCheckpointOldestVersion) + " to " + std::to_string(kCheckpointVersion));
+    throw_input_error(source + ": checkpoint format version " + std::to_string(version) +
+                      ", this build reads versions " + std::to_string(kCheckpointOldestVersion) + " to " +
+                      std::to_string(kCheckpointVersion));
   }
   const auto body = bytes.substr(0, bytes.size() - sizeof(std::uint64_t));
   std::uint64_t stored = 0;

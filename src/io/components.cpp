@@ -57,8 +57,8 @@ void check_component_tags(const Particles<double>& p, const std::filesystem::pat
   const std::size_t kinds = std::max<std::size_t>(p.component_names.size(), 1);
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (p.component[i] >= kinds) {
-      throw_file_error(path, record(i) + ": component " + std::to_string(p.component[i]) + " has no name (the file names " +
-                                 std::to_string(p.component_names.size()) + ")");
+      throw_file_error(path, record(i) + ": component " + std::to_string(p.component[i]) +
+                                 " has no name (the file names " + std::to_string(p.component_names.size()) + ")");
     }
   }
 }

@@ -32,7 +32,8 @@ void check_component_names(const std::vector<std::string>& names, const std::fil
 [[nodiscard]] std::string join_component_names(const std::vector<std::string>& names);
 
 // Every body's tag names a component: tag < number of names (or 0 when there are none); the
-// component array has one value per body, or none (every body of component 0). An input error naming the file and `record(i)`.
+// component array has one value per body, or none (every body of component 0). An input error
+// naming the file and `record(i)`.
 void check_component_tags(const Particles<double>& p, const std::filesystem::path& path,
                           const std::function<std::string(std::size_t index)>& record);
 

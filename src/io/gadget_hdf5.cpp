@@ -264,8 +264,8 @@ class Writer {
 // split over several types, each body's index in the set (BodyIndex), by which a reader puts
 // them back in order.
 template <class T>
-void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p, const std::vector<std::size_t>& bodies,
-                         const Rows& r, bool body_index) {
+void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p,
+                         const std::vector<std::size_t>& bodies, const Rows& r, bool body_index) {
   const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   const auto first = static_cast<std::size_t>(r.first);
@@ -335,7 +335,9 @@ void string_array_attribute(const Writer& w, hid_t obj, const char* name, const 
   std::size_t width = 1;
   for (const auto& v : values) width = std::max(width, v.size() + 1);
   std::string packed(width * values.size(), '\0');
-  for (std::size_t k = 0; k < values.size(); ++k) std::memcpy(packed.data() + k * width, values[k].data(), values[k].size());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    std::memcpy(packed.data() + k * width, values[k].data(), values[k].size());
+  }
   Handle type = w.check(H5Tcopy(H5T_C_S1), H5Tclose, name);
   w.check(H5Tset_size(type.get(), width), name);
   w.check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), name);
@@ -524,10 +526,15 @@ class Reader {
     const Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
     if (!attr.valid()) fail("cannot open attribute " + full + " (corrupt file?)");
     const Handle type(H5Aget_type(attr.get()), H5Tclose);
-    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) fail("attribute " + full + " is not an array of strings");
+    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) {
+      fail("attribute " + full + " is not an array of strings");
+    }
     const Handle space(H5Aget_space(attr.get()), H5Sclose);
     const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-    if (count < 0 || count > hssize_t(kMaxComponents)) fail("attribute " + full + " has " + std::to_string(count) + " strings");
+    if (count < 0 || count > hssize_t(kMaxComponents)) {
+      fail("attribute " + full + " has " + std::to_string(count) + " strings, at most " +
+           std::to_string(kMaxComponents));
+    }
     std::vector<std::string> out;
     if (H5Tis_variable_str(type.get()) > 0) {
       const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -702,8 +709,12 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead wh
     widest = std::max(widest, bytes);
     t.vel = r.probe(t.group.get(), where, "Velocities", n, 3);
     t.ids = r.probe(t.group.get(), where, "ParticleIDs", n, 1);
-    if (H5Lexists(t.group.get(), "Component", H5P_DEFAULT) > 0) t.component = r.probe(t.group.get(), where, "Component", n, 1);
-    if (H5Lexists(t.group.get(), "BodyIndex", H5P_DEFAULT) > 0) t.order = r.probe(t.group.get(), where, "BodyIndex", n, 1);
+    if (H5Lexists(t.group.get(), "Component", H5P_DEFAULT) > 0) {
+      t.component = r.probe(t.group.get(), where, "Component", n, 1);
+    }
+    if (H5Lexists(t.group.get(), "BodyIndex", H5P_DEFAULT) > 0) {
+      t.order = r.probe(t.group.get(), where, "BodyIndex", n, 1);
+    }
     if (H5Lexists(t.group.get(), "Masses", H5P_DEFAULT) > 0) {
       t.mass = r.probe(t.group.get(), where, "Masses", n, 1);
     } else if (!(mass_table[std::size_t(type)] > 0)) {

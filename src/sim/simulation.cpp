@@ -176,7 +176,8 @@ gravity::tree::TreeParams tree_of(const RunConfig& cfg) {
 
 // ---- the memory plan ------------------------------------------------------------------
 // A run's peak memory is checked, as a sum, before anything is allocated. Per body:
-constexpr std::size_t kFloat64Bodies = 7 * sizeof(double) + sizeof(std::uint64_t) + sizeof(std::uint8_t);  // Particles<double>
+// Particles<double>: 7 values, the id, the component
+constexpr std::size_t kFloat64Bodies = 7 * sizeof(double) + sizeof(std::uint64_t) + sizeof(std::uint8_t);
 
 // What the integrator keeps beside the store in the solver's memory (hermite4: HermiteState's
 // jerk, own times, predicted state, force-pass results, active indices and next steps) and on
