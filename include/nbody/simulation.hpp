@@ -50,8 +50,11 @@ class Simulation {
   // Energies, momenta, centre of mass, virial ratio of the current state (computed where the
   // particles live; the trajectory is not affected).
   [[nodiscard]] virtual Diagnostics diagnostics() = 0;
-  // The current state, copied to the host as float64 (exact for either precision).
+  // The current state, copied to the host as float64 (exact for either precision), with the
+  // bodies' components and their names.
   [[nodiscard]] virtual Particles<double> particles() = 0;
+  // The names of the bodies' components (Particles::component_names); empty: one unnamed one.
+  [[nodiscard]] virtual const std::vector<std::string>& component_names() const = 0;
   // The accelerations of the current state from the run's solver, body by body in particles()'
   // order (those the integrator holds when they are current, else a pass that leaves the
   // integrator's alone), and the potentials (G included, each body's own term left out; the

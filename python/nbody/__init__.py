@@ -530,6 +530,14 @@ class Simulation:
     vz = property(lambda self: self._field("vz"), doc="Velocities' z: a numpy view (a DeviceArray on a GPU).")
     m = property(lambda self: self._field("m"), doc="Masses: a numpy view (a DeviceArray on a GPU).")
     id = property(lambda self: self._field("id"), doc="Ids (uint64, read-only view).")
+    component = property(lambda self: self._field("component"),
+                         doc="Each body's component (uint8, read-only view): an index into component_names.")
+
+    @property
+    def component_names(self):
+        """The names of the bodies' components by index (the model's parts: ``["disk", "bulge",
+        "halo"]``, ``["star", "planet", "dwarf-planet"]``); empty for one unnamed component."""
+        return list(self.engine.component_names)
 
     # ---- files -------------------------------------------------------------------------
     def save(self, path, format=None):

@@ -21,11 +21,15 @@ _FIELDS = ("x", "y", "z", "vx", "vy", "vz", "m", "id")
 
 
 class _Bodies:
-    """Particle arrays (float64; id uint64) with positions/velocities as (n, 3)."""
+    """Particle arrays (float64; id uint64) with positions/velocities as (n, 3), and the bodies'
+    components: ``component`` (uint8, an index into ``component_names``, the model's parts by
+    index; no names: one unnamed component, every body 0)."""
 
     def _set(self, arrays):
         for name in _FIELDS:
             setattr(self, name, arrays[name])
+        self.component = arrays["component"]
+        self.component_names = list(arrays["component_names"])
 
     @property
     def n(self):

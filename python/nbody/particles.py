@@ -48,6 +48,14 @@ class Particle:
         return int(self._sim._host_field("id")[self.index])
 
     @property
+    def component(self):
+        """The name of the body's component (``"disk"``, ``"planet"``), or None for a simulation
+        of one unnamed component (read-only)."""
+        names = self._sim.component_names
+        tag = int(self._sim._host_field("component")[self.index])
+        return names[tag] if names else None
+
+    @property
     def position(self):
         return np.array([self.x, self.y, self.z])
 

@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include "io/components.hpp"
 #include "io/particle_file.hpp"
 #include "nbody/error.hpp"
 
@@ -105,7 +106,29 @@ pb::dict particles_to_dict(const Particles<double>& p) {
   d["vz"] = to_array(p.vz);
   d["m"] = to_array(p.m);
   d["id"] = to_array(p.id);
+  std::vector<std::uint8_t> component(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) component[i] = p.component_of(i);
+  d["component"] = to_array(component);
+  pb::list names;
+  for (const auto& name : p.component_names) names.append(pb::str(name));
+  d["component_names"] = names;
   return d;
+}
+
+void components_from_dict(Particles<double>& p, const pb::dict& d, const std::string& what) {
+  if (d.contains("component_names") && !d["component_names"].is_none()) {
+    p.component_names.clear();
+    for (const auto& name : d["component_names"]) p.component_names.push_back(pb::str(name).cast<std::string>());
+    check_component_names(p.component_names, what, "component_names");
+  }
+  if (d.contains("component") && !d["component"].is_none()) {
+    auto a = pb::array_t<std::uint8_t, pb::array::c_style | pb::array::forcecast>::ensure(d["component"]);
+    if (!a || a.ndim() != 1 || static_cast<std::size_t>(a.size()) != p.size()) {
+      throw_input_error(what + ": component must be " + std::to_string(p.size()) + " integers from 0 to 255");
+    }
+    p.component.assign(a.data(), a.data() + a.size());
+  }
+  check_component_tags(p, what, [](std::size_t i) { return "body " + std::to_string(i); });
 }
 
 Particles<double> particles_from_arrays(const pb::object& m, const pb::object& x, const pb::object& y,

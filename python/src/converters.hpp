@@ -19,8 +19,12 @@ RunConfig config_from_kwargs(const pb::dict& kwargs, RunConfig base, std::vector
 // Every parameter as {key: value} (int, float or str).
 pb::dict config_to_dict(const RunConfig& cfg);
 
-// float64 copies of every field: {"x": ..., "m": ..., "id": uint64}.
+// float64 copies of every field: {"x": ..., "m": ..., "id": uint64, "component": uint8,
+// "component_names": [str, ...]}.
 pb::dict particles_to_dict(const Particles<double>& p);
+// The optional "component" (uint8 per body) and "component_names" (list of str) of a dict into
+// p (of the dict's bodies), checked: every tag names a component.
+void components_from_dict(Particles<double>& p, const pb::dict& d, const std::string& what);
 // Particles from numpy arrays (forcecast to float64; id to uint64), checked: same lengths,
 // finite values, masses > 0, unique ids. `what` names them in messages.
 Particles<double> particles_from_arrays(const pb::object& m, const pb::object& x, const pb::object& y,

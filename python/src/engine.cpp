@@ -109,10 +109,12 @@ class Engine {
   // `for_writing`: handed out to a caller that may write it (a device array), which counts as a
   // write at the next step (see view_opened).
   DeviceArray field(const std::shared_ptr<Engine>& self, const std::string& name, bool for_writing = false) {
-    static const char* const names[] = {"x", "y", "z", "vx", "vy", "vz", "m", "id"};
+    static const char* const names[] = {"x", "y", "z", "vx", "vy", "vz", "m", "id", "component"};
     bool known = false;
     for (const char* n : names) known = known || name == n;
-    if (!known) throw_input_error("field: unknown particle field '" + name + "' (x, y, z, vx, vy, vz, m, id)");
+    if (!known) {
+      throw_input_error("field: unknown particle field '" + name + "' (x, y, z, vx, vy, vz, m, id, component)");
+    }
     DeviceArray a;
     a.owner = self;
     auto fill = [&]<class T>(System<T>* system) {
@@ -124,6 +126,10 @@ class Engine {
         a.data = store.template field<std::uint64_t>("id");
         a.kind = 'u';
         a.bytes = 8;
+      } else if (name == "component") {
+        a.data = store.template field<std::uint8_t>("component");
+        a.kind = 'u';
+        a.bytes = 1;
       } else {
         a.data = store.template field<T>(name);
         a.kind = 'f';
@@ -137,7 +143,7 @@ class Engine {
       fill(system_of<double>(*sim_));
     }
     // hermite4 keeps per-body state (jerks, times) that a write would leave inconsistent.
-    a.readonly = name == "id" || sim_->config().integrator == "hermite4";
+    a.readonly = name == "id" || name == "component" || sim_->config().integrator == "hermite4";
     if (for_writing && !a.readonly) {
       written_ = true;
       positions_written_ = positions_written_ || is_position_field(name);
@@ -226,9 +232,10 @@ void bind_engine(pb::module_& m) {
           "from_particles",
           [](const std::string& lines, const pb::dict& p) {
             const RunConfig cfg = config_from_lines(lines, "configuration");
-            const Particles<double> parts =
+            Particles<double> parts =
                 particles_from_arrays(p["m"], p["x"], p["y"], p["z"], p["vx"], p["vy"], p["vz"],
                                       p.contains("id") ? pb::object(p["id"]) : pb::object(pb::none()), "particles");
+            components_from_dict(parts, p, "particles");
             pb::gil_scoped_release release;
             return std::make_shared<Engine>(Simulation::create(cfg, parts));
           },
@@ -312,6 +319,7 @@ void bind_engine(pb::module_& m) {
           pb::arg("decades"), pb::arg("components"))
       .def("initial_diagnostics", [](Engine& e) { return diagnostics_to_dict(e.initial(), e.initial()); })
       .def("particles", [](Engine& e) { return particles_to_dict(e.sim().particles()); })
+      .def_property_readonly("component_names", [](Engine& e) { return e.sim().component_names(); })
       .def("lagrangian_radii",
            [](Engine& e) {
              const auto p = e.sim().particles();
@@ -346,8 +354,9 @@ void bind_engine(pb::module_& m) {
       .def(
           "with_particles",
           [](Engine& e, const pb::dict& p, const std::string& what) {
-            const Particles<double> parts =
+            Particles<double> parts =
                 particles_from_arrays(p["m"], p["x"], p["y"], p["z"], p["vx"], p["vy"], p["vz"], p["id"], what);
+            components_from_dict(parts, p, what);
             return e.with_particles(parts, what);
           },
           pb::arg("particles"), pb::arg("what"),

@@ -139,9 +139,10 @@ void bind_files(pb::module_& m) {
       "write_particle_file",
       [](const std::filesystem::path& path, const std::string& format, const pb::dict& p, double time,
          const std::string& precision, const pb::object& config_lines) {
-        const Particles<double> parts =
+        Particles<double> parts =
             particles_from_arrays(p["m"], p["x"], p["y"], p["z"], p["vx"], p["vy"], p["vz"],
                                   p.contains("id") ? pb::object(p["id"]) : pb::object(pb::none()), "particles");
+        components_from_dict(parts, p, "particles");
         RunConfig cfg;
         if (!config_lines.is_none()) cfg = config_from_lines(config_lines.cast<std::string>(), "configuration");
         const ParticleFormat f = parse_particle_format(format, "format");

@@ -71,8 +71,8 @@ Command add_convert_command(CLI::App& parent) {
   auto* app = parent.add_subcommand(
       "convert",
       "Convert a particle file between formats, chosen by extension: .hdf5/.h5 (GADGET-4 layout), "
-      ".tipsy/.std/.bin (Tipsy binary, float32) and .csv (id,m,x,y,z,vx,vy,vz); the input format is sniffed "
-      "when its extension is unknown. Values are validated as for --ic file:PATH.");
+      ".tipsy/.std/.bin (Tipsy binary, float32) and .csv (id,m,x,y,z,vx,vy,vz[,component]); the input "
+      "format is sniffed when its extension is unknown. Values are validated as for --ic file:PATH.");
   auto opts = std::make_shared<ConvertOptions>();
   app->add_option("IN", opts->in, "particle file to read")->required();
   app->add_option("OUT", opts->out, "particle file to write")->required();

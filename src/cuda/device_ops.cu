@@ -130,7 +130,13 @@ void device_gather(void* dst, const void* src, const std::int32_t* order, std::s
   NBODY_CUDA_CHECK(cudaSetDevice(ordinal));
   const auto s = static_cast<cudaStream_t>(stream);
   const int count = static_cast<int>(n);
-  if (width == 4) {
+  if (width == 1) {  // the component tags
+    using Byte = unsigned char;
+    cuda::launch_for_each(count, Gather<Byte>{static_cast<Byte*>(dst), static_cast<const Byte*>(src), order}, s);
+  } else if (width == 2) {
+    using Half = unsigned short;
+    cuda::launch_for_each(count, Gather<Half>{static_cast<Half*>(dst), static_cast<const Half*>(src), order}, s);
+  } else if (width == 4) {
     cuda::launch_for_each(count, Gather<unsigned>{static_cast<unsigned*>(dst), static_cast<const unsigned*>(src), order},
                           s);
   } else if (width == 8) {

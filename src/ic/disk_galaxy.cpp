@@ -190,6 +190,7 @@ struct DrawTarget {
   std::size_t first;       // global index of the galaxy's body 0
   std::size_t begin;       // local index drawn to out_offset
   std::size_t out_offset;
+  std::uint8_t component_base;  // the disk's component tag; the bulge's is one more, the halo's two
 };
 
 void sample_disk(const DrawTarget& t, std::size_t lo, std::size_t hi, const GalaxyModel& model, double toomre_q) {
@@ -221,6 +222,7 @@ void sample_disk(const DrawTarget& t, std::size_t lo, std::size_t hi, const Gala
     p.vy[o] = v_r * s + v_phi * c;
     p.vz[o] = v_z;
     p.id[o] = id;
+    p.component[o] = static_cast<std::uint8_t>(t.component_base + kComponentDisk);
   });
 }
 
@@ -248,6 +250,7 @@ void sample_spheroid(const DrawTarget& t, std::size_t lo, std::size_t hi, const 
     p.vy[o] = vy;
     p.vz[o] = vz;
     p.id[o] = id;
+    p.component[o] = static_cast<std::uint8_t>(t.component_base + (component == 0 ? kComponentBulge : kComponentHalo));
   });
 }
 
@@ -277,8 +280,8 @@ GalaxyModel galaxy_model(std::size_t n, const GalaxyCounts& c) {
 // scaling), into out from out_offset on; masses 1/n, ids first + j.
 void draw_galaxy_range(std::size_t n, const GalaxyCounts& c, const GalaxyModel& model, const GalaxyParams& params,
                        std::uint64_t seed, std::size_t first, Particles<double>& out, std::size_t begin,
-                       std::size_t end, std::size_t out_offset) {
-  const DrawTarget t{out, seed, first, begin, out_offset};
+                       std::size_t end, std::size_t out_offset, std::uint8_t component_base) {
+  const DrawTarget t{out, seed, first, begin, out_offset, component_base};
   const std::size_t bounds[4] = {0, c.disk, c.disk + c.bulge, n};
   for (int part = 0; part < 3; ++part) {
     const std::size_t lo = std::max(begin, bounds[part]), hi = std::min(end, bounds[part + 1]);
@@ -318,7 +321,7 @@ Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, c
                                ", bulge " + std::to_string(c.bulge) + ", halo " + std::to_string(c.halo) + ")");
     const GalaxyModel model = galaxy_model(n, c);
     g.particles.resize(n);
-    draw_galaxy_range(n, c, model, params, seed, first_index, g.particles, 0, n, 0);
+    draw_galaxy_range(n, c, model, params, seed, first_index, g.particles, 0, n, 0, 0);
   }
   Particles<double>& p = g.particles;
   {
@@ -336,9 +339,9 @@ Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, c
 
 void draw_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
                  std::string_view ic_name, Particles<double>& out, std::size_t begin, std::size_t end,
-                 std::size_t out_offset) {
+                 std::size_t out_offset, std::uint8_t component_base) {
   const GalaxyCounts c = galaxy_counts(n, params, ic_name);
-  draw_galaxy_range(n, c, galaxy_model(n, c), params, seed, first_index, out, begin, end, out_offset);
+  draw_galaxy_range(n, c, galaxy_model(n, c), params, seed, first_index, out, begin, end, out_offset, component_base);
 }
 
 }  // namespace nbody::ic

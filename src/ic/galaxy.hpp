@@ -33,8 +33,15 @@ inline constexpr double kHaloMassCut = 0.9;       // halo truncated at 90 % of i
 inline constexpr double kToomreRadius = 2.43;     // where Q is set (Hernquist 1993: the solar radius)
 inline constexpr std::size_t kEnergySubset = 16384;  // bodies in the pair sum for the energy
 
+// A galaxy's components (Particles::component of its bodies): disk 0, bulge 1, halo 2.
+inline constexpr std::uint8_t kComponentDisk = 0;
+inline constexpr std::uint8_t kComponentBulge = 1;
+inline constexpr std::uint8_t kComponentHalo = 2;
+inline constexpr std::uint8_t kGalaxyComponents = 3;
+
 struct Galaxy {
-  Particles<double> particles;  // Henon units: G = M = 1, E = -1/4; disk, then bulge, then halo
+  // Henon units: G = M = 1, E = -1/4; disk, then bulge, then halo (components 0, 1, 2)
+  Particles<double> particles;
   std::size_t n_disk = 0, n_bulge = 0, n_halo = 0;
   double length_unit = 1;  // R_d in Henon units (lengths of the model were multiplied by this)
 };
@@ -47,9 +54,10 @@ struct Galaxy {
 [[nodiscard]] Galaxy make_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
                                  std::string_view ic_name, Logger* log = nullptr, std::string_view label = "the galaxy");
 // The galaxy's bodies j in [begin, end) as drawn, before centring and scaling (make_galaxy's first
-// stage), into out at out_offset + j - begin; masses 1/n, ids first_index + j.
+// stage), into out at out_offset + j - begin; masses 1/n, ids first_index + j, components
+// component_base + kComponentDisk / Bulge / Halo.
 void draw_galaxy(std::size_t n, std::uint64_t seed, std::size_t first_index, const GalaxyParams& params,
                  std::string_view ic_name, Particles<double>& out, std::size_t begin, std::size_t end,
-                 std::size_t out_offset);
+                 std::size_t out_offset, std::uint8_t component_base = 0);
 
 }  // namespace nbody::ic

@@ -24,6 +24,9 @@
 //    -m1 m2 / d: the total energy is -1/4 only to within that difference, about +0.003 at d = 3
 //    (+0.06 at d = 1; measured in the tests).
 // In these units each disk's scale length is about 0.1 (0.5 of the disk-galaxy's 0.19).
+// Components: galaxy 1's disk, bulge and halo are components 0, 1, 2 ("galaxy1.disk",
+// "galaxy1.bulge", "galaxy1.halo"), galaxy 2's are 3, 4, 5 ("galaxy2.disk", ...): component
+// 3 g + k is part k (ic::kComponentDisk, Bulge, Halo) of galaxy g (0 or 1).
 //
 // n is the total number of bodies of both galaxies (n >= 6).
 #include <algorithm>
@@ -49,7 +52,8 @@ void draw_galaxy_collision(const IcRequest& req, Particles<double>& p, std::size
   }
   if (end > n1) {
     const std::size_t lo = std::max(begin, n1);
-    ic::draw_galaxy(n2, req.seed, n1, params, "galaxy-collision", p, lo - n1, end - n1, lo - begin);
+    ic::draw_galaxy(n2, req.seed, n1, params, "galaxy-collision", p, lo - n1, end - n1, lo - begin,
+                    ic::kGalaxyComponents);
   }
 }
 
@@ -100,6 +104,7 @@ Particles<double> make_galaxy_collision(const IcRequest& req) {
       p.vz[k] = src.vz[i];
       p.m[k] = 0.5 * src.m[i];
       p.id[k] = k;
+      p.component[k] = static_cast<std::uint8_t>(g * ic::kGalaxyComponents + src.component[i]);
     }
     ic::rotate_about_x(p, incl[g], begin, end);
     const double dx[3] = {side[g] * rel_x[0], side[g] * rel_x[1], side[g] * rel_x[2]};

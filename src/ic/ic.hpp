@@ -48,12 +48,16 @@ struct IcInfo {
   std::string bodies;  // what n means for this model
   std::string source;  // where the model's recipe or numbers come from (for model.toml)
   IcDraw draw = nullptr;  // the per-body draws; null for a model without random draws
+  // The model's components by index (Particles::component_names): make and draw tag each body
+  // with its index here. A model of one component tags every body 0.
+  std::vector<std::string> components;
 };
 
 [[nodiscard]] const std::vector<IcInfo>& initial_conditions();
 [[nodiscard]] std::vector<std::string> ic_names();
 [[nodiscard]] const IcInfo& find_initial_conditions(std::string_view name);  // input error if unknown
-// Draws the model and converts it to request.model.units. Throws an input error for an unknown
+// Draws the model and converts it to request.model.units; the bodies carry their components and
+// the set the model's component names (IcInfo::components). Throws an input error for an unknown
 // name, an n the model cannot have, or physical units without the scales a model needs.
 [[nodiscard]] Particles<double> make_initial_conditions(const IcRequest& request);
 

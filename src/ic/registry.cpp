@@ -14,31 +14,38 @@ const std::vector<IcInfo>& initial_conditions() {
   using N = NativeUnits;
   static const std::vector<IcInfo> table = {
       {"cube", "the documents' set-up: positions and velocities uniform in [-1,1]^3, unit masses", &make_cube,
-       N::model, "n bodies of mass 1", "NVIDIA DLI 01-nbody randomizeBodies", &draw_cube},
+       N::model, "n bodies of mass 1", "NVIDIA DLI 01-nbody randomizeBodies", &draw_cube, {"bodies"}},
       {"plummer", "Plummer sphere in Henon units (G = M = 1, E = -1/4), Aarseth-Henon-Wielen sampling",
-       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183", &draw_plummer},
+       &make_plummer, N::model, "n bodies of mass 1/n", "Aarseth, Henon & Wielen 1974, A&A 37, 183", &draw_plummer,
+       {"stars"}},
       {"king", "King (1966) model of central potential W0 (--king-w0), Henon units", &make_king, N::model,
-       "n bodies of mass 1/n", "King 1966, AJ 71, 64; Poisson equation by RK4, velocities from the DF", &draw_king},
+       "n bodies of mass 1/n", "King 1966, AJ 71, 64; Poisson equation by RK4, velocities from the DF", &draw_king,
+       {"stars"}},
       {"hernquist", "Hernquist (1990) sphere, isotropic, inner 99 % of the mass, Henon units", &make_hernquist,
-       N::model, "n bodies of mass 1/n", "Hernquist 1990, ApJ 356, 359 (eqs. 3, 17)", &draw_hernquist},
+       N::model, "n bodies of mass 1/n", "Hernquist 1990, ApJ 356, 359 (eqs. 3, 17)", &draw_hernquist, {"stars"}},
       {"uniform-sphere", "homogeneous sphere, Maxwellian velocities at virial ratio --virial-ratio (0: cold collapse)",
-       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities", &draw_uniform_sphere},
+       &make_uniform_sphere, N::model, "n bodies of mass 1/n", "homogeneous sphere, Gaussian velocities",
+       &draw_uniform_sphere, {"stars"}},
       {"disk-galaxy", "exponential disk + Hernquist bulge + Hernquist halo, approximate equilibrium, Henon units",
        &make_disk_galaxy, N::model, "n bodies of mass 1/n, split among disk, bulge and halo by mass",
-       "Hernquist 1993, ApJS 86, 389 (moment method, simplified); Freeman 1970 disk rotation", &draw_disk_galaxy},
+       "Hernquist 1993, ApJS 86, 389 (moment method, simplified); Freeman 1970 disk rotation", &draw_disk_galaxy,
+       {"disk", "bulge", "halo"}},
       {"galaxy-collision", "two disk galaxies on a parabolic orbit (--pericentre, --separation, --incl1, --incl2)",
        &make_galaxy_collision, N::model, "n bodies in all: n - n/2 in galaxy 1, n/2 in galaxy 2",
-       "two disk-galaxy models on a point-mass parabolic orbit", &draw_galaxy_collision},
+       "two disk-galaxy models on a point-mass parabolic orbit", &draw_galaxy_collision,
+       {"galaxy1.disk", "galaxy1.bulge", "galaxy1.halo", "galaxy2.disk", "galaxy2.bulge", "galaxy2.halo"}},
       {"solar-system", "the Sun, eight planets and Pluto at J2000.0 (JPL Horizons DE441), --units solar or galactic",
        &make_solar_system, N::solar, "exactly 10 bodies (n must be 10)",
        "JPL Horizons DE441 state vectors at JD 2451545.0 TDB (barycentric, ICRF rotated to the ecliptic of "
        "J2000.0 by eps = 84381.448 arcsec; Earth and Moon combined into the Earth-Moon barycentre); masses "
        "GM_i / GM_sun from NAIF gm_de440.tpc (system masses); Pluto from the J2000 Keplerian elements of JPL's "
-       "Approximate Positions of the Planets (Standish), Table 1"},
+       "Approximate Positions of the Planets (Standish), Table 1",
+       nullptr, {"star", "planet", "dwarf-planet"}},
       {"shell", "the CUDA samples' shell: a rotating spherical shell (--cluster-scale, --velocity-scale)",
-       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL", &draw_shell},
+       &make_shell, N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_SHELL", &draw_shell,
+       {"bodies"}},
       {"expand", "the CUDA samples' expanding sphere (--cluster-scale, --velocity-scale)", &make_expand,
-       N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_EXPAND", &draw_expand},
+       N::model, "n bodies of mass 1", "NVIDIA CUDA samples nbody, NBODY_CONFIG_EXPAND", &draw_expand, {"bodies"}},
   };
   return table;
 }
@@ -97,6 +104,7 @@ Particles<double> make_initial_conditions(const IcRequest& req) {
   const ic::SetupPhase phase(req.log, req.n > 0 ? static_cast<std::size_t>(req.n) : 0,
                              "drawing the initial conditions: " + info.name + ", " + std::to_string(req.n) + " bodies");
   Particles<double> p = info.make(req);
+  p.component_names = info.components;
   to_unit_system(p, info.native, req.model, info.name);
   return p;
 }
@@ -121,11 +129,14 @@ Particles<double> draw_bodies(const IcRequest& req, std::size_t begin, std::size
       out.vz[k] = whole.vz[i];
       out.m[k] = whole.m[i];
       out.id[k] = whole.id[i];
+      out.component[k] = whole.component[i];
     }
+    out.component_names = info.components;
     return out;
   }
-  out.resize(end - begin);
+  out.resize(end - begin);  // components 0: a draw of a model of several sets its bodies' own
   info.draw(req, out, begin, end);
+  out.component_names = info.components;
   return out;
 }
 
@@ -146,6 +157,11 @@ std::string ic_metadata_toml(const RunConfig& cfg) {
     out += "description = " + toml_string(info.description) + "\n";
     out += "bodies = " + toml_string(info.bodies) + "\n";
     out += "source = " + toml_string(info.source) + "\n";
+    out += "components = [";  // by index: the bodies' component tags in snapshots and checkpoints
+    for (std::size_t c = 0; c < info.components.size(); ++c) {
+      out += (c > 0 ? ", " : "") + toml_string(info.components[c]);
+    }
+    out += "]\n";
     if (info.native == NativeUnits::solar) {
       out += "epoch = \"J2000.0 = JD 2451545.0 TDB\"\n";
       out += "frame = \"barycentric, ecliptic and mean equinox of J2000.0\"\n";

@@ -185,6 +185,9 @@ Particles<double> make_solar_system(const IcRequest& req) {
   p.vz[9] = p.vz[0] + v[2] * days_per_year;
   p.m[9] = kGmPluto / gm_sun;
   for (std::size_t i = 0; i < 10; ++i) p.id[i] = i;
+  // Components (IcInfo::components): the Sun 0 "star", the planets 1 "planet", Pluto 2 "dwarf-planet".
+  for (std::size_t i = 1; i < 9; ++i) p.component[i] = 1;
+  p.component[9] = 2;
   centre(p);
   return p;
 }

@@ -9,6 +9,7 @@
 
 #include "core/fnv1a.hpp"
 #include "io/atomic_file.hpp"
+#include "io/components.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
 
@@ -57,6 +58,19 @@ void put_particles(Encoder& e, const Particles<T>& p) {
   e.put(static_cast<std::uint64_t>(p.size()));
   for (const auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) e.put_array(*v);
   e.put_array(p.id);
+  if (p.component.empty()) {
+    e.put_array(std::vector<std::uint8_t>(p.size(), 0));  // every body of component 0
+  } else {
+    e.put_array(p.component);
+  }
+}
+
+void put_component_names(Encoder& e, const std::vector<std::string>& names) {
+  e.put(static_cast<std::uint32_t>(names.size()));
+  for (const auto& name : names) {
+    e.put(static_cast<std::uint32_t>(name.size()));
+    e.put_bytes(name);
+  }
 }
 
 // ---- decoding ------------------------------------------------------------------------
@@ -96,12 +110,28 @@ class Decoder {
   std::size_t at_ = 0;
 };
 
+// Version 2 has no components: every body is of component 0.
 template <class T>
-Particles<T> get_particles(Decoder& d, std::uint64_t n) {
+Particles<T> get_particles(Decoder& d, std::uint64_t n, std::uint32_t version) {
   Particles<T> p;
   for (auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) d.get_array(*v, n);
   d.get_array(p.id, n);
+  if (version >= 3) {
+    d.get_array(p.component, n);
+  } else {
+    p.component.assign(n, 0);
+  }
   return p;
+}
+
+std::vector<std::string> get_component_names(Decoder& d) {
+  const auto count = d.get<std::uint32_t>();
+  std::vector<std::string> names;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const auto len = d.get<std::uint32_t>();
+    names.emplace_back(d.take(len));
+  }
+  return names;
 }
 
 // ---- validation: a checkpoint with a good checksum may still hold a state no run can have ----
@@ -120,6 +150,17 @@ void check_particles(const Particles<T>& p, const std::string& source) {
   }
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (!(std::isfinite(p.m[i]) && p.m[i] > 0)) bad("particle " + std::to_string(i) + ": mass must be finite and > 0");
+  }
+  check_component_names(p.component_names, source, "checkpoint state");
+  const std::size_t kinds = std::max<std::size_t>(p.component_names.size(), 1);
+  if (!p.component.empty() && p.component.size() != p.size()) {
+    bad(std::to_string(p.component.size()) + " component values for " + std::to_string(p.size()) + " particles");
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p.component_of(i) >= kinds) {
+      bad("particle " + std::to_string(i) + ": component " + std::to_string(p.component_of(i)) + " has no name (" +
+          std::to_string(p.component_names.size()) + " names)");
+    }
   }
   std::unordered_map<std::uint64_t, std::size_t> seen;
   seen.reserve(p.size());
@@ -214,6 +255,7 @@ std::string encode_checkpoint(const Checkpoint& ck) {
     e.put(ck.time);
   });
   e.section("PART", [&] { std::visit([&](const auto& p) { put_particles(e, p); }, ck.state); });
+  e.section("CNAM", [&] { std::visit([&](const auto& p) { put_component_names(e, p.component_names); }, ck.state); });
   e.section("INTG", [&] {
     e.put(static_cast<std::uint32_t>(ck.integrator.tag.size()));
     e.put_bytes(ck.integrator.tag);
@@ -257,9 +299,10 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
   const auto version = head.get<std::uint32_t>();
   const auto mark = head.get<std::uint32_t>();
   if (mark != kByteOrderMark) throw_input_error(source + ": checkpoint written on a machine of the other byte order");
-  if (version != kCheckpointVersion) {
+  if (version < kCheckpointOldestVersion || version > kCheckpointVersion) {
     throw_input_error(source + ": checkpoint format version " + std::to_string(version) +
-                      ", this build reads version " + std::to_string(kCheckpointVersion));
+                      ", this build reads versions " + std::to_string(kCheckpointOldestVersion) + " to " +
+                      std::to_string(kCheckpointVersion));
   }
   const auto body = bytes.substr(0, bytes.size() - sizeof(std::uint64_t));
   std::uint64_t stored = 0;
@@ -268,6 +311,7 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
 
   Checkpoint ck;
   bool have[4] = {false, false, false, false};
+  std::vector<std::string> component_names;
   Decoder d(body.substr(kPreamble), source, "checkpoint");
   while (!d.done()) {
     const std::string tag(d.take(4));
@@ -284,9 +328,9 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
       const auto width = s.get<std::uint32_t>();
       const auto n = s.get<std::uint64_t>();
       if (width == 4) {
-        ck.state = get_particles<float>(s, n);
+        ck.state = get_particles<float>(s, n, version);
       } else if (width == 8) {
-        ck.state = get_particles<double>(s, n);
+        ck.state = get_particles<double>(s, n, version);
       } else {
         s.fail("PART section: values of " + std::to_string(width) + " bytes");
       }
@@ -313,12 +357,15 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& source) 
       ck.progress.diagnostics_rows = s.get<std::int64_t>();
       ck.progress.snapshots = s.get<std::int64_t>();
       have[3] = true;
+    } else if (tag == "CNAM") {
+      component_names = get_component_names(s);
     } else if (tag == "RUNI") {
       ck.run_id = std::string(s.take(size));
     }
     // Unknown sections are skipped (written by a later version that added them).
   }
   if (!(have[0] && have[1] && have[2] && have[3])) throw_input_error(source + ": checkpoint lacks a required section");
+  std::visit([&](auto& p) { p.component_names = std::move(component_names); }, ck.state);
   return ck;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/strings.hpp"
 #include "io/atomic_file.hpp"
+#include "io/components.hpp"
 #include "nbody/error.hpp"
 
 namespace nbody {
@@ -16,6 +17,7 @@ namespace nbody {
 namespace {
 
 constexpr std::string_view kTimeKey = "time";
+constexpr std::string_view kComponentsKey = "components";
 constexpr std::string_view kSofteningKey = "softening";
 const char* const kUnitKeys[] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s", "UnitTime_in_s"};
 
@@ -29,7 +31,8 @@ double* unit_field(UnitSystemCgs& u, int k) {
 template <class T>
 std::string csv_snapshot_text(const Particles<T>& p, const CsvMeta* meta) {
   constexpr int digits = sizeof(T) == 4 ? 9 : 17;
-  std::string out = "id,m,x,y,z,vx,vy,vz\n";
+  const bool components = !p.component_names.empty();
+  std::string out = components ? "id,m,x,y,z,vx,vy,vz,component\n" : "id,m,x,y,z,vx,vy,vz\n";
   if (meta != nullptr) {
     UnitSystemCgs u = meta->units;
     char text[64];
@@ -45,7 +48,8 @@ std::string csv_snapshot_text(const Particles<T>& p, const CsvMeta* meta) {
     }
     out += "\n";
   }
-  out.reserve(out.size() + p.size() * (8 * (digits + 8)));
+  if (components) out += "# " + std::string(kComponentsKey) + " = " + join_component_names(p.component_names) + "\n";
+  out.reserve(out.size() + p.size() * (8 * (digits + 8) + (components ? 4 : 0)));
   char row[512];
   for (std::size_t i = 0; i < p.size(); ++i) {
     const int len = std::snprintf(row, sizeof row, "%llu,%.*g,%.*g,%.*g,%.*g,%.*g,%.*g,%.*g\n",
@@ -53,6 +57,11 @@ std::string csv_snapshot_text(const Particles<T>& p, const CsvMeta* meta) {
                                   double(p.x[i]), digits, double(p.y[i]), digits, double(p.z[i]), digits,
                                   double(p.vx[i]), digits, double(p.vy[i]), digits, double(p.vz[i]));
     out.append(row, static_cast<std::size_t>(len));
+    if (components) {
+      out.back() = ',';
+      out += std::to_string(static_cast<unsigned>(p.component_of(i)));
+      out += '\n';
+    }
   }
   return out;
 }
@@ -65,6 +74,8 @@ void write_csv_snapshot(const std::filesystem::path& path, const Particles<T>& p
 namespace {
 
 constexpr std::string_view kCsvHeader = "id,m,x,y,z,vx,vy,vz";
+constexpr std::string_view kCsvComponentHeader = "id,m,x,y,z,vx,vy,vz,component";
+
 
 std::string line_name(std::size_t line) { return "line " + std::to_string(line); }
 
@@ -72,6 +83,26 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
+}
+
+// The components comment "# components = a, b, c" into `names`; false for another comment.
+bool read_components_comment(std::string_view text, std::vector<std::string>& names, const std::filesystem::path& path,
+                             std::size_t line) {
+  text.remove_prefix(1);  // '#'
+  text = trim(text);
+  if (text.substr(0, kComponentsKey.size()) != kComponentsKey) return false;
+  std::string_view rest = trim(text.substr(kComponentsKey.size()));
+  if (rest.empty() || rest.front() != '=') return false;
+  rest = trim(rest.substr(1));
+  names.clear();
+  while (true) {
+    const auto comma = rest.find(',');
+    names.emplace_back(trim(rest.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  check_component_names(names, path, line_name(line));
+  return true;
 }
 
 // The metadata comment "# time = T, UnitLength_in_cm = L, ..." into `info`; false for another
@@ -140,40 +171,58 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path, FileRead 
   std::vector<std::size_t> line_of;
   std::string raw;
   std::size_t line = 0;
-  bool header = false, meta_read = false;
-  static const char* const kNames[] = {"id", "m", "x", "y", "z", "vx", "vy", "vz"};
+  bool header = false, meta_read = false, names_read = false, with_component = false;
+  static const char* const kNames[] = {"id", "m", "x", "y", "z", "vx", "vy", "vz", "component"};
   while (std::getline(in, raw)) {
     ++line;
     const std::string_view text = trim(raw);
     if (text.empty()) continue;
     if (!header) {
-      if (text != kCsvHeader) {
-        throw_file_error(path, line_name(line) + ": expected the CSV header '" + std::string(kCsvHeader) + "', got " +
-                                   quoted_text(text, 60));
+      with_component = text == kCsvComponentHeader;
+      if (text != kCsvHeader && !with_component) {
+        throw_file_error(path, line_name(line) + ": expected the CSV header '" + std::string(kCsvHeader) + "' (or '" +
+                                   std::string(kCsvComponentHeader) + "'), got " + quoted_text(text, 60));
       }
       header = true;
       continue;
     }
     if (text.front() == '#') {
-      if (!meta_read && read_meta_comment(text, data.info, path, line)) meta_read = true;
+      if (!meta_read && read_meta_comment(text, data.info, path, line)) {
+        meta_read = true;
+      } else if (!names_read && read_components_comment(text, p.component_names, path, line)) {
+        names_read = true;
+      }
       continue;
     }
     if (what == FileRead::metadata) return data;
-    std::string_view fields[8];
+    const std::size_t columns = with_component ? 9 : 8;
+    std::string_view fields[9];
     std::size_t count = 0;
     std::string_view rest = text;
     while (true) {
       const auto comma = rest.find(',');
-      if (count == 8) {
-        throw_file_error(path, line_name(line) + ": more than 8 values (the header has 8 columns)");
+      if (count == columns) {
+        throw_file_error(path, line_name(line) + ": more than " + std::to_string(columns) + " values (the header has " +
+                                   std::to_string(columns) + " columns)");
       }
       fields[count++] = trim(rest.substr(0, comma));
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
-    if (count != 8) {
-      throw_file_error(path, line_name(line) + ": " + std::to_string(count) +
-                                 " values, expected 8 (the row is incomplete: truncated file?)");
+    if (count != columns) {
+      throw_file_error(path, line_name(line) + ": " + std::to_string(count) + " values, expected " +
+                                 std::to_string(columns) + " (the row is incomplete: truncated file?)");
+    }
+    std::uint8_t component = 0;
+    if (with_component) {
+      const auto f = fields[8];
+      unsigned tag = 0;
+      const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), tag);
+      if (ec != std::errc() || ptr != f.data() + f.size() || f.empty() || tag >= kMaxComponents) {
+        throw_file_error(path, line_name(line) + ": component is not a whole number from 0 to " +
+                                   std::to_string(kMaxComponents - 1) + " (" + quoted_text(f) + ")");
+      }
+      component = static_cast<std::uint8_t>(tag);
     }
     std::uint64_t id = 0;
     {
@@ -202,10 +251,16 @@ ParticleFileData read_csv_particles(const std::filesystem::path& path, FileRead 
     p.vx.push_back(v[4]);
     p.vy.push_back(v[5]);
     p.vz.push_back(v[6]);
+    p.component.push_back(component);
     line_of.push_back(line);
   }
   if (in.bad()) throw_file_error(path, "read error");
   if (!header) throw_file_error(path, "empty file (no CSV header)");
+  if (!with_component && names_read && p.component_names.size() > 1) {
+    throw_file_error(path, "the components comment names " + std::to_string(p.component_names.size()) +
+                               " components, but the file has no component column");
+  }
+  if (with_component && !names_read) p.component_names = numbered_component_names(p.component);
   validate_particles(p, path, [&](std::size_t i) { return line_name(line_of[i]); });
   return data;
 }

@@ -24,6 +24,7 @@
 #include "comm/communicator.hpp"
 #include "core/units.hpp"
 #include "io/atomic_file.hpp"
+#include "io/components.hpp"
 #include "nbody/error.hpp"
 #include "nbody/version.hpp"
 #include "particles/memory.hpp"
@@ -33,6 +34,44 @@ namespace {
 
 constexpr int kTypes = 6;       // GADGET particle types 0..5
 constexpr int kDarkMatter = 1;  // our bodies are collisionless: PartType1
+
+// The GADGET particle type of each component (gadget_hdf5.hpp): by the name's last part.
+std::vector<int> component_types(const std::vector<std::string>& names) {
+  std::vector<int> types;
+  for (const auto& name : names) {
+    const auto dot = name.rfind('.');
+    const std::string kind = dot == std::string::npos ? name : name.substr(dot + 1);
+    int t = kDarkMatter;
+    if (kind == "disk") t = 2;
+    if (kind == "bulge") t = 3;
+    if (kind == "star") t = 4;
+    if (kind == "planet" || kind == "dwarf-planet") t = 5;
+    types.push_back(t);
+  }
+  return types;
+}
+
+// The bodies of each particle type, in the set's order: bodies[t] holds their indices in p.
+struct TypeSplit {
+  std::array<std::vector<std::size_t>, kTypes> bodies;
+  std::vector<int> type_of_component;
+  [[nodiscard]] int types_used() const {
+    int used = 0;
+    for (const auto& b : bodies) used += b.empty() ? 0 : 1;
+    return used;
+  }
+};
+
+TypeSplit split_by_type(const Particles<double>& p) {
+  TypeSplit s;
+  s.type_of_component = component_types(p.component_names);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const std::size_t c = p.component_of(i);
+    const int t = c < s.type_of_component.size() ? s.type_of_component[c] : kDarkMatter;
+    s.bodies[std::size_t(t)].push_back(i);
+  }
+  return s;
+}
 
 // Set while the handles of a failed collective write unwind: closing a file opened with MPI-IO
 // is collective, and ranks that failed at different calls would each wait in another collective
@@ -95,6 +134,18 @@ struct Rows {
   hsize_t total = 0, first = 0, count = 0;
   bool collective = false;
   hid_t dxpl = H5P_DEFAULT;
+};
+
+// Who writes: one process (ranks 1), or rank `rank` of `ranks` collectively through `dxpl`.
+struct Writers {
+  int ranks = 1, rank = 0;
+  bool collective = false;
+  hid_t dxpl = H5P_DEFAULT;
+  // This process's rows of a dataset of `total` rows (its block of them, comm::block_of).
+  [[nodiscard]] Rows rows(std::size_t total) const {
+    const comm::Block b = comm::block_of(static_cast<std::int64_t>(total), ranks, rank);
+    return {total, static_cast<hsize_t>(b.first), static_cast<hsize_t>(b.count), collective, dxpl};
+  }
 };
 
 class Writer {
@@ -208,76 +259,110 @@ class Writer {
   bool collective_ = false;
 };
 
-// The bodies [r.first, r.first + r.count) of p (which holds all r.total of them).
+// The rows [r.first, r.first + r.count) of a type's bodies: bodies[k] is row k's index in p
+// (which holds every body). With components, the tags (Component) and, where the bodies are
+// split over several types, each body's index in the set (BodyIndex), by which a reader puts
+// them back in order.
 template <class T>
-void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p, const Rows& r) {
+void write_particle_type(const Writer& w, hid_t group, const Particles<double>& p,
+                         const std::vector<std::size_t>& bodies, const Rows& r, bool body_index) {
   const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   const auto first = static_cast<std::size_t>(r.first);
   const auto n = static_cast<std::size_t>(r.count);
+  const auto at = [&](std::size_t k) { return bodies[first + k]; };
   std::vector<T> rows(3 * n);
   for (std::size_t k = 0; k < n; ++k) {
-    rows[3 * k] = static_cast<T>(p.x[first + k]);
-    rows[3 * k + 1] = static_cast<T>(p.y[first + k]);
-    rows[3 * k + 2] = static_cast<T>(p.z[first + k]);
+    rows[3 * k] = static_cast<T>(p.x[at(k)]);
+    rows[3 * k + 1] = static_cast<T>(p.y[at(k)]);
+    rows[3 * k + 2] = static_cast<T>(p.z[at(k)]);
   }
   w.dataset(group, "Coordinates", rows, r, 3, mem, file);
   for (std::size_t k = 0; k < n; ++k) {
-    rows[3 * k] = static_cast<T>(p.vx[first + k]);
-    rows[3 * k + 1] = static_cast<T>(p.vy[first + k]);
-    rows[3 * k + 2] = static_cast<T>(p.vz[first + k]);
+    rows[3 * k] = static_cast<T>(p.vx[at(k)]);
+    rows[3 * k + 1] = static_cast<T>(p.vy[at(k)]);
+    rows[3 * k + 2] = static_cast<T>(p.vz[at(k)]);
   }
   w.dataset(group, "Velocities", rows, r, 3, mem, file);
   rows.resize(n);
-  for (std::size_t k = 0; k < n; ++k) rows[k] = static_cast<T>(p.m[first + k]);
+  for (std::size_t k = 0; k < n; ++k) rows[k] = static_cast<T>(p.m[at(k)]);
   w.dataset(group, "Masses", rows, r, 1, mem, file);
-  const std::vector<std::uint64_t> ids(p.id.begin() + std::ptrdiff_t(first), p.id.begin() + std::ptrdiff_t(first + n));
+  std::vector<std::uint64_t> ids(n);
+  for (std::size_t k = 0; k < n; ++k) ids[k] = p.id[at(k)];
   w.dataset(group, "ParticleIDs", ids, r, 1, H5T_NATIVE_UINT64, H5T_STD_U64LE);
+  if (!p.component_names.empty()) {
+    std::vector<std::uint8_t> tags(n);
+    for (std::size_t k = 0; k < n; ++k) tags[k] = p.component_of(at(k));
+    w.dataset(group, "Component", tags, r, 1, H5T_NATIVE_UINT8, H5T_STD_U8LE);
+  }
+  if (body_index) {
+    for (std::size_t k = 0; k < n; ++k) ids[k] = at(k);
+    w.dataset(group, "BodyIndex", ids, r, 1, H5T_NATIVE_UINT64, H5T_STD_U64LE);
+  }
 }
 
 // GADGET-4's optional output fields (its OUTPUT_ACCELERATION and OUTPUT_POTENTIAL): the
 // accelerations and potentials the run's solver computed at the snapshot's time, in the run's
 // precision and units (as the state's datasets).
 template <class T>
-void write_force_fields(const Writer& w, hid_t group, const SnapshotMeta& meta, const Rows& r) {
+void write_force_fields(const Writer& w, hid_t group, const SnapshotMeta& meta, std::size_t bodies_in_set,
+                        const std::vector<std::size_t>& bodies, const Rows& r) {
   const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   const auto first = static_cast<std::size_t>(r.first);
   const auto n = static_cast<std::size_t>(r.count);
+  const auto at = [&](std::size_t k) { return bodies[first + k]; };
   if (const Accelerations<double>* a = meta.acceleration) {
-    if (a->size() < first + n) throw_runtime_error("snapshot: fewer accelerations than bodies");
+    if (a->size() < bodies_in_set) throw_runtime_error("snapshot: fewer accelerations than bodies");
     std::vector<T> rows(3 * n);
     for (std::size_t k = 0; k < n; ++k) {
-      rows[3 * k] = static_cast<T>(a->ax[first + k]);
-      rows[3 * k + 1] = static_cast<T>(a->ay[first + k]);
-      rows[3 * k + 2] = static_cast<T>(a->az[first + k]);
+      rows[3 * k] = static_cast<T>(a->ax[at(k)]);
+      rows[3 * k + 1] = static_cast<T>(a->ay[at(k)]);
+      rows[3 * k + 2] = static_cast<T>(a->az[at(k)]);
     }
     w.dataset(group, "Acceleration", rows, r, 3, mem, file);
   }
   if (const std::vector<double>* phi = meta.potential) {
-    if (phi->size() < first + n) throw_runtime_error("snapshot: fewer potentials than bodies");
+    if (phi->size() < bodies_in_set) throw_runtime_error("snapshot: fewer potentials than bodies");
     std::vector<T> rows(n);
-    for (std::size_t k = 0; k < n; ++k) rows[k] = static_cast<T>((*phi)[first + k]);
+    for (std::size_t k = 0; k < n; ++k) rows[k] = static_cast<T>((*phi)[at(k)]);
     w.dataset(group, "Potential", rows, r, 1, mem, file);
   }
+}
+
+// Fixed-length, NUL-terminated strings, one per name (h5py reads them as an array of bytes).
+void string_array_attribute(const Writer& w, hid_t obj, const char* name, const std::vector<std::string>& values) {
+  std::size_t width = 1;
+  for (const auto& v : values) width = std::max(width, v.size() + 1);
+  std::string packed(width * values.size(), '\0');
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    std::memcpy(packed.data() + k * width, values[k].data(), values[k].size());
+  }
+  Handle type = w.check(H5Tcopy(H5T_C_S1), H5Tclose, name);
+  w.check(H5Tset_size(type.get(), width), name);
+  w.check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), name);
+  w.attribute(obj, name, type.get(), type.get(), packed.data(), values.size());
+  w.close(type, name);
 }
 
 // The whole file at `tmp`. `fapl`: the file access list (H5P_DEFAULT for one process, MPI-IO for
 // a collective write, where every rank runs this with the same metadata and its own rows).
 void write_file(const std::string& tmp, const std::string& target, const Particles<double>& p,
-                const SnapshotMeta& meta, const Rows& rows, hid_t fapl = H5P_DEFAULT) {
+                const SnapshotMeta& meta, const Writers& writers, hid_t fapl = H5P_DEFAULT) {
   silence_hdf5();
-  const Writer w(target, rows.collective);
+  const Writer w(target, writers.collective);
+  const TypeSplit split = split_by_type(p);
   Handle fcpl = w.untimed(H5P_FILE_CREATE);
   Handle file = w.check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl), H5Fclose, "the file");
   w.close(fcpl, "a property list");
-  const auto n = static_cast<std::uint64_t>(p.size());
   {
     Handle header = w.group(file.get(), "Header");
     std::array<std::uint64_t, kTypes> count{};
-    count[kDarkMatter] = n;
     std::array<std::uint32_t, kTypes> high{};
-    high[kDarkMatter] = static_cast<std::uint32_t>(n >> 32);
+    for (std::size_t t = 0; t < kTypes; ++t) {
+      count[t] = split.bodies[t].size();
+      high[t] = static_cast<std::uint32_t>(count[t] >> 32);
+    }
     const std::array<double, kTypes> mass_table{};
     w.attribute(header.get(), "NumPart_ThisFile", H5T_NATIVE_UINT64, H5T_STD_U64LE, count.data(), kTypes);
     w.attribute(header.get(), "NumPart_Total", H5T_NATIVE_UINT64, H5T_STD_U64LE, count.data(), kTypes);
@@ -290,18 +375,29 @@ void write_file(const std::string& tmp, const std::string& target, const Particl
     w.attribute(header.get(), "Flag_DoublePrecision", std::int32_t{meta.precision == Precision::fp64 ? 1 : 0});
     w.attribute(header.get(), "Code", std::string("nbody"));
     w.attribute(header.get(), "Code_Version", std::string(kVersion) + " (" + kGitRevision + ")");
+    if (!p.component_names.empty()) {
+      string_array_attribute(w, header.get(), "ComponentNames", p.component_names);
+      std::vector<std::int32_t> types(split.type_of_component.begin(), split.type_of_component.end());
+      w.attribute(header.get(), "ComponentTypes", H5T_NATIVE_INT32, H5T_STD_I32LE, types.data(), types.size());
+    }
     w.close(header, "/Header");
   }
-  {
-    Handle part = w.group(file.get(), "PartType1");
+  // PartType1 even when there are no bodies (as before components); the other types when used.
+  const bool body_index = split.types_used() > 1;
+  for (std::size_t t = 0; t < kTypes; ++t) {
+    const std::vector<std::size_t>& bodies = split.bodies[t];
+    if (bodies.empty() && int(t) != kDarkMatter) continue;
+    const std::string name = "PartType" + std::to_string(t);
+    Handle part = w.group(file.get(), name.c_str());
+    const Rows rows = writers.rows(bodies.size());
     if (meta.precision == Precision::fp32) {
-      write_particle_type<float>(w, part.get(), p, rows);
-      write_force_fields<float>(w, part.get(), meta, rows);
+      write_particle_type<float>(w, part.get(), p, bodies, rows, body_index);
+      write_force_fields<float>(w, part.get(), meta, p.size(), bodies, rows);
     } else {
-      write_particle_type<double>(w, part.get(), p, rows);
-      write_force_fields<double>(w, part.get(), meta, rows);
+      write_particle_type<double>(w, part.get(), p, bodies, rows, body_index);
+      write_force_fields<double>(w, part.get(), meta, p.size(), bodies, rows);
     }
-    w.close(part, "/PartType1");
+    w.close(part, "/" + name);
   }
   {
     Handle units = w.group(file.get(), "Units");
@@ -424,6 +520,43 @@ class Reader {
     return out;
   }
 
+  // An attribute holding an array of strings (fixed-length or variable-length).
+  std::vector<std::string> strings(hid_t obj, const std::string& where, const char* name) const {
+    const std::string full = where + "/" + name;
+    const Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+    if (!attr.valid()) fail("cannot open attribute " + full + " (corrupt file?)");
+    const Handle type(H5Aget_type(attr.get()), H5Tclose);
+    if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) {
+      fail("attribute " + full + " is not an array of strings");
+    }
+    const Handle space(H5Aget_space(attr.get()), H5Sclose);
+    const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+    if (count < 0 || count > hssize_t(kMaxComponents)) {
+      fail("attribute " + full + " has " + std::to_string(count) + " strings, at most " +
+           std::to_string(kMaxComponents));
+    }
+    std::vector<std::string> out;
+    if (H5Tis_variable_str(type.get()) > 0) {
+      const Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+      H5Tset_size(mem.get(), H5T_VARIABLE);
+      H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // h5py writes UTF-8
+      std::vector<char*> texts(std::size_t(count), nullptr);
+      if (count > 0 && H5Aread(attr.get(), mem.get(), texts.data()) < 0) fail("cannot read attribute " + full);
+      for (char* t : texts) out.emplace_back(t != nullptr ? t : "");
+      if (count > 0) (void)H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, texts.data());
+    } else {
+      const std::size_t width = H5Tget_size(type.get());
+      if (width == 0) fail("attribute " + full + " has an unreadable type (corrupt file?)");
+      std::string packed(width * std::size_t(count), '\0');
+      if (count > 0 && H5Aread(attr.get(), type.get(), packed.data()) < 0) fail("cannot read attribute " + full);
+      for (hssize_t k = 0; k < count; ++k) {
+        const std::string_view v(packed.data() + std::size_t(k) * width, width);
+        out.emplace_back(v.substr(0, v.find('\0')));
+      }
+    }
+    return out;
+  }
+
   void set_file_size(std::uintmax_t size) noexcept { file_size_ = size; }
 
  private:
@@ -434,9 +567,9 @@ class Reader {
 }  // namespace
 
 void write_gadget_hdf5(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta) {
-  const Rows all{p.size(), 0, p.size()};
+  const Writers one;
   replace_file_atomic(path,
-                      [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta, all); });
+                      [&](const std::filesystem::path& tmp) { write_file(tmp.string(), path.string(), p, meta, one); });
 }
 
 void write_gadget_hdf5_collective(const std::filesystem::path& path, const Particles<double>& p,
@@ -449,7 +582,6 @@ void write_gadget_hdf5_collective(const std::filesystem::path& path, const Parti
   }
   // Rank 0 names the temporary (its process id), so every rank opens the same file.
   const std::string tmp = c.broadcast_bytes(c.rank() == 0 ? temporary_path_for(path).string() : std::string(), 0);
-  const comm::Block mine = comm::block_of(static_cast<std::int64_t>(p.size()), c.size(), c.rank());
   try {
     silence_hdf5();
     const Writer w(path.string(), true);
@@ -461,8 +593,8 @@ void write_gadget_hdf5_collective(const std::filesystem::path& path, const Parti
     // the same datasets, but not the single process's bytes.)
     Handle dxpl = w.check(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "a property list");
     w.check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "the MPI-IO transfer list");
-    const Rows rows{p.size(), static_cast<hsize_t>(mine.first), static_cast<hsize_t>(mine.count), true, dxpl.get()};
-    write_file(tmp, path.string(), p, meta, rows, fapl.get());
+    const Writers ranks{c.size(), c.rank(), true, dxpl.get()};
+    write_file(tmp, path.string(), p, meta, ranks, fapl.get());
     w.close(dxpl, "a property list");
     w.close(fapl, "a property list");
   } catch (...) {
@@ -549,10 +681,18 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead wh
   }
   if (what == FileRead::metadata) return data;
 
+  // The component names of our snapshots (gadget_hdf5.hpp).
+  auto& p = data.particles;
+  const bool named = H5Aexists(header.get(), "ComponentNames") > 0;
+  if (named) {
+    p.component_names = r.strings(header.get(), "/Header", "ComponentNames");
+    check_component_names(p.component_names, path, "/Header/ComponentNames");
+  }
+
   // Every dataset checked against what the file holds, and the whole read against memory,
   // before anything large is allocated.
   struct TypeSets {
-    Handle group, pos, vel, ids, mass;
+    Handle group, pos, vel, ids, mass, component, order;
   };
   std::array<TypeSets, kTypes> sets;
   std::size_t widest = 0;
@@ -569,6 +709,12 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead wh
     widest = std::max(widest, bytes);
     t.vel = r.probe(t.group.get(), where, "Velocities", n, 3);
     t.ids = r.probe(t.group.get(), where, "ParticleIDs", n, 1);
+    if (H5Lexists(t.group.get(), "Component", H5P_DEFAULT) > 0) {
+      t.component = r.probe(t.group.get(), where, "Component", n, 1);
+    }
+    if (H5Lexists(t.group.get(), "BodyIndex", H5P_DEFAULT) > 0) {
+      t.order = r.probe(t.group.get(), where, "BodyIndex", n, 1);
+    }
     if (H5Lexists(t.group.get(), "Masses", H5P_DEFAULT) > 0) {
       t.mass = r.probe(t.group.get(), where, "Masses", n, 1);
     } else if (!(mass_table[std::size_t(type)] > 0)) {
@@ -577,15 +723,35 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead wh
     total += n;  // each n is below 2^60 (probe): no overflow
     largest = std::max<std::uint64_t>(largest, n);
   }
-  // The particles (8 values of 8 bytes per body) and one type's datasets read beside them.
+  // The particles (8 values of 8 bytes and a tag per body, their order) and one type's datasets
+  // read beside them.
   const std::uint64_t values = total + largest;
-  const std::size_t need = values > SIZE_MAX / 64 ? SIZE_MAX : std::size_t(values) * 64;
+  const std::size_t need = values > SIZE_MAX / 80 ? SIZE_MAX : std::size_t(values) * 80;
   require_memory(Location::host(), need,
                  path.string() + ": " + std::to_string(total) + " bodies");
 
-  auto& p = data.particles;
+  // Without names, a file of several particle types (GADGET's own) has one component per type
+  // used, named after it; a file of one type has one unnamed component.
+  std::array<std::uint8_t, kTypes> type_component{};
+  int types_used = 0, with_order = 0;
+  for (int type = 0; type < kTypes; ++type) {
+    if (count[std::size_t(type)] == 0) continue;
+    ++types_used;
+    if (sets[std::size_t(type)].order.valid()) ++with_order;
+  }
+  if (!named && types_used > 1) {
+    for (int type = 0; type < kTypes; ++type) {
+      if (count[std::size_t(type)] == 0) continue;
+      type_component[std::size_t(type)] = static_cast<std::uint8_t>(p.component_names.size());
+      p.component_names.push_back("PartType" + std::to_string(type));
+    }
+  }
   for (auto* v : {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m}) v->reserve(total);
   p.id.reserve(total);
+  p.component.reserve(total);
+  const bool reorder = with_order == types_used && types_used > 0;
+  std::vector<std::uint64_t> order;
+  if (reorder) order.reserve(total);
   for (int type = 0; type < kTypes; ++type) {
     const hsize_t n = count[std::size_t(type)];
     if (n == 0) continue;
@@ -599,6 +765,17 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead wh
       mass = r.read<double>(t.mass, where, "Masses", n, 1, H5T_NATIVE_DOUBLE);
     } else {
       mass.assign(n, mass_table[std::size_t(type)]);
+    }
+    std::vector<std::uint8_t> tags;
+    if (named && t.component.valid()) {
+      tags = r.read<std::uint8_t>(t.component, where, "Component", n, 1, H5T_NATIVE_UINT8);
+    } else {
+      tags.assign(n, type_component[std::size_t(type)]);
+    }
+    p.component.insert(p.component.end(), tags.begin(), tags.end());
+    if (reorder) {
+      const auto index = r.read<std::uint64_t>(t.order, where, "BodyIndex", n, 1, H5T_NATIVE_UINT64);
+      order.insert(order.end(), index.begin(), index.end());
     }
     for (hsize_t i = 0; i < n; ++i) {
       p.x.push_back(pos[3 * i]);
@@ -620,6 +797,26 @@ ParticleFileData read_gadget_hdf5(const std::filesystem::path& path, FileRead wh
     }
     return "record " + std::to_string(k + 1);
   });
+  // Back in the order of the set that was written (BodyIndex: a permutation of 0 .. total - 1).
+  if (reorder) {
+    std::vector<std::size_t> from(total, SIZE_MAX);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (order[k] >= total || from[order[k]] != SIZE_MAX) {
+        r.fail("the PartType groups' BodyIndex values are not each of 0 .. " + std::to_string(total - 1) + " once");
+      }
+      from[order[k]] = k;
+    }
+    Particles<double> sorted;
+    sorted.resize(total);
+    sorted.component_names = p.component_names;
+    for (std::size_t i = 0; i < total; ++i) {
+      const std::size_t k = from[i];
+      sorted.x[i] = p.x[k], sorted.y[i] = p.y[k], sorted.z[i] = p.z[k];
+      sorted.vx[i] = p.vx[k], sorted.vy[i] = p.vy[k], sorted.vz[i] = p.vz[k];
+      sorted.m[i] = p.m[k], sorted.id[i] = p.id[k], sorted.component[i] = p.component[k];
+    }
+    p = std::move(sorted);
+  }
   return data;
 }
 

@@ -6,6 +6,15 @@
 //                Code = "nbody", Code_Version
 //   /PartType1   Coordinates (N x 3), Velocities (N x 3), Masses (N) in the run's precision;
 //                ParticleIDs (N, uint64)
+// Components (nbody/particles.hpp): a set with component names goes to the GADGET particle
+// types by the last part of each name (after the last '.'): halo -> PartType1, disk -> 2,
+// bulge -> 3, star -> 4, planet and dwarf-planet -> 5, any other name (the one-component models'
+// "stars", "bodies") -> 1. NumPart_ThisFile / NumPart_Total count each type; /Header gets
+// ComponentNames (fixed-length strings, by index) and ComponentTypes (int32, each component's
+// type); each PartTypeN group gets Component (N, uint8: each body's tag) and, when the bodies
+// are in more than one group, BodyIndex (N, uint64: each body's index in the set written), by
+// which the reader restores the set's order. PartType1 is written even when empty; the other
+// groups only when they hold bodies. A set without names is written as before: PartType1 alone.
 //   /Units       UnitLength_in_cm, UnitMass_in_g, UnitVelocity_in_cm_per_s, UnitTime_in_s
 //   /Parameters  every parameter of the resolved run configuration, one attribute each, and the
 //                units where GADGET-4 records them (UnitLength_in_cm, UnitMass_in_g,
@@ -41,7 +50,10 @@ void write_gadget_hdf5_collective(const std::filesystem::path& path, const Parti
                                   const SnapshotMeta& meta, comm::Communicator& c);
 // Reads every PartType0..5 group present as point masses (Masses, or MassTable where a type has
 // none). A single-file snapshot only. FileRead::metadata reads the header, /Units and
-// /Parameters only (no particles).
+// /Parameters only (no particles). Components: /Header/ComponentNames and each group's
+// Component; without names, a file of several types (GADGET's own) gets one component per type
+// used, named "PartTypeN", and a file of one type one unnamed component. With BodyIndex in every
+// group the bodies come back in the order they were written.
 [[nodiscard]] ParticleFileData read_gadget_hdf5(const std::filesystem::path& path,
                                                 FileRead what = FileRead::everything);
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "io/components.hpp"
 #include "io/csv_snapshot.hpp"
 #include "io/gadget_hdf5.hpp"
 #include "io/tipsy.hpp"
@@ -187,6 +188,7 @@ void validate_particles(const Particles<double>& p, const fs::path& path,
       throw_file_error(path, record(i) + ": mass must be > 0 (got " + value + ")");
     }
   }
+  check_component_tags(p, path, record);
   std::unordered_map<std::uint64_t, std::size_t> seen;
   seen.reserve(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) {

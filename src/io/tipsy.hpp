@@ -20,7 +20,9 @@ inline constexpr std::size_t kTipsyStarBytes = 44;
 enum class ByteOrder { big, little };
 
 // The file's bytes: every particle a dark-matter record (eps = the run's softening when
-// meta.config is set, else 0; phi = 0), values rounded to float32, in `order`.
+// meta.config is set, else 0; phi = 0), values rounded to float32, in `order`. Components are
+// not kept (Tipsy's three kinds of record cannot hold a model's parts, and splitting the bodies
+// by kind would reorder them): a Tipsy file reads back as one unnamed component.
 [[nodiscard]] std::string tipsy_bytes(const Particles<double>& p, const SnapshotMeta& meta,
                                       ByteOrder order = ByteOrder::big);
 void write_tipsy(const std::filesystem::path& path, const Particles<double>& p, const SnapshotMeta& meta);

@@ -1,6 +1,7 @@
 #pragma once
 // The particle store: a structure of arrays in one memory space (host, or one CUDA device). Core
-// fields x, y, z, vx, vy, vz, m (in T) and id (uint64) for every body, and named extra fields
+// fields x, y, z, vx, vy, vz, m (in T), id (uint64) and component (uint8, the body's tag: see
+// nbody/particles.hpp) for every body, and named extra fields
 // that solvers, integrators and modules register ("acceleration.x", "hermite.jerk.x", later
 // charge, weight, species). Pointers stay valid for the store's lifetime: views taken once stay
 // good across steps, permutations and uploads. `permute` reorders every field at once (a tree
@@ -34,12 +35,13 @@ template <class T>
 class ParticleStore {
  public:
   // Bytes of the core fields of n bodies.
-  [[nodiscard]] static constexpr std::size_t core_bytes(std::size_t n) noexcept { return n * (7 * sizeof(T) + 8); }
+  [[nodiscard]] static constexpr std::size_t core_bytes(std::size_t n) noexcept { return n * (7 * sizeof(T) + 9); }
 
   ParticleStore(std::size_t n, Location where, StreamHandle stream = nullptr)
       : n_(n), where_(where), stream_(stream), segments_{{0, n}} {
     for (const char* name : {"x", "y", "z", "vx", "vy", "vz", "m"}) add_field<T>(name);
     add_field<std::uint64_t>("id");
+    add_field<std::uint8_t>("component");
   }
   ParticleStore(const ParticleStore&) = delete;
   ParticleStore& operator=(const ParticleStore&) = delete;
@@ -113,13 +115,20 @@ class ParticleStore {
   // Segments must tile [0, n) in order.
   void set_segments(std::vector<Segment> segments);
 
-  // Replaces the core fields with p's (same size); ids included.
+  // Replaces the core fields with p's (same size); ids and components included (a p without
+  // components, component.size() == 0, gives every body component 0). The component names stay
+  // with the caller (the store keeps per-body values only).
   void upload(const Particles<T>& p) {
     check_size(p.size(), "upload");
     const std::vector<T>* src[] = {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m};
     const char* names[] = {"x", "y", "z", "vx", "vy", "vz", "m"};
     for (int k = 0; k < 7; ++k) upload_field(names[k], *src[k]);
     upload_field("id", p.id);
+    if (p.component.empty()) {
+      zero_bytes(field<std::uint8_t>("component"), where_, n_, stream_);
+    } else {
+      upload_field("component", p.component);
+    }
   }
   void download(Particles<T>& p) {
     p.resize(n_);
@@ -127,6 +136,7 @@ class ParticleStore {
     const char* names[] = {"x", "y", "z", "vx", "vy", "vz", "m"};
     for (int k = 0; k < 7; ++k) download_field(names[k], *dst[k]);
     download_field("id", p.id);
+    download_field("component", p.component);
   }
   template <class V>
   void upload_field(std::string_view name, const std::vector<V>& values) {

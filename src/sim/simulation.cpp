@@ -50,7 +50,10 @@ class SimulationImpl final : public Simulation {
   // From particles in either precision (the run's own: exact bits, as a checkpoint needs).
   template <class U>
   SimulationImpl(const RunConfig& cfg, std::unique_ptr<System<T>> system, const Particles<U>& initial)
-      : cfg_(cfg), integrator_(make_integrator<T>(cfg.integrator, integrator_options(cfg))), system_(std::move(system)) {
+      : cfg_(cfg),
+        integrator_(make_integrator<T>(cfg.integrator, integrator_options(cfg))),
+        system_(std::move(system)),
+        component_names_(initial.component_names) {
     cfg_.n = static_cast<std::int64_t>(initial.size());
     set_solver_choice(cfg_, system_->choice());  // device "auto" resolved
     cfg_.gravitational_constant = effective_gravitational_constant(cfg);
@@ -64,6 +67,7 @@ class SimulationImpl final : public Simulation {
   }
 
   const RunConfig& config() const override { return cfg_; }
+  const std::vector<std::string>& component_names() const override { return component_names_; }
   std::string backend_name() const override { return system_->name(); }
   std::string device_name() const override { return system_->device(); }
   std::size_t size() const override { return system_->size(); }
@@ -89,6 +93,7 @@ class SimulationImpl final : public Simulation {
   Particles<double> particles() override {
     Particles<T> p;
     system_->download(p);
+    p.component_names = component_names_;
     return p.template as<double>();
   }
 
@@ -154,6 +159,7 @@ class SimulationImpl final : public Simulation {
     ck.time = time_;
     Particles<T> p;
     system_->download(p);
+    p.component_names = component_names_;
     ck.state = std::move(p);
     ck.integrator = {integrator_->name(), integrator_->save_state(*system_)};
     // Current accelerations are not in the checkpoint: the resumed run's first step computes
@@ -186,6 +192,7 @@ class SimulationImpl final : public Simulation {
   std::unique_ptr<System<T>> system_;
   std::int64_t step_ = 0;
   double time_ = 0;
+  std::vector<std::string> component_names_;  // the store holds the bodies' tags, this their names
 };
 
 // G = 0 in a configuration means the unit system's G (a checkpoint's holds the resolved value).
@@ -208,7 +215,8 @@ gravity::tree::TreeParams tree_of(const RunConfig& cfg) {
 
 // ---- the memory plan ------------------------------------------------------------------
 // A run's peak memory is checked, as a sum, before anything is allocated. Per body:
-constexpr std::size_t kFloat64Bodies = 7 * sizeof(double) + sizeof(std::uint64_t);  // Particles<double>
+// Particles<double>: 7 values, the id, the component
+constexpr std::size_t kFloat64Bodies = 7 * sizeof(double) + sizeof(std::uint64_t) + sizeof(std::uint8_t);
 
 // What the integrator keeps beside the store in the solver's memory (hermite4: HermiteState's
 // jerk, own times, predicted state, force-pass results, active indices and next steps) and on

@@ -370,7 +370,9 @@ std::string file_bytes(const std::filesystem::path& path) {
 }
 
 // Every rank writes its block of the bodies into one file (MPI-IO): the file has the bytes of the
-// file one process writes, for fp32 and fp64, and for fewer bodies than ranks (ranks with no rows).
+// file one process writes, for fp32 and fp64, and for fewer bodies than ranks (ranks with no rows);
+// a model of several components (galaxy-collision) splits its bodies over particle types, each
+// with its own blocks.
 TEST(ParallelHdf5, CollectiveFileHasTheBytesOfOneProcess) {
   if (!parallel_hdf5_available()) GTEST_SKIP() << "this build has no parallel HDF5 (NBODY_HDF5_PARALLEL=OFF)";
   if (world().native_handle() == nullptr) GTEST_SKIP() << "not started by mpirun";
@@ -380,11 +382,14 @@ TEST(ParallelHdf5, CollectiveFileHasTheBytesOfOneProcess) {
   world().barrier();
   RunConfig cfg;
   cfg.n = 67;
+  for (const char* model : {"plummer", "galaxy-collision"}) {
   for (const std::int64_t n : {std::int64_t{1}, std::int64_t{2}, std::int64_t{67}, std::int64_t{1000}}) {
+    if (std::string(model) == "galaxy-collision" && n < 67) continue;
     for (const Precision precision : {Precision::fp32, Precision::fp64}) {
-      const Particles<double> p = make_initial_conditions({"plummer", n, 7});
+      const Particles<double> p = make_initial_conditions({model, n, 7});
       const SnapshotMeta meta{precision, 0.375, &cfg, std::nullopt};
-      const std::string tag = std::to_string(n) + (precision == Precision::fp32 ? "_fp32" : "_fp64");
+      const std::string tag =
+          std::string(model) + "_" + std::to_string(n) + (precision == Precision::fp32 ? "_fp32" : "_fp64");
       const std::filesystem::path alone = dir + "/alone_" + tag + ".hdf5", together = dir + "/together_" + tag + ".hdf5";
       if (world().rank() == 0) write_gadget_hdf5(alone, p, meta);
       write_gadget_hdf5_collective(together, p, meta, world());
@@ -396,6 +401,8 @@ TEST(ParallelHdf5, CollectiveFileHasTheBytesOfOneProcess) {
         EXPECT_EQ(back.particles.vz, expect.vz) << tag;
         EXPECT_EQ(back.particles.m, expect.m) << tag;
         EXPECT_EQ(back.particles.id, expect.id) << tag;
+        EXPECT_EQ(back.particles.component, expect.component) << tag;
+        EXPECT_EQ(back.particles.component_names, expect.component_names) << tag;
         // Renamed into place: no temporary is left.
         for (const auto& e : std::filesystem::directory_iterator(dir)) {
           EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
@@ -403,6 +410,7 @@ TEST(ParallelHdf5, CollectiveFileHasTheBytesOfOneProcess) {
       }
       world().barrier();
     }
+  }
   }
   if (world().rank() == 0 && !HasFailure()) std::filesystem::remove_all(dir);
 }
