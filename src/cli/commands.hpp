@@ -20,5 +20,6 @@ Command add_check_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent, const std::string& command_line);
 Command add_convert_command(CLI::App& parent);
 Command add_pic_command(CLI::App& parent);  // cmd_pic.cpp
+Command add_view_command(CLI::App& parent);  // cmd_view.cpp
 
 }  // namespace nbody::cli

@@ -28,7 +28,8 @@ const char* const kProgramDescription =
     "            (--gpus K); snapshots (HDF5, Tipsy, CSV), restart checkpoints, --resume and --from\n"
     "  plasma    nbody pic run: 2D3V electromagnetic particle-in-cell (lasers, plasmas) from a TOML deck\n"
     "  tools     bench (timed, verified kernels), check (a backend against the float64 reference), convert\n"
-    "            (particle files between formats), pic check (the PIC validation suite)";
+    "            (particle files between formats), pic check (the PIC validation suite), view (a run in the\n"
+    "            browser)";
 
 // One line for each subcommand (the first sentence of its description for one not named here).
 std::string summary_of(const CLI::App& sub) {
@@ -40,6 +41,7 @@ std::string summary_of(const CLI::App& sub) {
   }
   if (name == "convert") return "convert a particle file between HDF5 (GADGET-4), Tipsy and CSV";
   if (name == "pic") return "2D3V electromagnetic particle-in-cell: pic run --config DECK, pic check";
+  if (name == "view") return "show a run in the browser: its snapshots as 3D points, a PIC run's images";
   std::string line = sub.get_description();
   const auto end = line.find(". ");
   if (end != std::string::npos) line = line.substr(0, end);
@@ -73,7 +75,8 @@ int main(int argc, char** argv) {
   std::string features;
   for (const auto& [on, name] : {std::pair{NBODY_HAVE_CUDA, "cuda"}, std::pair{NBODY_HAVE_MPI, "mpi"},
                                  std::pair{NBODY_HAVE_NCCL, "nccl"}, std::pair{NBODY_HAVE_HDF5, "hdf5"},
-                                 std::pair{NBODY_HAVE_RENDER, "render"}})
+                                 std::pair{NBODY_HAVE_RENDER, "render"},
+                                 std::pair{NBODY_HAVE_VIEW, "view"}})
     if (on) features += (features.empty() ? "" : " ") + std::string(name);
   app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")\nfeatures: " +
                                         (features.empty() ? "none" : features));
@@ -88,6 +91,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_bench_command(app, command_line));
   commands.push_back(cli::add_convert_command(app));
   commands.push_back(cli::add_pic_command(app));
+  commands.push_back(cli::add_view_command(app));
 
   // `nbody` alone: the list, and exit 2 (it asks for nothing); `nbody help`: the list, exit 0;
   // `nbody help SUBCOMMAND`: that subcommand's --help.
