@@ -35,7 +35,7 @@ try {
   const pixels = state.kind === 'gravity' ? await browser.evaluate(canvasPixelsExpression) : null;
   const status = await browser.evaluate('document.getElementById("status").textContent + " " + document.getElementById("note").textContent');
   console.log(JSON.stringify({ url, first_frame_ms: state.firstFrameMs && Math.round(state.firstFrameMs),
-                               wall_ms: wall, shown: state.shown, total: state.total, pixels, status }));
+                               wall_ms: wall, marks: state.marks, shown: state.shown, total: state.total, pixels, status }));
   const file = option('--screenshot');
   if (file) {
     await new Promise((r) => setTimeout(r, 300));

@@ -15,6 +15,7 @@ const state = window.nbodyView = {
   total: 0,
   loading: false,
   error: null,
+  marks: {},          // performance.now() when the run, the first snapshot and the first frame came
 };
 
 const $ = (id) => document.getElementById(id);
@@ -185,6 +186,7 @@ function requestRender() {
     renderPending = false;
     renderer.render(scene, camera);
     state.frames += 1;
+    if (points) state.marks.rendered ??= performance.now();
     if (state.firstFrameMs === null && points) {
       // The next animation frame comes once this one is on the screen.
       requestAnimationFrame(() => { state.firstFrameMs = performance.now(); });
@@ -194,6 +196,8 @@ function requestRender() {
 
 let run = null;
 let wanted = 0;
+// Snapshot 0 is asked for at once, beside /api/run, so that it arrives while WebGL starts.
+let firstSnapshot = null;
 
 function describe(cloud, k) {
   const units = run.units && run.units.name ? ` (${run.units.name} units)` : '';
@@ -211,7 +215,11 @@ async function loadWanted() {
   try {
     while (state.snapshot !== wanted) {
       const k = wanted;
-      const cloud = decodeCloud(await (await fetchOk(`/api/snapshot/${k}`)).arrayBuffer());
+      const response = await (k === 0 && firstSnapshot ? firstSnapshot : fetchOk(`/api/snapshot/${k}`));
+      firstSnapshot = null;
+      state.marks.response ??= performance.now();
+      const cloud = decodeCloud(await response.arrayBuffer());
+      state.marks.snapshot ??= performance.now();
       Object.assign(state, { snapshot: k, time: cloud.time, shown: cloud.n, total: cloud.total });
       showCloud(cloud);
       describe(cloud, k);
@@ -226,6 +234,7 @@ async function loadWanted() {
 
 function startGravity() {
   setupScene();
+  state.marks.scene = performance.now();
   slider.max = String(Math.max(run.snapshots.length - 1, 0));
   slider.addEventListener('input', () => { wanted = Number(slider.value); loadWanted(); });
   let playing = null;
@@ -294,7 +303,11 @@ function startPic() {
 
 async function main() {
   try {
-    run = await (await fetchOk('/api/run')).json();
+    const runResponse = fetchOk('/api/run');
+    firstSnapshot = fetchOk('/api/snapshot/0');
+    firstSnapshot.catch(() => {});  // a PIC run has none; a gravity run reports it when it waits for it
+    run = await (await runResponse).json();
+    state.marks.run = performance.now();
     state.kind = run.kind;
     $('title').textContent = `nbody view · ${run.run}`;
     document.title = `nbody view · ${run.run}`;
