@@ -4,6 +4,7 @@
 // FILE it also saves the page as a PNG. For docs/pictures.md ("Viewer"):
 //   nbody view RUN --no-open --port 8123 &
 //   node scripts/view_capture.mjs http://127.0.0.1:8123/ [--screenshot out.png] [--size 1024x768]
+//        [--snapshot K]   (the slider moved to snapshot K before the screenshot)
 import { writeFileSync } from 'node:fs';
 import { Browser, findChromium, canvasPixelsExpression } from '../tests/browser/cdp.mjs';
 
@@ -36,6 +37,13 @@ try {
   const status = await browser.evaluate('document.getElementById("status").textContent + " " + document.getElementById("note").textContent');
   console.log(JSON.stringify({ url, first_frame_ms: state.firstFrameMs && Math.round(state.firstFrameMs),
                                wall_ms: wall, marks: state.marks, shown: state.shown, total: state.total, pixels, status }));
+  const k = option('--snapshot');
+  if (k !== null) {
+    await browser.evaluate(`(() => { const s = document.getElementById("time"); s.value = "${Number(k)}"; ` +
+                           's.dispatchEvent(new Event("input")); })()');
+    await browser.waitFor(`window.nbodyView.snapshot === ${Number(k)} && !window.nbodyView.loading`, timeoutMs,
+                          `snapshot ${k}`);
+  }
   const file = option('--screenshot');
   if (file) {
     await new Promise((r) => setTimeout(r, 300));

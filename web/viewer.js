@@ -124,13 +124,13 @@ let systemRadius = 1;
 function updateSize() {
   // A few bodies are drawn larger than many: the same area covered at any count.
   const crowd = Math.max(1, Math.cbrt(20000 / Math.max(state.shown, 1)));
-  material.uniforms.uSize.value = systemRadius * 0.004 * crowd * Number($('size').value);
+  material.uniforms.uSize.value = systemRadius * 0.008 * crowd * Number($('size').value);
   const h = renderer.domElement.height;
   material.uniforms.uScale.value = h / (2 * Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2));
 }
 
-// The camera looks at the centre of mass from far enough to see 90 % of the mass-weighted
-// radius (from at most 20000 points), once: later snapshots keep the view the user chose.
+// The camera looks at the centre of mass from where the half-mass radius (from at most 20000
+// points) fills a third of the view, once: later snapshots keep the view the user chose.
 function fitCamera(cloud) {
   let m = 0, cx = 0, cy = 0, cz = 0;
   for (let i = 0; i < cloud.n; ++i) {
@@ -144,8 +144,8 @@ function fitCamera(cloud) {
     r.push(Math.hypot(cloud.xyz[3 * i] - cx, cloud.xyz[3 * i + 1] - cy, cloud.xyz[3 * i + 2] - cz));
   }
   r.sort((a, b) => a - b);
-  systemRadius = r.length ? Math.max(r[Math.floor(0.9 * (r.length - 1))], 1e-30) : 1;
-  const distance = 1.6 * systemRadius / Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2);
+  systemRadius = r.length ? Math.max(r[Math.floor(0.5 * (r.length - 1))], 1e-30) : 1;
+  const distance = 3 * systemRadius / Math.tan(THREE.MathUtils.degToRad(camera.fov) / 2);
   const dir = new THREE.Vector3(0.35, 0.45, 1).normalize();
   controls.target.set(cx, cy, cz);
   camera.position.set(cx + dir.x * distance, cy + dir.y * distance, cz + dir.z * distance);

@@ -5,7 +5,8 @@
 // checked to have changed (the time shown and the pixels).
 //   node viewer_test.mjs NBODY WORK_DIR          exit 0 pass, 77 skipped (no chromium), 1 fail
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Browser, findChromium, canvasPixelsExpression } from './cdp.mjs';
@@ -90,9 +91,8 @@ async function checkApi(run) {
   }
 }
 
-async function checkPage(run) {
+async function checkPage(browser, run) {
   const view = await startView(run);
-  const browser = await Browser.launch({ executable, width: 640, height: 480 });
   try {
     await browser.navigate(view.url);
     await browser.waitFor('window.nbodyView && (window.nbodyView.firstFrameMs !== null || window.nbodyView.error)',
@@ -118,7 +118,56 @@ async function checkPage(run) {
     check(p3.lit > 200 && p3.sum !== p0.sum, `the slider changes the frame (${p3.lit} pixels lit, checksum ${p0.sum} -> ${p3.sum})`);
     check(browser.exceptions.length === 0, `no exceptions or console errors (${browser.exceptions.join('; ')})`);
   } finally {
-    await browser.close();
+    await stopView(view);
+  }
+}
+
+// A w x h PNG of one colour (RGB), for a PIC run's images/ without running PIC.
+function png(w, h, [r, g, b]) {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; ++k) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => { let c = 0xffffffff; for (const x of buf) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8); return (c ^ 0xffffffff) >>> 0; };
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4); ihdr[8] = 8; ihdr[9] = 2;
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: w }, () => [r, g, b]).flat())]);
+  const pixels = Buffer.concat(Array.from({ length: h }, () => row));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr),
+                        chunk('IDAT', deflateSync(pixels)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+// A PIC run's images: one figure per quantity, the main slider moves them all.
+async function checkPicPage(browser, work) {
+  const run = join(work, 'pic');
+  mkdirSync(join(run, 'images'), { recursive: true });
+  writeFileSync(join(run, 'images', 'Ey_00000000.png'), png(40, 30, [255, 0, 0]));
+  writeFileSync(join(run, 'images', 'Ey_00000010.png'), png(40, 30, [0, 0, 255]));
+  writeFileSync(join(run, 'images', 'density_electron_00000010.png'), png(40, 30, [0, 255, 0]));
+  const view = await startView(run);
+  browser.exceptions.length = 0;
+  const imagesLoaded = '[...document.images].length === 2 && [...document.images].every((i) => i.complete && i.naturalWidth === 40)';
+  try {
+    await browser.navigate(view.url);
+    await browser.waitFor(`window.nbodyView && window.nbodyView.kind === "pic" && ${imagesLoaded}`, 20000, 'the PIC images');
+    const captions0 = await browser.evaluate('[...document.querySelectorAll("figcaption")].map((c) => c.textContent).join(" | ")');
+    check(captions0 === 'Ey · step 0 | density_electron · step 10', `PIC page: one figure per quantity ("${captions0}")`);
+    await browser.evaluate('(() => { const s = document.getElementById("time"); s.value = "1"; s.dispatchEvent(new Event("input")); })()');
+    await browser.waitFor(imagesLoaded, 20000, 'the PIC images at step 10');
+    const src = await browser.evaluate('document.images[0].getAttribute("src")');
+    const status = await browser.evaluate('document.getElementById("status").textContent');
+    check(src === '/api/image/Ey_00000010.png' && /^step 10 /.test(status), `PIC page: the slider moves to step 10 ("${status}", ${src})`);
+    check(browser.exceptions.length === 0, `PIC page: no exceptions or console errors (${browser.exceptions.join('; ')})`);
+  } finally {
     await stopView(view);
   }
 }
@@ -133,7 +182,13 @@ try {
                               '--snapshot-every', '10', '--out', run], { encoding: 'utf8' });
   check(r.status === 0, `nbody run wrote a test run (${r.status} ${r.stderr})`);
   await checkApi(run);
-  await checkPage(run);
+  const browser = await Browser.launch({ executable, width: 640, height: 480 });
+  try {
+    await checkPage(browser, run);
+    await checkPicPage(browser, work);
+  } finally {
+    await browser.close();
+  }
   console.log(`passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (e) {
   console.error(`FAILED: ${e.stack ?? e}`);
