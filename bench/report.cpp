@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "io/atomic_file.hpp"
-#include "json.hpp"
+#include "core/json_writer.hpp"
 
 namespace nbody::bench {
 

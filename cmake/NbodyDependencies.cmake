@@ -156,3 +156,23 @@ if(NOT NBODY_ENABLE_RENDER)
   message(STATUS "Renderer off (libpng: ${PNG_FOUND}, cairo: ${NBODY_CAIRO_FOUND}): no images; "
                  "a PIC run with output.images_every > 0 is refused")
 endif()
+
+# The browser viewer's server (`nbody view`, src/view/server.cpp): cpp-httplib through pkg-config
+# (Debian libcpp-httplib-dev, a header and a shared library). NBODY_ENABLE_VIEW defaults to ON
+# when it is found; without it everything else builds and `nbody view` is refused with one line.
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(NBODY_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+endif()
+if(NBODY_HTTPLIB_FOUND)
+  set(_nbody_view_default ON)
+else()
+  set(_nbody_view_default OFF)
+endif()
+option(NBODY_ENABLE_VIEW "Build the browser viewer's server (nbody view; needs cpp-httplib)" ${_nbody_view_default})
+if(NBODY_ENABLE_VIEW AND NOT NBODY_HTTPLIB_FOUND)
+  message(FATAL_ERROR "NBODY_ENABLE_VIEW=ON but cpp-httplib was not found: run scripts/setup "
+                      "(Debian package libcpp-httplib-dev) or configure with -DNBODY_ENABLE_VIEW=OFF.")
+endif()
+if(NOT NBODY_ENABLE_VIEW)
+  message(STATUS "Viewer off (cpp-httplib: ${NBODY_HTTPLIB_FOUND}): nbody view is refused")
+endif()

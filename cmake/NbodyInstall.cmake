@@ -63,3 +63,17 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/nbodyConfigVersio
 install(FILES ${PROJECT_BINARY_DIR}/package/nbodyConfig.cmake
               ${PROJECT_BINARY_DIR}/package/nbodyConfigVersion.cmake
   DESTINATION ${NBODY_INSTALL_CMAKEDIR})
+
+# The viewer's page beside the installed program (`nbody view` looks in <prefix>/share/nbody/web,
+# src/view/web_dir.cpp): the page and the three.js files it loads, with three.js's licence
+# (OPTIONAL: a tree where scripts/setup has not run npm ci has none; the program then says so).
+if(NBODY_ENABLE_VIEW)
+  set(_nbody_web ${CMAKE_INSTALL_DATADIR}/nbody/web)
+  set(_nbody_three ${PROJECT_SOURCE_DIR}/web/node_modules/three)
+  install(FILES ${PROJECT_SOURCE_DIR}/web/index.html ${PROJECT_SOURCE_DIR}/web/viewer.js DESTINATION ${_nbody_web})
+  install(FILES ${_nbody_three}/LICENSE DESTINATION ${_nbody_web}/node_modules/three OPTIONAL)
+  install(FILES ${_nbody_three}/build/three.module.js ${_nbody_three}/build/three.core.js
+          DESTINATION ${_nbody_web}/node_modules/three/build OPTIONAL)
+  install(FILES ${_nbody_three}/examples/jsm/controls/OrbitControls.js
+          DESTINATION ${_nbody_web}/node_modules/three/examples/jsm/controls OPTIONAL)
+endif()

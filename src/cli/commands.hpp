@@ -23,5 +23,6 @@ Command add_pic_command(CLI::App& parent);  // cmd_pic.cpp
 Command add_plot_command(CLI::App& parent);  // cmd_plot.cpp
 Command add_render_command(CLI::App& parent);  // cmd_render.cpp
 Command add_movie_command(CLI::App& parent);   // cmd_movie.cpp
+Command add_view_command(CLI::App& parent);  // cmd_view.cpp
 
 }  // namespace nbody::cli

@@ -30,7 +30,7 @@ const char* const kProgramDescription =
     "  tools     bench (timed, verified kernels), check (a backend against the float64 reference), convert\n"
     "            (particle files between formats), pic check (the PIC validation suite)\n"
     "  pictures  nbody run --render-every K (frames), render (frames of snapshots), movie (an MP4 through\n"
-    "            ffmpeg), plot (a run's diagnostics with matplotlib)";
+    "            ffmpeg), plot (a run's diagnostics with matplotlib), view (a run in the browser)";
 
 // One line for each subcommand (the first sentence of its description for one not named here).
 std::string summary_of(const CLI::App& sub) {
@@ -45,6 +45,7 @@ std::string summary_of(const CLI::App& sub) {
   if (name == "plot") return "plot a run directory (gravity or PIC) with matplotlib into a PNG";
   if (name == "render") return "frames (PNG) of a snapshot or of every snapshot of a run directory";
   if (name == "movie") return "an MP4 (ffmpeg) of a run's frames, or of a PIC run's image series";
+  if (name == "view") return "show a run in the browser: its snapshots as 3D points, a PIC run's images";
   std::string line = sub.get_description();
   const auto end = line.find(". ");
   if (end != std::string::npos) line = line.substr(0, end);
@@ -78,7 +79,8 @@ int main(int argc, char** argv) {
   std::string features;
   for (const auto& [on, name] : {std::pair{NBODY_HAVE_CUDA, "cuda"}, std::pair{NBODY_HAVE_MPI, "mpi"},
                                  std::pair{NBODY_HAVE_NCCL, "nccl"}, std::pair{NBODY_HAVE_HDF5, "hdf5"},
-                                 std::pair{NBODY_HAVE_RENDER, "render"}})
+                                 std::pair{NBODY_HAVE_RENDER, "render"},
+                                 std::pair{NBODY_HAVE_VIEW, "view"}})
     if (on) features += (features.empty() ? "" : " ") + std::string(name);
   app.set_version_flag("--version", std::string("nbody ") + kVersion + " (" + kGitRevision + ")\nfeatures: " +
                                         (features.empty() ? "none" : features));
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_plot_command(app));
   commands.push_back(cli::add_render_command(app));
   commands.push_back(cli::add_movie_command(app));
+  commands.push_back(cli::add_view_command(app));
 
   // `nbody` alone: the list, and exit 2 (it asks for nothing); `nbody help`: the list, exit 0;
   // `nbody help SUBCOMMAND`: that subcommand's --help.

@@ -1,12 +1,13 @@
 #pragma once
-// A minimal JSON writer for benchmark records: objects, arrays, strings, numbers, booleans.
+// A minimal JSON writer (benchmark records, the viewer's run description): objects, arrays,
+// strings, numbers, booleans.
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace nbody::bench {
+namespace nbody {
 
 class JsonWriter {
  public:
@@ -115,4 +116,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace nbody::bench
+}  // namespace nbody
