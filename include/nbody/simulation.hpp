@@ -69,6 +69,9 @@ class Simulation {
   // bad camera, size or components' length.
   [[nodiscard]] virtual render::DensityMap project(const render::Camera& camera, int nx, int ny,
                                                    std::span<const std::uint8_t> components = {});
+  // The same, coloured by the bodies' own components (Particles::component), read where the
+  // bodies live: on a GPU from the device store's component field (nothing downloaded).
+  [[nodiscard]] virtual render::DensityMap project_components(const render::Camera& camera, int nx, int ny);
   // The whole state for a checkpoint (copied to the host; ck.progress left empty).
   [[nodiscard]] virtual Checkpoint checkpoint() = 0;
   // Waits for queued device work (for timing).

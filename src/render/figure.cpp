@@ -166,6 +166,21 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
     }
   }
 
+  // The legend: a square of the entry's colour (black edge) and its name in white, one a line.
+  for (std::size_t k = 0; k < spec.legend.size(); ++k) {
+    const double x0 = p.x + 10, y0 = p.y + 10 + 18.0 * double(k);
+    if (y0 + 12 > p.y + p.h - 30) break;
+    cairo_rectangle(cr, x0 - 1, y0 - 1, 12, 12);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_fill(cr);
+    const Rgb c = spec.legend[k].second;
+    cairo_rectangle(cr, x0, y0, 10, 10);
+    cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    text(cr, spec.legend[k].first, x0 + 16, y0 + 5, Align::left);
+  }
+
   cairo_surface_flush(surface.get());
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
     throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_status(cr)));

@@ -10,6 +10,7 @@
 // gives the same pixels.
 #include <optional>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct FigureSpec {
   int max_map_width = 640, max_map_height = 480;
   double scale_bar = 0;  // length of a scale bar in x's units; 0: none
   std::string scale_bar_label;
+  // A legend in the map's upper left corner: a square of each colour and its name (colour by
+  // component); empty: none.
+  std::vector<std::pair<std::string, Rgb>> legend;
 };
 
 // A box of pixels: left, top, width, height.

@@ -53,6 +53,12 @@ Figure draw_frame(const DensityMap& map, const FrameStyle& style, const FrameLab
   spec.max_map_height = std::max(480, map.ny);
   spec.scale_bar = scale_bar_length(map.x_hi - map.x_lo);
   spec.scale_bar_label = number(spec.scale_bar, "%g") + (u.length.empty() ? "" : " " + u.length);
+  if (!map.rgb_mass.empty()) {
+    for (std::size_t c = 0; c < labels.components.size(); ++c) {
+      const auto hue = component_colour(std::uint8_t(c));
+      spec.legend.emplace_back(labels.components[c], Rgb{std::uint8_t(hue[0]), std::uint8_t(hue[1]), std::uint8_t(hue[2])});
+    }
+  }
   return draw_figure({map.nx, map.ny, sigma, colours}, spec);
 }
 

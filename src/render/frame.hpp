@@ -26,6 +26,7 @@ struct FrameLabels {
   double time = 0;
   std::string units = "henon";  // the run's unit system (core/units.hpp)
   std::string camera;        // a description for the text chunks
+  std::vector<std::string> components;  // the component names (a legend when coloured by component)
 };
 
 // The short names of a unit system's length, mass and time ("kpc", "Msun", "kpc/(km/s)"; Henon

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kBlock)
 template <class T>
 DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std::uint8_t> components,
                              const Camera& camera, const Vec3& centre, int nx, int ny) {
-  const bool with_components = !components.empty();
+  const bool with_components = !components.empty() || bodies.component != nullptr;
   DensityMap map;
   const ProjectionParams p = prepare_projection(camera, centre, nx, ny, with_components, map);
   const Location at = Location::cuda(bodies.ordinal);
@@ -61,11 +61,11 @@ DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std:
   Array<float> image(at, pixels), rgb(at, with_components ? 3 * pixels : 0);
   Array<double> block_mass(at, static_cast<std::size_t>(blocks));
   Array<unsigned long long> block_count(at, static_cast<std::size_t>(blocks));
-  Array<std::uint8_t> comp(at, with_components ? bodies.n : 0);
+  Array<std::uint8_t> comp(at, components.empty() ? 0 : bodies.n);
   zero_bytes(image.data(), at, pixels * sizeof(float), bodies.stream);
   if (with_components) {
     zero_bytes(rgb.data(), at, 3 * pixels * sizeof(float), bodies.stream);
-    copy_bytes(comp.data(), at, components.data(), Location::host(), bodies.n, bodies.stream);
+    if (!components.empty()) copy_bytes(comp.data(), at, components.data(), Location::host(), bodies.n, bodies.stream);
   }
   Palette palette{};
   for (int c = 0; c < kComponentPaletteSize; ++c) {
@@ -78,7 +78,7 @@ DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std:
     NBODY_CUDA_CHECK(cudaGetDevice(&previous));
     NBODY_CUDA_CHECK(cudaSetDevice(bodies.ordinal));
     splat_kernel<T><<<blocks, kBlock, 0, stream>>>(p, bodies.x, bodies.y, bodies.z, bodies.m,
-                                                   with_components ? comp.data() : nullptr, palette,
+                                                   components.empty() ? bodies.component : comp.data(), palette,
                                                    static_cast<long long>(bodies.n), image.data(),
                                                    with_components ? rgb.data() : nullptr, block_mass.data(),
                                                    block_count.data());

@@ -20,12 +20,14 @@ namespace nbody::render {
 template <class T>
 struct DeviceBodies {
   const T *x, *y, *z, *m;  // device pointers
+  const std::uint8_t* component;  // device pointer to one per body, or null
   std::size_t n;
   int ordinal;             // the CUDA device
   StreamHandle stream;     // the store's stream: the kernel is ordered after its work
 };
 
-// components: empty, or one per body on the host in the store's order (uploaded for the call).
+// components: empty, or one per body on the host in the store's order (uploaded for the call);
+// when empty, bodies.component (on the device) colours by component where it is not null.
 template <class T>
 [[nodiscard]] DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std::uint8_t> components,
                                            const Camera& camera, const Vec3& centre, int nx, int ny);

@@ -84,16 +84,18 @@ void FrameOutput::write(RunState& state) {
   }
   if (frames_ == 0 && settings_.resolved) settings_.resolved(settings_.camera);
   Simulation& sim = state.simulation();
-  // Colour-by-component hook: when the bodies carry components (Particles::component), pass them
-  // here, one per body in particles()' order; empty draws one colour map.
-  const std::span<const std::uint8_t> components{};
-  render::DensityMap map = sim.project(settings_.camera, settings_.nx, settings_.ny, components);
+  // Coloured by component where the bodies have two components or more (the model's: a galaxy's
+  // disk, bulge and halo), read where the bodies are; else one colour map.
+  render::DensityMap map = sim.component_names().size() > 1
+                               ? sim.project_components(settings_.camera, settings_.nx, settings_.ny)
+                               : sim.project(settings_.camera, settings_.nx, settings_.ny);
   render::FrameLabels labels;
   const RunConfig& cfg = state.config();
   labels.title = cfg.ic + ", " + std::to_string(sim.size()) + " bodies";
   labels.step = state.step();
   labels.time = state.time();
   labels.units = cfg.units;
+  if (!map.rgb_mass.empty()) labels.components = sim.component_names();
   labels.camera = settings_.camera.projection == render::Projection::perspective ? "perspective" : "orthographic";
   const std::filesystem::path path = settings_.directory / render::frame_file_name(state.step());
   writer_->push([map = std::move(map), labels = std::move(labels), path, style = settings_.style] {

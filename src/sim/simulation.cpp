@@ -33,6 +33,12 @@ render::DensityMap Simulation::project(const render::Camera& camera, int nx, int
   return render::project_bodies<double>(p.x, p.y, p.z, p.m, components, camera, nx, ny);
 }
 
+render::DensityMap Simulation::project_components(const render::Camera& camera, int nx, int ny) {
+  Particles<double> p = particles();
+  if (p.component.empty()) p.component.assign(p.size(), 0);
+  return render::project_bodies<double>(p.x, p.y, p.z, p.m, p.component, camera, nx, ny);
+}
+
 namespace {
 
 // The device and algorithm a configuration asks for.
@@ -125,6 +131,15 @@ class SimulationImpl final : public Simulation {
   // Over the store where it is: the host's arrays as they are, or the GPU splat's kernel.
   render::DensityMap project(const render::Camera& camera, int nx, int ny,
                              std::span<const std::uint8_t> components) override {
+    return project_where(camera, nx, ny, components, nullptr);
+  }
+  render::DensityMap project_components(const render::Camera& camera, int nx, int ny) override {
+    return project_where(camera, nx, ny, {}, system_->store().template field<std::uint8_t>("component"));
+  }
+
+  // `components` (host, one per body) or `own` (the store's component field, where the store is).
+  render::DensityMap project_where(const render::Camera& camera, int nx, int ny,
+                                   std::span<const std::uint8_t> components, const std::uint8_t* own) {
     const ParticleView<T>& v = system_->view();
     const std::size_t n = system_->size();
     if (!components.empty() && components.size() != n)
@@ -133,6 +148,7 @@ class SimulationImpl final : public Simulation {
     const Location at = system_->store().location();
     system_->synchronize();
     if (!at.on_device()) {
+      if (own != nullptr) components = {own, n};
       return render::project_bodies<T>({v.x.x, n}, {v.x.y, n}, {v.x.z, n}, {v.m, n}, components, camera, nx, ny);
     }
 #if NBODY_HAVE_CUDA
@@ -144,7 +160,7 @@ class SimulationImpl final : public Simulation {
       const Moments m = system_->moments();  // on the device
       if (m.mass > 0) centre = {m.mass_moment[0] / m.mass, m.mass_moment[1] / m.mass, m.mass_moment[2] / m.mass};
     }
-    return render::project_on_device<T>({v.x.x, v.x.y, v.x.z, v.m, n, at.device, system_->store().stream()},
+    return render::project_on_device<T>({v.x.x, v.x.y, v.x.z, v.m, own, n, at.device, system_->store().stream()},
                                         components, camera, centre, nx, ny);
 #else
     throw_runtime_error("render: the bodies are on a device this build has no CUDA for");
