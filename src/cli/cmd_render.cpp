@@ -32,6 +32,7 @@ std::vector<fs::path> run_snapshots(const fs::path& dir) {
   return files;
 }
 
+#if NBODY_HAVE_RENDER
 namespace {
 
 // The name of the unit system whose factors a file records ("henon" when none matches).
@@ -43,6 +44,7 @@ std::string units_of(const ParticleFileInfo& info) {
 }
 
 }  // namespace
+#endif
 
 std::vector<fs::path> render_files(const std::vector<fs::path>& files, const fs::path& out, RenderSettings s,
                                    const std::string& units) {

@@ -28,7 +28,8 @@ namespace {
 
 std::filesystem::path render_args_path(const std::filesystem::path& dir) { return dir / "frames" / "render.args"; }
 
-void save_frame_request(const std::filesystem::path& dir, std::int64_t every, const RenderSettings& s) {
+// (Used only in a build with the renderer.)
+[[maybe_unused]] void save_frame_request(const std::filesystem::path& dir, std::int64_t every, const RenderSettings& s) {
   std::string text = "--every\n" + std::to_string(every) + "\n";
   for (const std::string& a : s.as_arguments()) text += a + "\n";
   write_file_atomic(render_args_path(dir), text);
