@@ -142,6 +142,18 @@ find_package(PkgConfig QUIET)
 if(PKG_CONFIG_FOUND)
   pkg_check_modules(NBODY_CAIRO QUIET IMPORTED_TARGET cairo)
 endif()
+# Without pkg-config (or its cairo.pc), cairo's header and library where CMake looks for them
+# (CMAKE_INCLUDE_PATH, CMAKE_LIBRARY_PATH): the same imported target.
+if(NOT NBODY_CAIRO_FOUND)
+  find_path(NBODY_CAIRO_INCLUDE_DIR cairo.h PATH_SUFFIXES cairo)
+  find_library(NBODY_CAIRO_LIBRARY cairo)
+  if(NBODY_CAIRO_INCLUDE_DIR AND NBODY_CAIRO_LIBRARY)
+    add_library(PkgConfig::NBODY_CAIRO UNKNOWN IMPORTED)
+    set_target_properties(PkgConfig::NBODY_CAIRO PROPERTIES IMPORTED_LOCATION "${NBODY_CAIRO_LIBRARY}"
+                          INTERFACE_INCLUDE_DIRECTORIES "${NBODY_CAIRO_INCLUDE_DIR}")
+    set(NBODY_CAIRO_FOUND TRUE)
+  endif()
+endif()
 if(PNG_FOUND AND NBODY_CAIRO_FOUND)
   set(_nbody_render_default ON)
 else()
