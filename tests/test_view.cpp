@@ -81,6 +81,25 @@ TEST(ViewPointCloud, SubsampleKeepsTheTotalMassAndThePositions) {
   EXPECT_TRUE(all.component.empty());
 }
 
+TEST(ViewPointCloud, KeptBodiesKeepTheirComponentsAndTheRunNamesThem) {
+  Particles<double> p = random_bodies(1000, 5);
+  p.component.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) p.component[i] = std::uint8_t(i % 3);
+  p.component_names = {"disk", "bulge", "halo"};
+  const PointCloud c = view::make_point_cloud(p, 0, 100);
+  ASSERT_EQ(c.component.size(), 100u);
+  const auto keep = view::subsample_indices(p.size(), 100);
+  for (std::size_t k = 0; k < keep.size(); ++k) EXPECT_EQ(c.component[k], keep[k] % 3);
+  // One named component colours nothing: no tags sent.
+  p.component_names = {"stars"};
+  EXPECT_TRUE(view::make_point_cloud(p, 0, 100).component.empty());
+  const std::string json = view::run_json(view::RunCatalog{}, {}, 100, {"disk", "bulge", "halo"});
+  std::string compact;
+  for (const char ch : json)
+    if (ch != ' ' && ch != '\n') compact += ch;
+  EXPECT_NE(compact.find(R"("components":["disk","bulge","halo"])"), std::string::npos) << json;
+}
+
 TEST(ViewPointCloud, EncodingHasTheDocumentedLayout) {
   const Particles<double> p = random_bodies(10, 3);
   PointCloud c = view::make_point_cloud(p, 0.75, 4);

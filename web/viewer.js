@@ -232,8 +232,22 @@ async function loadWanted() {
   }
 }
 
+// The component names (from /api/run) in their colours, when the bodies carry two or more.
+function showLegend() {
+  const legend = $('legend');
+  legend.replaceChildren();
+  (run.components ?? []).forEach((name, c) => {
+    const item = document.createElement('span');
+    item.className = 'legend-item';
+    item.style.color = '#' + PALETTE[c % PALETTE.length].getHexString();
+    item.textContent = `\u25a0 ${name}`;
+    legend.appendChild(item);
+  });
+}
+
 function startGravity() {
   setupScene();
+  showLegend();
   state.marks.scene = performance.now();
   slider.max = String(Math.max(run.snapshots.length - 1, 0));
   slider.addEventListener('input', () => { wanted = Number(slider.value); loadWanted(); });

@@ -41,8 +41,11 @@ PointCloud make_point_cloud(const Particles<double>& p, double time, std::size_t
     c.xyz[3 * k + 2] = static_cast<float>(p.z[i]);
     c.mass[k] = static_cast<float>(p.m[i] * scale);
   }
-  // COMPONENT: when Particles carries the bodies' component tags, copy them here for the kept
-  // indices (c.component[k] = p.component[keep[k]]) when the snapshot has them.
+  // The component tags of the kept bodies, where the snapshot names two components or more.
+  if (p.component_names.size() > 1 && p.component.size() == p.size()) {
+    c.component.resize(keep.size());
+    for (std::size_t k = 0; k < keep.size(); ++k) c.component[k] = p.component[keep[k]];
+  }
   return c;
 }
 

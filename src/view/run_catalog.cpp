@@ -100,7 +100,7 @@ std::string unit_system_name_of(const UnitSystemCgs& u) {
 }
 
 std::string run_json(const RunCatalog& catalog, const std::vector<std::optional<std::size_t>>& counts,
-                     std::size_t max_points) {
+                     std::size_t max_points, const std::vector<std::string>& components) {
   JsonWriter j;
   j.begin_object();
   j.field("kind", catalog.kind == RunCatalog::Kind::gravity ? "gravity" : "pic");
@@ -120,8 +120,10 @@ std::string run_json(const RunCatalog& catalog, const std::vector<std::optional<
   } else {
     j.key("units").null();
   }
-  // The names of the component tags (disk, bulge, halo, ...); none until snapshots carry them.
-  j.key("components").begin_array().end_array();
+  // The names of the component tags (disk, bulge, halo, ...), index = tag.
+  j.key("components").begin_array();
+  for (const std::string& name : components) j.value(name);
+  j.end_array();
   j.key("snapshots").begin_array();
   for (std::size_t i = 0; i < catalog.snapshots.size(); ++i) {
     const auto& s = catalog.snapshots[i];

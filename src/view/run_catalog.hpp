@@ -49,7 +49,8 @@ struct RunCatalog {
 
 // GET /api/run: the run as JSON. `counts` gives the body count of the snapshots read so far
 // (index in catalog.snapshots; nullopt: not read yet, written as null).
+// `components`: the component names of the snapshots read so far (empty: one unnamed one).
 [[nodiscard]] std::string run_json(const RunCatalog& catalog, const std::vector<std::optional<std::size_t>>& counts,
-                                   std::size_t max_points);
+                                   std::size_t max_points, const std::vector<std::string>& components = {});
 
 }  // namespace nbody::view

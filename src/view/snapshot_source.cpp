@@ -10,7 +10,7 @@ SnapshotSource::SnapshotSource(RunCatalog catalog, std::size_t max_points, std::
 
 std::string SnapshotSource::run_json() const {
   std::lock_guard lock(mutex_);
-  return view::run_json(catalog_, counts_, max_points_);
+  return view::run_json(catalog_, counts_, max_points_, components_);
 }
 
 std::string SnapshotSource::encoded(std::size_t index) {
@@ -32,6 +32,10 @@ std::string SnapshotSource::encoded(std::size_t index) {
   {
     const ParticleFileData data = read_particle_file(entry.file);
     count = data.particles.size();
+    if (data.particles.component_names.size() > 1 && components_.empty()) {
+      std::lock_guard lock(mutex_);
+      components_ = data.particles.component_names;
+    }
     bytes = encode(make_point_cloud(data.particles, data.info.time, max_points_));
   }
   std::lock_guard lock(mutex_);

@@ -33,6 +33,7 @@ class SnapshotSource {
   mutable std::mutex mutex_;             // guards counts_ and cache_
   std::mutex read_mutex_;                // one snapshot read at a time (memory, the disk)
   std::vector<std::optional<std::size_t>> counts_;
+  std::vector<std::string> components_;  // the first snapshot's names that has two or more
   std::list<std::pair<std::size_t, std::string>> cache_;  // most recent first
 };
 

@@ -17,6 +17,7 @@
 #include "io/checkpoint.hpp"
 #include "nbody/checkpoint.hpp"
 #include "render/colormap.hpp"
+#include "nbody/camera.hpp"
 #include "render/image.hpp"
 
 namespace nbody::render {
@@ -158,6 +159,39 @@ TEST(FramesCli, RenderPutsOneBodyOnItsPixelAndCountsTheMassInView) {
   const PngFile q = read_png(d / "persp" / "one.png");
   EXPECT_EQ(q.text_value("Bodies_inside"), "1");
   EXPECT_EQ(q.image.rgb(84 + 80 * 5 + 40, 40 + 80 * (5 - 2) + 40), colormap_colour(magma, 1.0));
+}
+
+// A file naming two components or more is coloured by component: each pixel its bodies' hue
+// (one body a pixel: the hue at full brightness), with a legend of the names in the hues.
+TEST(FramesCli, RenderColoursByComponentWithALegend) {
+  const fs::path d = temp_dir("render_components");
+  {
+    std::ofstream f(d / "two.csv");
+    f << "id,m,x,y,z,vx,vy,vz,component\n# components = disk, halo\n";
+    f << "0,1,0.75,-0.25,0,0,0,0,0\n1,1,-1.25,0.75,0,0,0,0,1\n";
+  }
+  const ProcessResult r =
+      run_nbody("render " + (d / "two.csv").string() + " --out " + (d / "out").string() + " --centre 0,0,0 --width 4 --size 8x6");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const PngFile png = read_png(d / "out" / "two.png");
+  EXPECT_EQ(png.text_value("Colormap"), "component hues, log brightness");
+  ASSERT_EQ(png.text_value("Plot_box"), "84 40 640 480");
+  auto hue = [](int c) {
+    const auto h = component_colour(std::uint8_t(c));
+    return Rgb{h[0], h[1], h[2]};
+  };
+  // (0.75, -0.25): column 5, row 2 from the bottom; (-1.25, 0.75): column 1, row 4.
+  EXPECT_EQ(png.image.rgb(84 + 80 * 5 + 40, 40 + 80 * 3 + 40), hue(0));
+  EXPECT_EQ(png.image.rgb(84 + 80 * 1 + 40, 40 + 80 * 1 + 40), hue(1));
+  EXPECT_EQ(png.image.rgb(84 + 80 * 3 + 40, 40 + 80 * 3 + 40), (Rgb{0, 0, 0})) << "an empty pixel is black";
+  // The legend's squares in the map's upper left corner, one line of 18 pixels each.
+  EXPECT_EQ(png.image.rgb(84 + 15, 40 + 15), hue(0));
+  EXPECT_EQ(png.image.rgb(84 + 15, 40 + 15 + 18), hue(1));
+  // A file of one component: one colour map, no legend.
+  write_csv(d / "one.csv", {{{1.0, 0.75, -0.25, 0.0}}});
+  ASSERT_EQ(run_nbody("render " + (d / "one.csv").string() + " --out " + (d / "out") .string() +
+                      " --centre 0,0,0 --width 4 --size 8x6").status, 0);
+  EXPECT_EQ(read_png(d / "out" / "one.png").text_value("Colormap"), "magma");
 }
 
 TEST(FramesCli, BadCameraOptionsAreOneLineAndExitStatusTwo) {
