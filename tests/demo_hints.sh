@@ -19,4 +19,10 @@ echo "hint: $again"
 echo "hint: $continue"
 (cd "$root" && eval "$continue") >"$work/continue.txt" || { echo "failed: $continue"; cat "$work/continue.txt"; exit 1; }
 grep -q "step 40\|40 steps\|: 20 steps" "$work/continue.txt" || { echo "the continued run did not reach step 40:"; cat "$work/continue.txt"; exit 1; }
+# The demo ends in a picture where the program has the renderer.
+if "$nbody" --version | grep -q '^features:.* render'; then
+  picture="$(sed -n 's/^picture: //p' "$log")"
+  [ -f "$picture" ] || { echo "no picture '$picture' after:"; cat "$log"; exit 1; }
+  head -c 8 "$picture" | od -An -c | grep -q 'P   N   G' || { echo "'$picture' is not a PNG"; exit 1; }
+fi
 echo "ok"
