@@ -57,7 +57,7 @@ struct PngEncoding {
   PngFilters filters = PngFilters::adaptive;
 };
 // The encoding of frames (render/frame.hpp): zlib's fastest level, rows unfiltered. On frames of
-// bodies (scattered points on black) it took a fifth of the default's time for 1.2 times its
+// bodies (scattered points on black) it took a fifth to a third of the default's time for 1.2 times its
 // size; no filter gave both a smaller file and a faster encoder than any other (docs/pictures.md,
 // "Alongside the run").
 inline constexpr PngEncoding kFastPng{1, PngFilters::none};
