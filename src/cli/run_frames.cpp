@@ -21,6 +21,11 @@ void FrameOptions::add_to(CLI::App& app) {
                      "projected surface density, log scale, annotated (docs/pictures.md); camera and image by the "
                      "--render-* flags; --resume renders the same frames")
           ->type_name("K");
+  threads_option = app.add_option("--render-threads", threads,
+                                  "threads that draw and encode the frames beside the run (default: the cores less "
+                                  "one, at most 8); the frames are the same for any number")
+                       ->type_name("N")
+                       ->check(CLI::Range(1, 64));
   camera.add_to(app, "render-");
 }
 
@@ -59,9 +64,18 @@ std::optional<FrameRequest> load_frame_request(const std::filesystem::path& dir)
 
 std::optional<FrameRequest> frame_request(const FrameOptions& opts, const std::optional<FrameRequest>& stored) {
   const bool every_given = opts.every_option->count() > 0;
-  if (!every_given && !opts.camera.any_given()) return stored;
-  if (!every_given && !stored)
-    throw_input_error("--render-every: the camera flags (--render-camera, --render-width, ...) need --render-every K");
+  const bool threads_given = opts.threads_option != nullptr && opts.threads_option->count() > 0;
+  if (!every_given && !stored) {
+    if (opts.camera.any_given())
+      throw_input_error("--render-every: the camera flags (--render-camera, --render-width, ...) need --render-every K");
+    if (threads_given) throw_input_error("--render-threads: " + std::to_string(opts.threads) + " needs --render-every K");
+  }
+  if (!every_given && !opts.camera.any_given()) {
+    if (!stored) return std::nullopt;
+    FrameRequest r = *stored;
+    r.threads = threads_given ? opts.threads : 0;
+    return r;
+  }
 #if !NBODY_HAVE_RENDER
   throw_input_error("--render-every: this build of nbody has no renderer (it needs libpng and cairo: Debian "
                     "libpng-dev, libcairo2-dev; configure with -DNBODY_ENABLE_RENDER=ON)");
@@ -70,6 +84,7 @@ std::optional<FrameRequest> frame_request(const FrameOptions& opts, const std::o
   r.every = every_given ? opts.every : stored->every;
   if (r.every <= 0) throw_input_error("--render-every: " + std::to_string(opts.every) + " is not > 0");
   r.settings = opts.camera.any_given() || !stored ? opts.camera.resolve() : stored->settings;
+  r.threads = threads_given ? opts.threads : 0;
   return r;
 }
 
@@ -85,6 +100,7 @@ int run_with_frames(bool has_directory, const std::optional<FrameRequest>& frame
   fs.style.colormap = render::colormap(frames->settings.colormap).id;
   fs.style.decades = frames->settings.decades;
   fs.directory = dir / "frames";
+  fs.workers = std::size_t(frames->threads);
   RenderSettings saved = frames->settings;
   const std::int64_t every = frames->every;
   fs.resolved = [dir, saved, every](const render::Camera& camera) mutable {

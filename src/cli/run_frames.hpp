@@ -18,6 +18,8 @@ namespace nbody::cli {
 struct FrameOptions {
   std::int64_t every = 0;
   CLI::Option* every_option = nullptr;
+  int threads = 0;  // --render-threads (0: not given)
+  CLI::Option* threads_option = nullptr;
   CameraOptions camera;
   void add_to(CLI::App& app);
 };
@@ -25,6 +27,7 @@ struct FrameOptions {
 struct FrameRequest {
   std::int64_t every = 0;
   RenderSettings settings;
+  int threads = 0;  // the threads drawing frames (0: the default); not stored, the frames are the same
 };
 
 // The run directory's frames/render.args, if it has one (an input error naming it when it is bad).

@@ -23,9 +23,30 @@ struct CairoDeleter {
   void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
 };
 
-void put(unsigned char* data, int stride, int x, int y, Rgb c) {
-  auto* row = reinterpret_cast<std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
-  row[x] = (std::uint32_t(c[0]) << 16) | (std::uint32_t(c[1]) << 8) | std::uint32_t(c[2]);
+// A pixel of cairo's RGB24 surface: 0x00RRGGBB in a 32-bit word.
+std::uint32_t pixel(Rgb c) { return (std::uint32_t(c[0]) << 16) | (std::uint32_t(c[1]) << 8) | std::uint32_t(c[2]); }
+
+std::uint32_t* surface_row(unsigned char* data, int stride, int y) {
+  return reinterpret_cast<std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
+}
+
+// The RGB image of a finished RGB24 surface, row by row.
+Image image_of_surface(cairo_surface_t* surface) {
+  const unsigned char* data = cairo_image_surface_get_data(surface);
+  const int stride = cairo_image_surface_get_stride(surface);
+  const int W = cairo_image_surface_get_width(surface), H = cairo_image_surface_get_height(surface);
+  Image im;
+  im.width = W, im.height = H, im.channels = 3;
+  im.pixels.resize(std::size_t(W) * std::size_t(H) * 3);
+  for (int y = 0; y < H; ++y) {
+    const auto* src = reinterpret_cast<const std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
+    std::uint8_t* dst = im.pixels.data() + std::size_t(y) * std::size_t(W) * 3;
+    for (int x = 0; x < W; ++x, dst += 3) {
+      const std::uint32_t v = src[x];
+      dst[0] = std::uint8_t(v >> 16), dst[1] = std::uint8_t(v >> 8), dst[2] = std::uint8_t(v);
+    }
+  }
+  return im;
 }
 
 enum class Align { left, centre, right };
@@ -69,8 +90,9 @@ Rgb sample_colour(const FigureSpec& spec, double v) {
 }
 
 Figure draw_figure(const MapView& map, const FigureSpec& spec) {
-  if (map.nx < 1 || map.ny < 1 || map.value.size() != std::size_t(map.nx) * std::size_t(map.ny) ||
-      (!map.colours.empty() && map.colours.size() != map.value.size()))
+  const std::size_t samples = std::size_t(std::max(map.nx, 0)) * std::size_t(std::max(map.ny, 0));
+  if (map.nx < 1 || map.ny < 1 || (map.colours.empty() && map.value.size() != samples) ||
+      (!map.colours.empty() && (map.colours.size() != samples || (!map.value.empty() && map.value.size() != samples))))
     throw_input_error("render: a figure needs a map of nx x ny > 0 samples");
   Figure f;
   const int s = std::max(1, std::min(spec.max_map_width / map.nx, spec.max_map_height / map.ny));
@@ -91,20 +113,26 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
   // The map and the colour bar, pixel by pixel.
   unsigned char* data = cairo_image_surface_get_data(surface.get());
   const int stride = cairo_image_surface_get_stride(surface.get());
-  for (int j = 0; j < map.ny; ++j)
+  // Each sample's row is written once into the top row of its block, then copied to the s - 1 below.
+  const double* value = map.value.data();
+  const Rgb* colours = map.colours.empty() ? nullptr : map.colours.data();
+  for (int j = 0; j < map.ny; ++j) {
+    const int top = f.plot.y + (map.ny - 1 - j) * s;
+    std::uint32_t* row = surface_row(data, stride, top) + f.plot.x;
+    const std::size_t k0 = std::size_t(j) * std::size_t(map.nx);
     for (int i = 0; i < map.nx; ++i) {
-      const std::size_t k = std::size_t(j) * std::size_t(map.nx) + std::size_t(i);
-      const Rgb c = map.colours.empty() ? sample_colour(spec, map.value[k]) : map.colours[k];
-      const int top = f.plot.y + (map.ny - 1 - j) * s, left = f.plot.x + i * s;
-      for (int y = top; y < top + s; ++y)
-        for (int x = left; x < left + s; ++x) put(data, stride, x, y, c);
+      const std::uint32_t c = pixel(colours != nullptr ? colours[k0 + std::size_t(i)] : sample_colour(spec, value[k0 + std::size_t(i)]));
+      std::fill_n(row + std::ptrdiff_t(i) * s, s, c);
     }
+    for (int y = top + 1; y < top + s; ++y)
+      std::copy_n(row, f.plot.w, surface_row(data, stride, y) + f.plot.x);
+  }
   const Colormap& cm = colormap(spec.colormap);
   for (int r = 0; r < f.colorbar.h; ++r) {
     const double t = 1.0 - (r + 0.5) / f.colorbar.h;
     const std::size_t nb = spec.colorbar_colours.size();
     const Rgb c = nb == 0 ? colormap_colour(cm, t) : spec.colorbar_colours[std::min(nb - 1, std::size_t(t * double(nb)))];
-    for (int x = f.colorbar.x; x < f.colorbar.x + f.colorbar.w; ++x) put(data, stride, x, f.colorbar.y + r, c);
+    std::fill_n(surface_row(data, stride, f.colorbar.y + r) + f.colorbar.x, f.colorbar.w, pixel(c));
   }
   cairo_surface_mark_dirty(surface.get());
 
@@ -184,14 +212,7 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
   cairo_surface_flush(surface.get());
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
     throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_status(cr)));
-  f.image = Image(W, H, 3);
-  for (int y = 0; y < H; ++y) {
-    const auto* row = reinterpret_cast<const std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
-    for (int x = 0; x < W; ++x) {
-      const std::uint32_t v = row[x];
-      f.image.set(x, y, {std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)});
-    }
-  }
+  f.image = image_of_surface(surface.get());
   return f;
 }
 
@@ -333,16 +354,7 @@ LinePlot draw_line_plot(const LinePlotSpec& spec) {
   cairo_surface_flush(surface.get());
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS)
     throw_runtime_error(std::string("render: cairo: ") + cairo_status_to_string(cairo_status(cr)));
-  const unsigned char* data = cairo_image_surface_get_data(surface.get());
-  const int stride = cairo_image_surface_get_stride(surface.get());
-  f.image = Image(W, H, 3);
-  for (int y = 0; y < H; ++y) {
-    const auto* row = reinterpret_cast<const std::uint32_t*>(data + std::ptrdiff_t(y) * stride);
-    for (int x = 0; x < W; ++x) {
-      const std::uint32_t v = row[x];
-      f.image.set(x, y, {std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)});
-    }
-  }
+  f.image = image_of_surface(surface.get());
   return f;
 }
 

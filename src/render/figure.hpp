@@ -21,7 +21,8 @@ namespace nbody::render {
 
 // Samples of a 2D map: value[j * nx + i], j counted from the bottom (y up).
 // With `colours` (one per sample, same order) the map shows those colours instead of the colour
-// map's (colour by component); the colour bar then shows colorbar_colours when given.
+// map's (colour by component, or colours shaded beforehand); the colour bar then shows
+// colorbar_colours when given. With colours the values may be left empty.
 struct MapView {
   int nx = 0, ny = 0;
   std::span<const double> value;
@@ -66,7 +67,8 @@ struct Figure {
   int pixels_per_sample = 1;
 };
 
-// Input error for an empty map or a value span of the wrong size; runtime error when cairo fails.
+// Input error for an empty map or a value or colour span of the wrong size; runtime error when
+// cairo fails.
 [[nodiscard]] Figure draw_figure(const MapView& map, const FigureSpec& spec);
 
 // The colour a sample gets on a figure with that spec.

@@ -35,7 +35,6 @@ Figure draw_frame(const DensityMap& map, const FrameStyle& style, const FrameLab
   const ShortUnits u = short_units(labels.units);
   const std::string length = u.length.empty() ? "N-body length" : u.length;
   const std::string density = u.mass.empty() ? "N-body mass / length\u00b2" : u.mass + " / " + u.length + "\u00b2";
-  const std::vector<double> sigma = surface_density(map);
   const Scale scale = density_scale(map, style.decades);
   const std::vector<Rgb> colours = shade(map, style.colormap, scale);
   FigureSpec spec;
@@ -59,7 +58,7 @@ Figure draw_frame(const DensityMap& map, const FrameStyle& style, const FrameLab
       spec.legend.emplace_back(labels.components[c], Rgb{std::uint8_t(hue[0]), std::uint8_t(hue[1]), std::uint8_t(hue[2])});
     }
   }
-  return draw_figure({map.nx, map.ny, sigma, colours}, spec);
+  return draw_figure({map.nx, map.ny, {}, colours}, spec);  // the colours shaded here: no values needed
 }
 
 TextChunks frame_chunks(const DensityMap& map, const FrameStyle& style, const FrameLabels& labels,
@@ -86,9 +85,9 @@ TextChunks frame_chunks(const DensityMap& map, const FrameStyle& style, const Fr
 }
 
 void write_frame(const std::filesystem::path& path, const DensityMap& map, const FrameStyle& style,
-                 const FrameLabels& labels) {
+                 const FrameLabels& labels, PngEncoding encoding) {
   const Figure f = draw_frame(map, style, labels);
-  write_png(path, f.image, frame_chunks(map, style, labels, f));
+  write_png(path, f.image, frame_chunks(map, style, labels, f), encoding);
 }
 
 std::string frame_file_name(std::int64_t step) {

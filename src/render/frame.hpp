@@ -39,9 +39,9 @@ struct ShortUnits {
 [[nodiscard]] Figure draw_frame(const DensityMap& map, const FrameStyle& style, const FrameLabels& labels);
 [[nodiscard]] TextChunks frame_chunks(const DensityMap& map, const FrameStyle& style, const FrameLabels& labels,
                                       const Figure& figure);
-// Draws and writes it atomically to `path`.
+// Draws and writes it atomically to `path` (by default encoded fast: kFastPng).
 void write_frame(const std::filesystem::path& path, const DensityMap& map, const FrameStyle& style,
-                 const FrameLabels& labels);
+                 const FrameLabels& labels, PngEncoding encoding = kFastPng);
 // "frame_00000100.png"
 [[nodiscard]] std::string frame_file_name(std::int64_t step);
 

@@ -34,7 +34,19 @@ void append(png_structp png, png_bytep data, png_size_t n) {
 void no_flush(png_structp) {}
 
 // Returns false with e.message set when libpng failed.
-bool encode_into(std::string* out, const Image* img, const png_text* text, int ntext, PngErrors* e) {
+int png_filter_flags(PngFilters f) {
+  switch (f) {
+    case PngFilters::none: return PNG_FILTER_NONE;
+    case PngFilters::sub: return PNG_FILTER_SUB;
+    case PngFilters::up: return PNG_FILTER_UP;
+    case PngFilters::paeth: return PNG_FILTER_PAETH;
+    case PngFilters::adaptive: break;
+  }
+  return PNG_ALL_FILTERS;
+}
+
+bool encode_into(std::string* out, const Image* img, const png_text* text, int ntext, PngEncoding enc,
+                 PngErrors* e) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, on_error, on_warning);
   if (png == nullptr) {
     std::snprintf(e->message, sizeof e->message, "out of memory");
@@ -47,7 +59,9 @@ bool encode_into(std::string* out, const Image* img, const png_text* text, int n
     return false;
   }
   png_set_write_fn(png, out, append, no_flush);
-  png_set_compression_level(png, 6);
+  png_set_compression_level(png, enc.level);
+  // libpng's default is every filter for a colour image (the same as PNG_ALL_FILTERS).
+  if (enc.filters != PngFilters::adaptive) png_set_filter(png, PNG_FILTER_TYPE_BASE, png_filter_flags(enc.filters));
   png_set_IHDR(png, info, png_uint_32(img->width), png_uint_32(img->height), 8,
                img->channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -105,7 +119,9 @@ Image::Image(int w, int h, int c, Rgb fill) : width(w), height(h), channels(c) {
   }
 }
 
-std::string encode_png(const Image& img, const TextChunks& text) {
+std::string encode_png(const Image& img, const TextChunks& text, PngEncoding encoding) {
+  if (encoding.level < 0 || encoding.level > 9)
+    throw_input_error("png: zlib level " + std::to_string(encoding.level) + " is not in 0-9");
   if (img.width < 1 || img.height < 1 || img.width > (1 << 20) || img.height > (1 << 20))
     throw_input_error("png: bad image size " + std::to_string(img.width) + " x " + std::to_string(img.height));
   if ((img.channels != 3 && img.channels != 4) ||
@@ -123,13 +139,13 @@ std::string encode_png(const Image& img, const TextChunks& text) {
   }
   std::string out;
   PngErrors e;
-  if (!encode_into(&out, &img, chunks.data(), int(chunks.size()), &e))
+  if (!encode_into(&out, &img, chunks.data(), int(chunks.size()), encoding, &e))
     throw_runtime_error(std::string("png: libpng failed: ") + e.message);
   return out;
 }
 
-void write_png(const std::filesystem::path& path, const Image& image, const TextChunks& text) {
-  write_file_atomic(path, encode_png(image, text));
+void write_png(const std::filesystem::path& path, const Image& image, const TextChunks& text, PngEncoding encoding) {
+  write_file_atomic(path, encode_png(image, text, encoding));
 }
 
 std::string PngFile::text_value(const std::string& key) const {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace nbody::render {
 
@@ -19,25 +21,36 @@ Scale density_scale(const DensityMap& map, double decades) {
   return Scale::log(hi * std::pow(10.0, -decades), hi);
 }
 
+namespace {
+
+// std::lround(x) for x in [0, 255] (halves away from zero) without the library call; NaN: 0.
+// x - int(x) is exact, so the comparison with 0.5 is lround's.
+inline std::uint8_t round_byte(double x) {
+  if (!(x > 0)) return 0;
+  const int i = int(x);
+  return std::uint8_t(x - i >= 0.5 ? i + 1 : i);
+}
+
+}  // namespace
+
 std::vector<Rgb> shade(const DensityMap& map, ColormapId id, const Scale& scale) {
   const Colormap& cm = colormap(id);
-  const bool by_component = !map.rgb_mass.empty();
-  std::vector<Rgb> out(map.mass.size());
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    const double m = map.mass[k];
-    if (!by_component) {
-      out[k] = colormap_colour(cm, m > 0 ? scale.normalize(map.surface_density(k)) : 0.0);
-      continue;
-    }
-    if (!(m > 0)) {
-      out[k] = {0, 0, 0};
-      continue;
-    }
-    const double t = scale.normalize(map.surface_density(k));
-    for (int q = 0; q < 3; ++q) {
-      const double c = std::clamp(t * map.rgb_mass[3 * k + std::size_t(q)] / m, 0.0, 1.0);
-      out[k][std::size_t(q)] = std::uint8_t(std::lround(255 * c));
-    }
+  const std::size_t n = map.mass.size();
+  std::vector<Rgb> out(n);  // black
+  const double* mass = map.mass.data();
+  const double area = map.pixel_size * map.pixel_size;  // as DensityMap::surface_density
+  Rgb* o = out.data();
+  if (map.rgb_mass.empty()) {
+    const Rgb empty = colormap_colour(cm, 0.0);
+    for (std::size_t k = 0; k < n; ++k) o[k] = mass[k] > 0 ? colormap_colour(cm, scale.normalize(mass[k] / area)) : empty;
+    return out;
+  }
+  const double* rgb = map.rgb_mass.data();
+  for (std::size_t k = 0; k < n; ++k) {
+    const double m = mass[k];
+    if (!(m > 0)) continue;  // an empty pixel is black
+    const double t = scale.normalize(m / area);
+    for (std::size_t q = 0; q < 3; ++q) o[k][q] = round_byte(255 * std::clamp(t * rgb[3 * k + q] / m, 0.0, 1.0));
   }
   return out;
 }
@@ -45,8 +58,10 @@ std::vector<Rgb> shade(const DensityMap& map, ColormapId id, const Scale& scale)
 Image shaded_image(const DensityMap& map, ColormapId colormap, double decades) {
   const std::vector<Rgb> c = shade(map, colormap, density_scale(map, decades));
   Image im(map.nx, map.ny, 3);
+  const std::size_t row = std::size_t(map.nx) * 3;  // Rgb is 3 bytes: a row of colours is a row of pixels
+  static_assert(sizeof(Rgb) == 3);
   for (int j = 0; j < map.ny; ++j)
-    for (int i = 0; i < map.nx; ++i) im.set(i, map.ny - 1 - j, c[std::size_t(j) * std::size_t(map.nx) + std::size_t(i)]);
+    std::memcpy(im.pixels.data() + std::size_t(map.ny - 1 - j) * row, c.data() + std::size_t(j) * std::size_t(map.nx), row);
   return im;
 }
 

@@ -1,5 +1,6 @@
 #include "run/frame_output.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -8,17 +9,33 @@
 
 namespace nbody::runloop {
 
-FrameWriter::FrameWriter(std::size_t capacity) : capacity_(capacity < 1 ? 1 : capacity) {
-  thread_ = std::thread([this] { work(); });
+std::size_t FrameWriter::default_workers() {
+  const unsigned hw = std::thread::hardware_concurrency();  // 0: unknown
+  return std::clamp<std::size_t>(hw > 1 ? hw - 1 : 1, 1, 8);
 }
 
-FrameWriter::~FrameWriter() {
+FrameWriter::FrameWriter(std::size_t workers, std::size_t capacity) {
+  if (workers == 0) workers = default_workers();
+  capacity_ = capacity == 0 ? 2 * workers : capacity;
+  threads_.reserve(workers);
+  try {
+    for (std::size_t k = 0; k < workers; ++k) threads_.emplace_back([this] { work(); });
+  } catch (...) {
+    stop_and_join();
+    throw;
+  }
+}
+
+FrameWriter::~FrameWriter() { stop_and_join(); }
+
+// The workers finish the jobs waiting, then end.
+void FrameWriter::stop_and_join() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   changed_.notify_all();
-  thread_.join();
+  for (std::thread& t : threads_) t.join();
 }
 
 void FrameWriter::rethrow_locked(std::unique_lock<std::mutex>& lock) {
@@ -39,7 +56,7 @@ void FrameWriter::push(std::function<void()> job) {
 
 void FrameWriter::flush() {
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] { return (jobs_.empty() && !busy_) || error_; });
+  changed_.wait(lock, [&] { return (jobs_.empty() && busy_ == 0) || error_; });
   rethrow_locked(lock);
 }
 
@@ -50,7 +67,7 @@ void FrameWriter::work() {
     if (jobs_.empty()) return;  // stopping with nothing left
     std::function<void()> job = std::move(jobs_.front());
     jobs_.pop_front();
-    busy_ = true;
+    ++busy_;
     lock.unlock();
     std::exception_ptr failed;
     try {
@@ -58,10 +75,11 @@ void FrameWriter::work() {
     } catch (...) {
       failed = std::current_exception();
     }
+    job = nullptr;  // the job's data (a map of the frame) freed outside the lock
     lock.lock();
-    busy_ = false;
+    --busy_;
     if (failed) {
-      error_ = failed;
+      if (!error_) error_ = failed;
       jobs_.clear();
     }
     changed_.notify_all();
@@ -69,7 +87,7 @@ void FrameWriter::work() {
 }
 
 FrameOutput::FrameOutput(FrameSettings settings)
-    : settings_(std::move(settings)), writer_(std::make_unique<FrameWriter>(2)) {
+    : settings_(std::move(settings)), writer_(std::make_unique<FrameWriter>(settings_.workers)) {
   if (settings_.every <= 0) throw_input_error("--render-every: " + std::to_string(settings_.every) + " is not > 0");
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // FrameOutput: a frame of the bodies every K steps (RUN/frames/frame_<step>.png, docs/pictures.md).
 // The projection runs where the bodies live (Simulation::project: the GPU splat on a GPU run) at
-// the step; drawing the figure and encoding the PNG run on a worker thread beside the next steps
-// (FrameWriter, a bounded queue), flushed before every checkpoint and at the end, so a checkpoint
+// the step; drawing the figure and encoding the PNG run on worker threads beside the next steps
+// (FrameWriter, a bounded queue; frames are independent files, so any worker may write any
+// frame: the bytes are the same), flushed before every checkpoint and at the end, so a checkpoint
 // never precedes a frame of an earlier step and a resumed run's frames equal an uninterrupted
 // run's. The trajectory is untouched. Built with the renderer only (NBODY_ENABLE_RENDER).
 #include <condition_variable>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "nbody/camera.hpp"
 #include "nbody/run.hpp"
@@ -20,11 +22,15 @@
 
 namespace nbody::runloop {
 
-// Jobs run in order on one thread; at most `capacity` wait (push blocks beyond that). A job's
-// error comes back from the next push or flush; later jobs are dropped after one failed.
+// Jobs run on `workers` threads (each job is independent: one file), taken in the order pushed;
+// at most `capacity` wait (push blocks beyond that). A job's error comes back from the next push
+// or flush (the first one when several failed); waiting jobs are dropped after one failed.
 class FrameWriter {
  public:
-  explicit FrameWriter(std::size_t capacity = 2);
+  // min(hardware threads - 1, 8), at least 1: the stepping thread keeps a core.
+  [[nodiscard]] static std::size_t default_workers();
+  // workers 0: default_workers(); capacity 0: 2 x workers.
+  explicit FrameWriter(std::size_t workers = 0, std::size_t capacity = 0);
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;
   FrameWriter& operator=(const FrameWriter&) = delete;
@@ -32,17 +38,20 @@ class FrameWriter {
   void push(std::function<void()> job);
   // Waits until every job pushed so far has run; rethrows the first error.
   void flush();
+  [[nodiscard]] std::size_t workers() const noexcept { return threads_.size(); }
 
  private:
   void work();
+  void stop_and_join();
   void rethrow_locked(std::unique_lock<std::mutex>& lock);
   std::size_t capacity_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::function<void()>> jobs_;
-  bool busy_ = false, stop_ = false;
+  std::size_t busy_ = 0;
+  bool stop_ = false;
   std::exception_ptr error_;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 struct FrameSettings {
@@ -51,6 +60,7 @@ struct FrameSettings {
   bool auto_width = false;          // resolved from the bodies at the first frame
   int nx = 1920, ny = 1080;
   render::FrameStyle style;
+  std::size_t workers = 0;          // threads drawing and encoding (0: FrameWriter::default_workers())
   std::filesystem::path directory;  // RUN/frames
   // Told the camera once its width is resolved (before the first frame is queued).
   std::function<void(const render::Camera&)> resolved;

@@ -92,10 +92,13 @@ TEST(FramesCli, FramesLeaveTheTrajectoryAloneAndAResumedRunRendersTheSameFrames)
   const fs::path base = temp_dir("frames_resume");
   // With frames, without, and with frames stopped at step 10 then resumed (no render flags: the
   // run directory's frames/render.args) to step 20.
-  ASSERT_EQ(run_nbody(std::string(kRun) + kFrames + " --steps 20 --out " + (base / "with").string()).status, 0);
+  // The uninterrupted run draws on 4 threads, the resumed one frame at a time, then on 3.
+  ASSERT_EQ(run_nbody(std::string(kRun) + kFrames + " --render-threads 4 --steps 20 --out " + (base / "with").string()).status, 0);
   ASSERT_EQ(run_nbody(std::string(kRun) + " --steps 20 --out " + (base / "without").string()).status, 0);
-  ASSERT_EQ(run_nbody(std::string(kRun) + kFrames + " --steps 10 --out " + (base / "resumed").string()).status, 0);
-  const ProcessResult r = run_nbody("run --resume " + (base / "resumed").string() + " --steps 20");
+  ASSERT_EQ(
+      run_nbody(std::string(kRun) + kFrames + " --render-threads 1 --steps 10 --out " + (base / "resumed").string()).status,
+      0);
+  const ProcessResult r = run_nbody("run --resume " + (base / "resumed").string() + " --steps 20 --render-threads 3");
   ASSERT_EQ(r.status, 0) << r.err;
   // The snapshots byte for byte; the checkpoints' state, step, time and integrator and solver
   // state (their configuration names the directory and their run id differs by directory).
@@ -211,6 +214,7 @@ TEST(FramesCli, BadCameraOptionsAreOneLineAndExitStatusTwo) {
       {"run -n 10 --steps 1 --out " + (d / "never").string() + " --render-every 1 --render-width -2",
        "--render-width: '-2' is not a width > 0"},
       {"run -n 10 --steps 1 --render-every 1", "--render-every: the frames go into the run directory"},
+      {"run -n 10 --steps 1 --out " + (d / "never").string() + " --render-threads 2", "--render-threads: 2 needs --render-every K"},
       {"run -n 10 --steps 1 --out " + (d / "never").string() + " --render-camera perspective",
        "need --render-every K"},
   };
