@@ -1,6 +1,20 @@
 # Dependencies come from Debian packages (scripts/setup). CLI11 and toml++ are header-only; a
 # machine without the packages can point CMAKE_PREFIX_PATH / CMAKE_INCLUDE_PATH at copies of
 # their headers (scripts/device/pack-deps does that for the GPU machine).
+# An optional feature's ON/OFF option: ON by default where what it needs was found; ON without it
+# stops the configuration with one message naming the Debian packages that provide it.
+function(nbody_feature_option option found doc needs)
+  if(found)
+    set(_default ON)
+  else()
+    set(_default OFF)
+  endif()
+  option(${option} "${doc}" ${_default})
+  if(${option} AND NOT found)
+    message(FATAL_ERROR "${option}=ON but ${needs} was not found: run scripts/setup or configure with -D${option}=OFF.")
+  endif()
+endfunction()
+
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 
 find_path(NBODY_CLI11_INCLUDE_DIR CLI/CLI.hpp)
@@ -48,16 +62,8 @@ if(NOT DEFINED NBODY_ENABLE_HDF5 OR NBODY_ENABLE_HDF5)
   enable_language(C)  # FindHDF5 test-compiles a C program
   find_package(HDF5 COMPONENTS C QUIET)
 endif()
-if(HDF5_FOUND)
-  set(_nbody_hdf5_default ON)
-else()
-  set(_nbody_hdf5_default OFF)
-endif()
-option(NBODY_ENABLE_HDF5 "Write and read HDF5 snapshots (GADGET-4 layout)" ${_nbody_hdf5_default})
-if(NBODY_ENABLE_HDF5 AND NOT HDF5_FOUND)
-  message(FATAL_ERROR "NBODY_ENABLE_HDF5=ON but the HDF5 C library was not found: run scripts/setup "
-                      "(Debian package libhdf5-dev) or configure with -DNBODY_ENABLE_HDF5=OFF.")
-endif()
+nbody_feature_option(NBODY_ENABLE_HDF5 "${HDF5_FOUND}" "Write and read HDF5 snapshots (GADGET-4 layout)"
+                     "the HDF5 C library (Debian libhdf5-dev)")
 
 # MPI (Debian: libopenmpi-dev, openmpi-bin) for runs over several processes and nodes.
 # NBODY_ENABLE_MPI defaults to ON when MPI is found; asking for it when it is missing is a
@@ -155,15 +161,13 @@ if(NOT NBODY_CAIRO_FOUND)
   endif()
 endif()
 if(PNG_FOUND AND NBODY_CAIRO_FOUND)
-  set(_nbody_render_default ON)
+  set(_nbody_render_found TRUE)
 else()
-  set(_nbody_render_default OFF)
+  set(_nbody_render_found FALSE)
 endif()
-option(NBODY_ENABLE_RENDER "Build the renderer (PNG images and figures; needs libpng and cairo)" ${_nbody_render_default})
-if(NBODY_ENABLE_RENDER AND NOT (PNG_FOUND AND NBODY_CAIRO_FOUND))
-  message(FATAL_ERROR "NBODY_ENABLE_RENDER=ON but libpng or cairo was not found: run scripts/setup "
-                      "(Debian packages libpng-dev, libcairo2-dev) or configure with -DNBODY_ENABLE_RENDER=OFF.")
-endif()
+nbody_feature_option(NBODY_ENABLE_RENDER "${_nbody_render_found}"
+                     "Build the renderer (PNG images and figures; needs libpng and cairo)"
+                     "libpng or cairo (Debian libpng-dev, libcairo2-dev)")
 if(NOT NBODY_ENABLE_RENDER)
   message(STATUS "Renderer off (libpng: ${PNG_FOUND}, cairo: ${NBODY_CAIRO_FOUND}): no images; "
                  "a PIC run with output.images_every > 0 is refused")
@@ -175,16 +179,9 @@ endif()
 if(PKG_CONFIG_FOUND)
   pkg_check_modules(NBODY_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
 endif()
-if(NBODY_HTTPLIB_FOUND)
-  set(_nbody_view_default ON)
-else()
-  set(_nbody_view_default OFF)
-endif()
-option(NBODY_ENABLE_VIEW "Build the browser viewer's server (nbody view; needs cpp-httplib)" ${_nbody_view_default})
-if(NBODY_ENABLE_VIEW AND NOT NBODY_HTTPLIB_FOUND)
-  message(FATAL_ERROR "NBODY_ENABLE_VIEW=ON but cpp-httplib was not found: run scripts/setup "
-                      "(Debian package libcpp-httplib-dev) or configure with -DNBODY_ENABLE_VIEW=OFF.")
-endif()
+nbody_feature_option(NBODY_ENABLE_VIEW "${NBODY_HTTPLIB_FOUND}"
+                     "Build the browser viewer's server (nbody view; needs cpp-httplib)"
+                     "cpp-httplib (Debian libcpp-httplib-dev)")
 if(NOT NBODY_ENABLE_VIEW)
   message(STATUS "Viewer off (cpp-httplib: ${NBODY_HTTPLIB_FOUND}): nbody view is refused")
 endif()

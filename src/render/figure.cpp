@@ -73,6 +73,23 @@ void line(cairo_t* cr, double x0, double y0, double x1, double y1) {
   cairo_stroke(cr);
 }
 
+// The text style of the figures: DejaVu Sans, grey antialiasing, no hinting (the same glyphs at
+// any position), black lines 1 pixel wide without antialiasing.
+void figure_text_style(cairo_t* cr) {
+  cairo_font_options_t* fo = cairo_font_options_create();
+  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+  cairo_set_font_options(cr, fo);
+  cairo_font_options_destroy(fo);
+  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+}
+
+void set_colour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0); }
+
 std::vector<Tick> colorbar_ticks(const Scale& s) {
   if (s.kind == ScaleKind::log) return log_ticks(s.lo, s.hi);
   return linear_ticks(s.lo, s.hi, 5);
@@ -136,16 +153,7 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
   }
   cairo_surface_mark_dirty(surface.get());
 
-  cairo_font_options_t* fo = cairo_font_options_create();
-  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
-  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
-  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
-  cairo_set_font_options(cr, fo);
-  cairo_font_options_destroy(fo);
-  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_line_width(cr, 1.0);
-  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+  figure_text_style(cr);
 
   // Frames just outside the map and the bar (their pixels stay the data's).
   const Box& p = f.plot;
@@ -201,9 +209,8 @@ Figure draw_figure(const MapView& map, const FigureSpec& spec) {
     cairo_rectangle(cr, x0 - 1, y0 - 1, 12, 12);
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_fill(cr);
-    const Rgb c = spec.legend[k].second;
     cairo_rectangle(cr, x0, y0, 10, 10);
-    cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0);
+    set_colour(cr, spec.legend[k].second);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     text(cr, spec.legend[k].first, x0 + 16, y0 + 5, Align::left);
@@ -240,22 +247,6 @@ void check_axis(const LineAxis& a, const char* name) {
                       tick_label(a.hi, 0));
 }
 
-// The text style of the figures: DejaVu Sans, grey antialiasing, no hinting (the same glyphs at
-// any position), black lines 1 pixel wide without antialiasing.
-void figure_text_style(cairo_t* cr) {
-  cairo_font_options_t* fo = cairo_font_options_create();
-  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
-  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
-  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
-  cairo_set_font_options(cr, fo);
-  cairo_font_options_destroy(fo);
-  cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_set_line_width(cr, 1.0);
-  cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-}
-
-void set_colour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0); }
 
 }  // namespace
 
