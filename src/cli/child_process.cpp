@@ -1,6 +1,7 @@
 #include "cli/child_process.hpp"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,7 +11,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/strings.hpp"
 #include "nbody/error.hpp"
+
+extern char** environ;
 
 namespace nbody::cli {
 
@@ -27,30 +31,45 @@ std::string find_on_path(const std::string& name) {
   return {};
 }
 
-int run_child(const std::vector<std::string>& args) {
-  if (args.empty()) throw_runtime_error("run_child: no program");
-  std::vector<std::string> copy = args;
+int spawn_and_wait(const std::vector<std::string>& args, bool quiet, int* start_error) {
+  if (args.empty()) throw_runtime_error("spawn_and_wait: no program");
   std::vector<char*> argv;
-  for (auto& a : copy) argv.push_back(a.data());
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw_runtime_error("cannot start " + args[0] + ": " + std::strerror(errno));
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, 0);
-    ::execv(argv[0], argv.data());
-    std::fprintf(stderr, "nbody: error: cannot start %s: %s\n", argv[0], std::strerror(errno));
-    ::_exit(127);
+  // posix_spawn, not fork: the program may hold threads (frame writers, OpenMP).
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    if (start_error) *start_error = rc;
+    return -1;
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw_runtime_error("waiting for " + args[0] + ": " + std::strerror(errno));
+    if (errno != EINTR) {
+      if (start_error) *start_error = errno;
+      return -1;
+    }
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+int run_child(const std::vector<std::string>& args) {
+  int err = 0;
+  const int status = spawn_and_wait(args, false, &err);
+  if (status < 0) throw_runtime_error("cannot run " + quoted_text(args.at(0)) + ": " + std::strerror(err));
+  return status;
 }
 
 }  // namespace nbody::cli

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/child_process.hpp"
 #include "cli/python_program.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
@@ -62,7 +63,7 @@ int execute(const PlotOptions& o) {
     throw Error(e.kind(), "plot: " + std::string(e.what()));
   }
   std::fflush(stdout);
-  const int status = run_program({python, "-B", script.string(), o.run_dir, out.string()});
+  const int status = run_child({python, "-B", script.string(), o.run_dir, out.string()});
   // (The program said what went wrong, in one line for bad input.)
   if (status != 0) return status;
   if (!fs::is_regular_file(out, ec))

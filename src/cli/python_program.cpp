@@ -1,7 +1,6 @@
 #include "cli/python_program.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,10 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/child_process.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
-
-extern char** environ;
 
 namespace nbody::cli {
 namespace {
@@ -25,37 +23,6 @@ namespace fs = std::filesystem;
 // The probe's exit status when every module is there (not 0: any program that exits 0, /bin/true
 // say, would pass for a Python); 64 + a bit 2^k for each modules[k] missing (six modules at most).
 constexpr int kProbeFound = 42, kProbeMissing = 64;
-
-// Starts argv[0] (a path) and waits. quiet: stdout and stderr to /dev/null. -1: it could not be
-// started (errno-like code in *start_error).
-int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, int* start_error) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  }
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    if (start_error) *start_error = rc;
-    return -1;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      if (start_error) *start_error = errno;
-      return -1;
-    }
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
-}
 
 // What `py` lacks of `modules`: "" when it has them all, else why not.
 std::string lacks(const std::string& py, const std::vector<std::string>& modules) {
@@ -115,13 +82,6 @@ std::string find_python(const std::vector<std::string>& modules) {
   }
   throw_input_error("no Python with " + wanted + " found (" + join(tried, "; ") + "): install Debian's " + packages +
                     " (scripts/setup does) or set NBODY_PYTHON to a Python that has them");
-}
-
-int run_program(const std::vector<std::string>& argv) {
-  int err = 0;
-  const int status = spawn_and_wait(argv, false, &err);
-  if (status < 0) throw_runtime_error("cannot run " + quoted_text(argv.at(0)) + ": " + std::strerror(err));
-  return status;
 }
 
 fs::path shipped_file(const std::string& name) {

@@ -14,11 +14,6 @@ namespace nbody::cli {
 // which module and how to get it.
 [[nodiscard]] std::string find_python(const std::vector<std::string>& modules);
 
-// Runs `argv` (argv[0] an executable's path) with this program's stdin, stdout, stderr and
-// environment and waits for it; its exit status (128 + the signal when a signal ended it).
-// Runtime error when it cannot be started.
-[[nodiscard]] int run_program(const std::vector<std::string>& argv);
-
 // A file that ships with the program: <the executable's directory>/../share/nbody/<name> (the
 // installed layout, bin/ and share/nbody/, and the build tree's, src/ and share/nbody/).
 // Runtime error naming the path when it is not there.
