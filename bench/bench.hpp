@@ -193,6 +193,9 @@ void check_pic_scaling_record(Record& r, const PicScalingCheck& c);
 // direct sum on sampled targets, per opening angle, model and N, and its time per phase.
 void tree_suite(const Options& options, const std::function<void(Record)>& add);
 
+// The render suite (bench/render_suite.cpp): what a frame of a run costs beside a tree step.
+void render_suite(const Options& options, const std::function<void(Record)>& add);
+
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);
 

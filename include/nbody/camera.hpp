@@ -54,6 +54,25 @@ struct DensityMap {
   [[nodiscard]] double surface_density(std::size_t k) const { return mass[k] / (pixel_size * pixel_size); }
 };
 
+// How a map is shaded where it is projected (Simulation::project_shaded; the rules of
+// render/shade.hpp): one colour map's 256 entries (8-bit RGB, low end first), or colour by
+// component; a log scale of surface density from the largest down `decades` decades.
+struct ShadeSpec {
+  std::array<std::array<std::uint8_t, 3>, 256> colormap{};
+  bool by_component = false;
+  double decades = 4;
+};
+
+// A map shaded where it was projected: `map` has the geometry, mass_inside and bodies_inside
+// (its mass and rgb_mass are left empty), `colours` one colour a pixel (j from the bottom, as
+// mass), and [lo, hi] the log scale of surface density used.
+struct ShadedMap {
+  DensityMap map;
+  std::vector<std::array<std::uint8_t, 3>> colours;
+  double lo = 0.1, hi = 1;
+  bool by_component = false;
+};
+
 // The fixed palette of component hues (8 entries; component c takes entry c mod 8).
 inline constexpr int kComponentPaletteSize = 8;
 [[nodiscard]] inline std::array<std::uint8_t, 3> component_colour(std::uint8_t component) {

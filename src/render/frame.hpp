@@ -42,6 +42,11 @@ struct ShortUnits {
 // Draws and writes it atomically to `path` (by default encoded fast: kFastPng).
 void write_frame(const std::filesystem::path& path, const DensityMap& map, const FrameStyle& style,
                  const FrameLabels& labels, PngEncoding encoding = kFastPng);
+// The same of a map shaded where it was projected (Simulation::project_shaded).
+void write_frame(const std::filesystem::path& path, const ShadedMap& shaded, const FrameStyle& style,
+                 const FrameLabels& labels, PngEncoding encoding = kFastPng);
+// The shading of a frame in this style, for Simulation::project_shaded.
+[[nodiscard]] ShadeSpec shade_spec(const FrameStyle& style, bool by_component);
 // "frame_00000100.png"
 [[nodiscard]] std::string frame_file_name(std::int64_t step);
 

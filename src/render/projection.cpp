@@ -62,6 +62,19 @@ void check_camera(const Camera& camera, int nx, int ny) {
 
 ProjectionParams prepare_projection(const Camera& camera, const Vec3& centre, int nx, int ny, bool with_components,
                                     DensityMap& map) {
+  const ProjectionParams p = prepare_projection_geometry(camera, centre, nx, ny, map);
+  map.mass.assign(std::size_t(nx) * std::size_t(ny), 0.0);
+  if (with_components) map.rgb_mass.assign(3 * map.mass.size(), 0.0);
+  return p;
+}
+
+std::array<double, 2> density_range(double hi, double decades) {
+  if (!(hi > 0) || !std::isfinite(hi)) return {0.1, 1};
+  return {hi * std::pow(10.0, -decades), hi};
+}
+
+ProjectionParams prepare_projection_geometry(const Camera& camera, const Vec3& centre, int nx, int ny,
+                                             DensityMap& map) {
   check_camera(camera, nx, ny);
   const CameraBasis b = camera_basis(camera);
   ProjectionParams p{};
@@ -86,8 +99,6 @@ ProjectionParams prepare_projection(const Camera& camera, const Vec3& centre, in
   map.pixel_size = width / nx;
   map.x_lo = -0.5 * width, map.x_hi = 0.5 * width;
   map.y_hi = 0.5 * map.pixel_size * ny, map.y_lo = -map.y_hi;
-  map.mass.assign(std::size_t(nx) * std::size_t(ny), 0.0);
-  if (with_components) map.rgb_mass.assign(3 * map.mass.size(), 0.0);
   return p;
 }
 

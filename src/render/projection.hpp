@@ -3,6 +3,7 @@
 // the pixel of a position (written once for the CPU loop and the CUDA kernel,
 // src/render/splat_gpu.cu) and the CPU splat in float64. Part of nbody_core: it needs neither
 // cairo nor libpng, so a GPU build without the renderer's libraries still projects.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -54,6 +55,12 @@ inline constexpr int kMaxMapSide = 16384;
 // its mass (and rgb_mass when `with_components`).
 [[nodiscard]] ProjectionParams prepare_projection(const Camera& camera, const Vec3& centre, int nx, int ny,
                                                   bool with_components, DensityMap& map);
+// The same without allocating the map's mass (a map shaded on the device has none).
+[[nodiscard]] ProjectionParams prepare_projection_geometry(const Camera& camera, const Vec3& centre, int nx, int ny,
+                                                           DensityMap& map);
+// The log scale of surface density of a map whose largest pixel is `hi` (mass per area):
+// [hi * 10^-decades, hi], or [0.1, 1] when hi is not a positive finite number (nothing in view).
+[[nodiscard]] std::array<double, 2> density_range(double hi, double decades);
 // The same checks alone (before a run starts).
 void check_camera(const Camera& camera, int nx, int ny);
 
