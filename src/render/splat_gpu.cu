@@ -12,12 +12,20 @@
 
 namespace nbody::render {
 
+// image: one float a pixel, or with components four (mass and the mass-weighted red, green,
+// blue: one vector atomic a body on sm_90); colours: the shaded pixels on the device, staged:
+// the same in pinned host memory (a fast copy back).
 struct SplatWorkspace::Buffers {
   Location at = Location::host();
-  Array<float> image, rgb, block_max;
+  Array<float> image, block_max;
   Array<double> block_mass;
   Array<unsigned long long> block_count;
   Array<std::uint8_t> comp, colours;
+  std::uint8_t* staged = nullptr;
+  std::size_t staged_bytes = 0;
+  ~Buffers() {
+    if (staged != nullptr) (void)cudaFreeHost(staged);  // in a destructor: nothing to report to
+  }
 };
 
 SplatWorkspace::SplatWorkspace() = default;
@@ -34,8 +42,15 @@ SplatWorkspace::Buffers& SplatWorkspace::buffers(Location at, std::size_t pixels
     b_->block_count = Array<unsigned long long>(at, blocks);
   }
   Buffers& b = *b_;
-  if (b.image.size() < pixels) b.image = Array<float>(at, pixels), b.colours = Array<std::uint8_t>(at, 3 * pixels);
-  if (with_components && b.rgb.size() < 3 * pixels) b.rgb = Array<float>(at, 3 * pixels);
+  const std::size_t floats = (with_components ? 4 : 1) * pixels;
+  if (b.image.size() < floats) b.image = Array<float>(at, floats);
+  if (b.colours.size() < 3 * pixels) {
+    b.colours = Array<std::uint8_t>(at, 3 * pixels);
+    if (b.staged != nullptr) NBODY_CUDA_CHECK(cudaFreeHost(b.staged));
+    b.staged = nullptr;
+    NBODY_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&b.staged), 3 * pixels));
+    b.staged_bytes = 3 * pixels;
+  }
   if (b.comp.size() < bodies_tagged) b.comp = Array<std::uint8_t>(at, bodies_tagged);
   return b;
 }
@@ -52,11 +67,22 @@ struct Table {
 
 constexpr int kBlock = cuda::ReductionPolicy::kBlock;
 
+// Adds (m, r, g, b) to a pixel's four floats: one vector atomic where the device has it (sm_90),
+// else four (each element is added atomically either way).
+__device__ __forceinline__ void add_pixel4(float* pixel, float m, float r, float g, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float4*>(pixel), make_float4(m, r, g, b));
+#else
+  atomicAdd(pixel, m), atomicAdd(pixel + 1, r), atomicAdd(pixel + 2, g), atomicAdd(pixel + 3, b);
+#endif
+}
+
+// image: one float a pixel (comp null), or four (mass, r, g, b) with components.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
     splat_kernel(ProjectionParams p, const T* __restrict__ x, const T* __restrict__ y, const T* __restrict__ z,
                  const T* __restrict__ m, const std::uint8_t* __restrict__ comp, Palette palette, long long n,
-                 float* __restrict__ mass, float* __restrict__ rgb, double* __restrict__ block_mass,
+                 float* __restrict__ image, double* __restrict__ block_mass,
                  unsigned long long* __restrict__ block_count) {
   __shared__ double scratch_mass[kBlock / 32];
   __shared__ unsigned long long scratch_count[kBlock / 32];
@@ -67,12 +93,11 @@ __global__ void __launch_bounds__(kBlock)
     if (!pixel_of(p, double(x[k]), double(y[k]), double(z[k]), i, j)) continue;
     const long long at = (long long)j * p.nx + i;
     const float mk = float(m[k]);
-    atomicAdd(mass + at, mk);
     if (comp != nullptr) {
       const float* c = palette.rgb[comp[k] % kComponentPaletteSize];
-      atomicAdd(rgb + 3 * at, mk * c[0]);
-      atomicAdd(rgb + 3 * at + 1, mk * c[1]);
-      atomicAdd(rgb + 3 * at + 2, mk * c[2]);
+      add_pixel4(image + 4 * at, mk, mk * c[0], mk * c[1], mk * c[2]);
+    } else {
+      atomicAdd(image + at, mk);
     }
     inside += double(m[k]);
     ++count;
@@ -83,12 +108,13 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The largest pixel mass of each block's share of the image (masses are >= 0).
-__global__ void __launch_bounds__(kBlock) max_kernel(const float* __restrict__ mass, long long pixels,
+// (`stride` floats a pixel, the mass first).
+__global__ void __launch_bounds__(kBlock) max_kernel(const float* __restrict__ mass, int stride, long long pixels,
                                                      float* __restrict__ block_max) {
   __shared__ float scratch[kBlock / 32];
   float top = 0;
   for (long long k = blockIdx.x * (long long)kBlock + threadIdx.x; k < pixels; k += (long long)gridDim.x * kBlock)
-    top = fmaxf(top, mass[k]);
+    top = fmaxf(top, mass[stride * k]);
   const float block_top = cuda::block_reduce<kBlock, cuda::Max>(top, scratch);
   if (threadIdx.x == 0) block_max[blockIdx.x] = block_top;
 }
@@ -107,15 +133,16 @@ __device__ __forceinline__ std::uint8_t round_byte(double x) {
   return std::uint8_t(x - i >= 0.5 ? i + 1 : i);
 }
 
-// render::shade on the device: one colour map's entry by floor(256 t), or with components the
-// mass-weighted hue at brightness t; t of the surface density mass / area on the log scale.
+// render::shade on the device: one colour map's entry by floor(256 t), or with components (four
+// floats a pixel) the mass-weighted hue at brightness t; t of the surface density mass / area on
+// the log scale.
 __global__ void __launch_bounds__(kBlock)
-    shade_kernel(const float* __restrict__ mass, const float* __restrict__ rgb, long long pixels, double area,
-                 double lo, double log_span, Table table, std::uint8_t* __restrict__ out) {
+    shade_kernel(const float* __restrict__ image, bool components, long long pixels, double area, double lo,
+                 double log_span, Table table, std::uint8_t* __restrict__ out) {
   for (long long k = blockIdx.x * (long long)kBlock + threadIdx.x; k < pixels; k += (long long)gridDim.x * kBlock) {
-    const double m = mass[k];
     std::uint8_t* o = out + 3 * k;
-    if (rgb == nullptr) {
+    if (!components) {
+      const double m = image[k];
       int e = 0;
       if (m > 0) {
         const double t = normalize_log(m / area, lo, log_span);
@@ -124,13 +151,16 @@ __global__ void __launch_bounds__(kBlock)
       o[0] = table.rgb[e][0], o[1] = table.rgb[e][1], o[2] = table.rgb[e][2];
       continue;
     }
+    const float4 v = reinterpret_cast<const float4*>(image)[k];
+    const double m = v.x;
     if (!(m > 0)) {
       o[0] = o[1] = o[2] = 0;  // an empty pixel is black
       continue;
     }
     const double t = normalize_log(m / area, lo, log_span);
+    const float rgb[3] = {v.y, v.z, v.w};
     for (int q = 0; q < 3; ++q) {
-      const double c = t * double(rgb[3 * k + q]) / m;
+      const double c = t * double(rgb[q]) / m;
       o[q] = round_byte(255 * (c < 0 ? 0 : (c > 1 ? 1 : c)));
     }
   }
@@ -145,20 +175,18 @@ Palette component_palette() {
   return palette;
 }
 
-// The splat of the bodies into the workspace's images (zeroed first), on the store's stream;
+// The splat of the bodies into the workspace's image (zeroed first), on the store's stream;
 // `comp` the device tags or null. The current device is left as it was.
 template <class T>
 void splat(const DeviceBodies<T>& bodies, const ProjectionParams& p, const std::uint8_t* comp,
            SplatWorkspace::Buffers& b, std::size_t pixels) {
-  const Location at = b.at;
-  zero_bytes(b.image.data(), at, pixels * sizeof(float), bodies.stream);
-  if (comp != nullptr) zero_bytes(b.rgb.data(), at, 3 * pixels * sizeof(float), bodies.stream);
+  zero_bytes(b.image.data(), b.at, (comp != nullptr ? 4 : 1) * pixels * sizeof(float), bodies.stream);
   int previous = 0;
   NBODY_CUDA_CHECK(cudaGetDevice(&previous));
   NBODY_CUDA_CHECK(cudaSetDevice(bodies.ordinal));
   splat_kernel<T><<<cuda::ReductionPolicy::kBlocks, kBlock, 0, static_cast<cudaStream_t>(bodies.stream)>>>(
       p, bodies.x, bodies.y, bodies.z, bodies.m, comp, component_palette(), static_cast<long long>(bodies.n),
-      b.image.data(), comp != nullptr ? b.rgb.data() : nullptr, b.block_mass.data(), b.block_count.data());
+      b.image.data(), b.block_mass.data(), b.block_count.data());
   NBODY_CUDA_CHECK_LAUNCH();
   NBODY_CUDA_CHECK(cudaSetDevice(previous));
 }
@@ -187,12 +215,13 @@ DensityMap project_on_device(const DeviceBodies<T>& bodies, std::span<const std:
   if (!components.empty())
     copy_bytes(b.comp.data(), b.at, components.data(), Location::host(), bodies.n, bodies.stream);
   splat(bodies, p, components.empty() ? bodies.component : b.comp.data(), b, pixels);
-  std::vector<float> host(pixels), host_rgb(with_components ? 3 * pixels : 0);
-  copy_bytes(host.data(), Location::host(), b.image.data(), b.at, pixels * sizeof(float), bodies.stream);
+  const std::size_t stride = with_components ? 4 : 1;
+  std::vector<float> host(stride * pixels);
+  copy_bytes(host.data(), Location::host(), b.image.data(), b.at, host.size() * sizeof(float), bodies.stream);
+  for (std::size_t k = 0; k < pixels; ++k) map.mass[k] = host[stride * k];
   if (with_components)
-    copy_bytes(host_rgb.data(), Location::host(), b.rgb.data(), b.at, 3 * pixels * sizeof(float), bodies.stream);
-  std::copy(host.begin(), host.end(), map.mass.begin());
-  std::copy(host_rgb.begin(), host_rgb.end(), map.rgb_mass.begin());
+    for (std::size_t k = 0; k < pixels; ++k)
+      for (std::size_t q = 0; q < 3; ++q) map.rgb_mass[3 * k + q] = host[4 * k + 1 + q];
   add_inside(b, bodies.stream, map);
   return map;
 }
@@ -212,7 +241,8 @@ ShadedMap shade_on_device(const DeviceBodies<T>& bodies, const Camera& camera, c
   int previous = 0;
   NBODY_CUDA_CHECK(cudaGetDevice(&previous));
   NBODY_CUDA_CHECK(cudaSetDevice(bodies.ordinal));
-  max_kernel<<<blocks, kBlock, 0, stream>>>(b.image.data(), static_cast<long long>(pixels), b.block_max.data());
+  max_kernel<<<blocks, kBlock, 0, stream>>>(b.image.data(), spec.by_component ? 4 : 1, static_cast<long long>(pixels),
+                                            b.block_max.data());
   NBODY_CUDA_CHECK_LAUNCH();
   std::vector<float> tops(blocks);
   copy_bytes(tops.data(), Location::host(), b.block_max.data(), b.at, tops.size() * sizeof(float), bodies.stream);
@@ -226,14 +256,16 @@ ShadedMap shade_on_device(const DeviceBodies<T>& bodies, const Camera& camera, c
   Table table{};
   for (int e = 0; e < 256; ++e)
     for (int q = 0; q < 3; ++q) table.rgb[e][q] = spec.colormap[std::size_t(e)][std::size_t(q)];
-  shade_kernel<<<blocks, kBlock, 0, stream>>>(b.image.data(), spec.by_component ? b.rgb.data() : nullptr,
-                                              static_cast<long long>(pixels), area, lo, std::log10(hi / lo), table,
-                                              b.colours.data());
+  shade_kernel<<<blocks, kBlock, 0, stream>>>(b.image.data(), spec.by_component, static_cast<long long>(pixels), area,
+                                              lo, std::log10(hi / lo), table, b.colours.data());
   NBODY_CUDA_CHECK_LAUNCH();
+  // Through the pinned staging buffer: the copy back at the link's speed.
+  NBODY_CUDA_CHECK(cudaMemcpyAsync(b.staged, b.colours.data(), 3 * pixels, cudaMemcpyDeviceToHost, stream));
+  NBODY_CUDA_CHECK(cudaStreamSynchronize(stream));
   NBODY_CUDA_CHECK(cudaSetDevice(previous));
-  out.colours.resize(pixels);
   static_assert(sizeof(out.colours[0]) == 3);
-  copy_bytes(out.colours.data(), Location::host(), b.colours.data(), b.at, 3 * pixels, bodies.stream);
+  const auto* first = reinterpret_cast<const std::array<std::uint8_t, 3>*>(b.staged);
+  out.colours.assign(first, first + pixels);
   return out;
 }
 

@@ -8,11 +8,14 @@
 // the same pixel; a pixel holding k bodies differs by at most k * 2^-23 of its mass (each body's
 // mass rounded to float, then k - 1 float additions in an order the atomics choose: the low bits
 // vary from run to run). mass_inside and bodies_inside are summed in float64 and uint64.
+// Coloured by component, a pixel's four floats (mass and the mass-weighted red, green, blue) are
+// added by one vector atomicAdd (float4, sm_90; four scalar ones on older devices).
 //
 // project_on_device copies the float image back (the map, for any use); shade_on_device also
 // shades it there (render/shade.hpp's rules: the largest pixel found by a device reduction, the
 // log scale computed on the host from it exactly as density_scale does, each pixel's colour by a
-// kernel) and copies back only 3 bytes a pixel: what a frame of a run needs. Its colours equal
+// kernel) and copies back only 3 bytes a pixel (through a pinned buffer kept in the workspace):
+// what a frame of a run needs. Its colours equal
 // the host's shade() of the same map but where the device's log10 (within 1 ulp) puts a value
 // on the other side of a colour step: a neighbouring colour-map entry, or one level of a channel.
 #include <cstddef>
