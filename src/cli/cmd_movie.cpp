@@ -62,6 +62,8 @@ int execute(const MovieOptions& o) {
     throw_input_error("movie: ffmpeg is not on PATH (Debian: apt-get install ffmpeg); the frames are PNG files a movie "
                       "tool can join");
   fs::path out = o.out;
+  if (!out.empty() && out.extension() != ".mp4")
+    throw_input_error("movie: --out " + out.string() + ": the movie is an .mp4 file");
   std::vector<fs::path> frames;
   std::string pattern;  // for ffmpeg's glob
   const fs::path images = run / "images";

@@ -96,9 +96,12 @@ void read_meshes(const Reader& r, hid_t it, PicSimulation& sim) {
       std::vector<hsize_t> dims;
       const std::string name = std::string(rec) + "/" + comp[k];
       const std::vector<double> v = r.doubles(h.get(), comp[k], dims);
-      if (dims != std::vector<hsize_t>{nxe, nye})
-        r.fail("meshes/" + name + " is not " + std::to_string(nxe) + " x " + std::to_string(nye) +
-               " nodes: the deck's grid (deck.toml) is not the dump's");
+      if (dims != std::vector<hsize_t>{nxe, nye}) {
+        std::string shape;
+        for (hsize_t n : dims) shape += (shape.empty() ? "" : " x ") + std::to_string(n);
+        r.fail("meshes/" + name + " has " + shape + " nodes, the deck's grid (deck.toml) " + std::to_string(nxe) +
+               " x " + std::to_string(nye));
+      }
       const int c = (rec[0] == 'E' ? kEx : kBx) + k;
       for (hsize_t i = 0; i < nxe; ++i)  // stored A[i][j], y fastest (openpmd.cpp)
         for (hsize_t j = 0; j < nye; ++j) sim.fields().at(c, int(i), int(j)) = v[std::size_t(i * nye + j)];
