@@ -17,7 +17,9 @@
 // follows the box's aspect ratio, at least 32 samples); the figure shows each sample as an s x s
 // block (docs/pictures.md). Every image is written atomically and also carries its range, colour
 // map, scale, step, time and extent, and the pixel boxes of its map and colour bar, in tEXt
-// chunks (any PNG viewer's "properties"; Python: PIL.Image.open(f).text).
+// chunks (any PNG viewer's "properties"; Python: PIL.Image.open(f).text). The same images of a
+// state read back from an openPMD dump (openpmd_read.hpp) are drawn here too: `nbody render` of a
+// PIC run (cli/pic_renders.hpp), the same bytes as the run's own.
 #include <filesystem>
 #include <optional>
 #include <string>
