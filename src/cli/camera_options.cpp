@@ -83,6 +83,18 @@ bool CameraOptions::any_given() const {
   return std::any_of(options_.begin(), options_.end(), [](const CLI::Option* o) { return o->count() > 0; });
 }
 
+std::string CameraOptions::camera_flag_given() const {
+  for (const CLI::Option* o : options_)
+    if (o->count() > 0 && o->get_name() != "--" + prefix_ + "colormap") return o->get_name();
+  return "";
+}
+
+std::string CameraOptions::colormap_given() const {
+  for (const CLI::Option* o : options_)
+    if (o->count() > 0 && o->get_name() == "--" + prefix_ + "colormap") return colormap_;
+  return "";
+}
+
 RenderSettings CameraOptions::resolve() const {
   const std::string f = "--" + prefix_;
   RenderSettings s;

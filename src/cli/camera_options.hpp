@@ -31,6 +31,11 @@ class CameraOptions {
   void add_to(CLI::App& app, const std::string& prefix);
   // Whether any of these flags was given.
   [[nodiscard]] bool any_given() const;
+  // The first of these flags given other than the colour map's ("" when none): a PIC run's
+  // pictures have no camera.
+  [[nodiscard]] std::string camera_flag_given() const;
+  // The colour map's flag's value when it was given, else "".
+  [[nodiscard]] std::string colormap_given() const;
   [[nodiscard]] RenderSettings resolve() const;
 
  private:
