@@ -36,6 +36,10 @@ TEST_P(GpuProjection, MatchesTheFloat64CpuMapWithinTheStatedBound) {
   std::vector<std::uint8_t> components(sim->size());
   for (std::size_t k = 0; k < components.size(); ++k) components[k] = std::uint8_t(k % 3);
   expect_projection_matches_cpu(*sim, persp, 1920, 1080, components, kFloatSum);
+  // Component 1 not drawn (Camera::shown): the same bodies left out on both sides.
+  render::Camera some = persp;
+  some.shown[0] &= ~std::uint64_t{2};
+  expect_projection_matches_cpu(*sim, some, 1920, 1080, components, kFloatSum);
   // The default centre, the centre of mass, from the device's reduction.
   const render::DensityMap com = sim->project(render::Camera{.width = 3}, 64, 36);
   const Particles<double> p = sim->particles();

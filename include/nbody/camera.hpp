@@ -32,6 +32,11 @@ struct Camera {
   double width = 1;            // orthographic: the view's width in length units
   double fov_degrees = 60;     // perspective: the horizontal field of view, in (0, 180)
   double distance = 1;         // perspective: from the eye to the centre, > 0
+  // The components shown: bit c % 64 of shown[c / 64] for component tag c (a galaxy's disks and
+  // bulges without its halo, say). Every body by default; only bodies with tags are filtered (a
+  // map coloured by component, or given components).
+  std::array<std::uint64_t, 4> shown{~0ull, ~0ull, ~0ull, ~0ull};
+  [[nodiscard]] bool shows(std::uint8_t c) const { return ((shown[c >> 6] >> (c & 63)) & 1u) != 0; }
 };
 
 // Projected mass on nx x ny pixels: mass[j * nx + i], j counted from the bottom (y up). The

@@ -68,12 +68,13 @@ std::vector<fs::path> render_files(const std::vector<fs::path>& files, const fs:
     // Coloured by component where the file names two components or more.
     std::span<const std::uint8_t> components;
     if (p.component_names.size() > 1 && p.component.size() == p.size()) components = p.component;
+    s.camera.shown = render::component_mask(s.components, p.component_names, "render: --components");
     const render::DensityMap map = render::project_bodies<double>(p.x, p.y, p.z, p.m, components, s.camera, s.nx, s.ny);
     render::FrameLabels labels;
     labels.title = file.filename().string() + ", " + std::to_string(p.size()) + " bodies";
     labels.time = data.info.time;
     labels.units = units.empty() ? units_of(data.info) : units;
-    if (!components.empty()) labels.components = p.component_names;
+    if (!components.empty()) labels.components = render::shown_names(s.camera, p.component_names);
     labels.camera = s.camera.projection == render::Projection::perspective ? "perspective" : "orthographic";
     const fs::path target = out / (file.stem().string() + ".png");
     render::write_frame(target, map, style, labels);

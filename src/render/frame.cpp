@@ -64,6 +64,7 @@ Figure draw_shaded(const Shaded& s, const FrameStyle& style, const FrameLabels& 
   spec.scale_bar_label = number(spec.scale_bar, "%g") + (u.length.empty() ? "" : " " + u.length);
   if (s.by_component) {
     for (std::size_t c = 0; c < labels.components.size(); ++c) {
+      if (labels.components[c].empty()) continue;  // not drawn
       const auto hue = component_colour(std::uint8_t(c));
       spec.legend.emplace_back(labels.components[c], Rgb{std::uint8_t(hue[0]), std::uint8_t(hue[1]), std::uint8_t(hue[2])});
     }

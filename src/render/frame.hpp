@@ -26,7 +26,9 @@ struct FrameLabels {
   double time = 0;
   std::string units = "henon";  // the run's unit system (core/units.hpp)
   std::string camera;        // a description for the text chunks
-  std::vector<std::string> components;  // the component names (a legend when coloured by component)
+  // The component names (a legend when coloured by component); an empty name: not drawn (not in
+  // the legend).
+  std::vector<std::string> components;
 };
 
 // The short names of a unit system's length, mass and time ("kpc", "Msun", "kpc/(km/s)"; Henon

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "core/hd.hpp"
 #include "nbody/camera.hpp"
@@ -27,7 +29,11 @@ struct ProjectionParams {
   double scale;      // orthographic: pixels per length unit; perspective: pixels per unit of tangent
   int nx, ny;
   bool perspective;
+  std::uint64_t shown[4];  // Camera::shown
 };
+
+// Whether a body of component tag c is drawn (Camera::shown).
+NBODY_HD bool shows(const ProjectionParams& p, std::uint8_t c) { return ((p.shown[c >> 6] >> (c & 63)) & 1u) != 0; }
 
 // The pixel (i, j), j from the bottom, of the position (x, y, z); false outside the view (and
 // behind the eye of a perspective camera, and for NaN).
@@ -63,6 +69,14 @@ inline constexpr int kMaxMapSide = 16384;
 [[nodiscard]] std::array<double, 2> density_range(double hi, double decades);
 // The same checks alone (before a run starts).
 void check_camera(const Camera& camera, int nx, int ny);
+
+// Camera::shown for `patterns` ("all", or names and shell patterns separated by commas) against
+// the bodies' component names; an input error naming `flag` for a pattern that matches none.
+[[nodiscard]] std::array<std::uint64_t, 4> component_mask(const std::string& patterns,
+                                                         const std::vector<std::string>& names, const std::string& flag);
+
+// The names with those the camera does not show emptied (a frame's legend).
+[[nodiscard]] std::vector<std::string> shown_names(const Camera& camera, std::vector<std::string> names);
 
 // The map of the bodies (x, y, z, m: one entry per body, equal lengths; components empty or one
 // per body) in float64, on the CPU. The centre of mass when the camera has no centre.

@@ -90,6 +90,7 @@ __global__ void __launch_bounds__(kBlock)
   unsigned long long count = 0;
   for (long long k = blockIdx.x * (long long)kBlock + threadIdx.x; k < n; k += (long long)gridDim.x * kBlock) {
     int i, j;
+    if (comp != nullptr && !shows(p, comp[k])) continue;
     if (!pixel_of(p, double(x[k]), double(y[k]), double(z[k]), i, j)) continue;
     const long long at = (long long)j * p.nx + i;
     const float mk = float(m[k]);

@@ -104,6 +104,8 @@ void FrameOutput::write(RunState& state) {
   }
   if (frames_ == 0 && settings_.resolved) settings_.resolved(settings_.camera);
   Simulation& sim = state.simulation();
+  if (frames_ == 0)
+    settings_.camera.shown = render::component_mask(settings_.components, sim.component_names(), "--render-components");
   // Coloured by component where the bodies have two components or more (the model's: a galaxy's
   // disk, bulge and halo). On a GPU the map is projected and shaded there (3 bytes a pixel come
   // back); on the host the worker shades it.
@@ -120,7 +122,7 @@ void FrameOutput::write(RunState& state) {
   labels.step = state.step();
   labels.time = state.time();
   labels.units = cfg.units;
-  if (by_component) labels.components = sim.component_names();
+  if (by_component) labels.components = render::shown_names(settings_.camera, sim.component_names());
   labels.camera = settings_.camera.projection == render::Projection::perspective ? "perspective" : "orthographic";
   const std::filesystem::path path = settings_.directory / render::frame_file_name(state.step());
   if (shaded) {
