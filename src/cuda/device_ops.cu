@@ -1,6 +1,9 @@
 // The CUDA executor of ParticleOps: grid-stride kernels over the shared functors, reductions over
 // a fixed grid, on one device's stream. Also the gather behind ParticleStore::permute.
 #include <array>
+#include <climits>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <vector>
 
 #include "cuda/block_reduce.cuh"
@@ -42,6 +45,83 @@ __global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock) max_kernel(int 
   if (threadIdx.x == 0) block_max[blockIdx.x] = best;
 }
 
+// The least of the integers f(i) and how many i give it, per block, into block_min/block_count
+// (integers: the result is exact whatever the order).
+template <class F>
+__global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock)
+    min_count_kernel(int n, F f, long long* block_min, int* block_count) {
+  using P = cuda::ReductionPolicy;
+  __shared__ long long warp_min[P::kBlock / 32];
+  __shared__ int warp_count[P::kBlock / 32];
+  long long least = LLONG_MAX;
+  int count = 0;
+  for (int i = blockIdx.x * P::kBlock + threadIdx.x; i < n; i += P::kBlocks * P::kBlock) {
+    const long long v = f(i);
+    if (v < least) {
+      least = v;
+      count = 1;
+    } else if (v == least) {
+      ++count;
+    }
+  }
+  // Lane 0 only ever combines lanes in range (the shuffle tree of cuda::warp_reduce).
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const long long other = __shfl_down_sync(0xffffffffu, least, offset);
+    const int other_count = __shfl_down_sync(0xffffffffu, count, offset);
+    if (other < least) {
+      least = other;
+      count = other_count;
+    } else if (other == least) {
+      count += other_count;
+    }
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) {
+    warp_min[warp] = least;
+    warp_count[warp] = count;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < P::kBlock / 32; ++w) {
+      if (warp_min[w] < least) {
+        least = warp_min[w];
+        count = warp_count[w];
+      } else if (warp_min[w] == least) {
+        count += warp_count[w];
+      }
+    }
+    block_min[blockIdx.x] = least;
+    block_count[blockIdx.x] = count;
+  }
+}
+
+// *top := max over v[0, n), by one block.
+__global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock) max_int_kernel(const std::int32_t* v, int n,
+                                                                                std::int32_t* top) {
+  using P = cuda::ReductionPolicy;
+  __shared__ int scratch[P::kBlock / 32];
+  int best = INT_MIN;
+  for (int i = threadIdx.x; i < n; i += P::kBlock) best = v[i] > best ? v[i] : best;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const int other = __shfl_down_sync(0xffffffffu, best, offset);
+    best = other > best ? other : best;
+  }
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = best;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 0; w < P::kBlock / 32; ++w) best = scratch[w] > best ? scratch[w] : best;
+    *top = best;
+  }
+}
+
+struct FillFrom {
+  std::int32_t* v;
+  const std::int32_t* value;
+  __device__ void operator()(int i) const { v[i] = *value; }
+};
+
 class CudaExecutor {
  public:
   CudaExecutor(int ordinal, StreamHandle stream)
@@ -80,6 +160,55 @@ class CudaExecutor {
     return worst;
   }
 
+  // The block partials combined on the host: one copy of kBlocks pairs per call.
+  template <class F>
+  particles::BlockTime min_count(int n, const F& f) {
+    using P = cuda::ReductionPolicy;
+    if (block_min_.size() == 0) {
+      block_min_ = cuda::DeviceBuffer<long long>(P::kBlocks);
+      block_count_ = cuda::DeviceBuffer<int>(P::kBlocks);
+      host_min_.resize(P::kBlocks);
+      host_count_.resize(P::kBlocks);
+    }
+    min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, f, block_min_.data(), block_count_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    block_min_.download(host_min_.data(), P::kBlocks, stream_);
+    block_count_.download(host_count_.data(), P::kBlocks, stream_);
+    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    particles::BlockTime b;
+    for (int k = 0; k < P::kBlocks; ++k) {
+      if (host_count_[k] == 0) continue;
+      if (host_min_[k] < b.next) {
+        b.next = host_min_[k];
+        b.count = host_count_[k];
+      } else if (host_min_[k] == b.next) {
+        b.count += host_count_[k];
+      }
+    }
+    return b;
+  }
+
+  // Stream compaction of the indices (CUB keeps their order); the scratch is kept between calls.
+  template <class F>
+  void select(int n, const F& pred, std::int32_t* out, int count) {
+    (void)count;  // counted by min_count; CUB counts again into selected_
+    if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
+    const thrust::counting_iterator<int> first(0);
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, first, out, selected_.data(), n, pred, stream_));
+    if (select_temp_.size() < need) select_temp_ = cuda::DeviceBuffer<unsigned char>(need);
+    NBODY_CUDA_CHECK(
+        cub::DeviceSelect::If(select_temp_.data(), need, first, out, selected_.data(), n, pred, stream_));
+  }
+
+  void share_max(std::int32_t* v, int n) {
+    if (n == 0) return;
+    if (top_.size() == 0) top_ = cuda::DeviceBuffer<std::int32_t>(1);
+    max_int_kernel<<<1, cuda::ReductionPolicy::kBlock, 0, stream_>>>(v, n, top_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    cuda::launch_for_each(n, FillFrom{v, top_.data()}, stream_);
+  }
+
   void synchronize() { NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   double measure_seconds(const std::function<void()>& work) {
     cuda::Event start, stop;
@@ -105,6 +234,13 @@ class CudaExecutor {
   cudaStream_t stream_;
   cuda::DeviceBuffer<double> partials_;
   std::vector<double> host_;
+  cuda::DeviceBuffer<long long> block_min_;
+  cuda::DeviceBuffer<int> block_count_;
+  std::vector<long long> host_min_;
+  std::vector<int> host_count_;
+  cuda::DeviceBuffer<int> selected_;
+  cuda::DeviceBuffer<unsigned char> select_temp_;
+  cuda::DeviceBuffer<std::int32_t> top_;
 };
 
 template <class Word>

@@ -2,6 +2,7 @@
 // The fourth-order Hermite integrator's element-wise steps as __host__ __device__ functors over
 // particle views: the predictor, the corrector and the start, run by the host loops and the CUDA
 // kernels alike (ParticleOps::hermite_*), the scheme of one body in particles/hermite_math.hpp.
+#include "particles/hermite_levels.hpp"
 #include "particles/hermite_math.hpp"
 #include "particles/views.hpp"
 
@@ -22,6 +23,61 @@ struct HermiteFields {
   Vec3Span<T> j1;
   IndexView active;
   double* dt_next;  // null: no step wanted
+};
+
+
+// The block-step schedule of a system: per body its level (step dt / 2^level) and its time in
+// ticks since the start of the interval (hermite_levels.hpp), where the store lives.
+struct HermiteSchedule {
+  std::int32_t* level;
+  std::int64_t* last;
+  int n;
+};
+
+// The next block time and how many bodies it holds (the bodies whose step ends first).
+struct BlockTime {
+  std::int64_t next = hermite::kTicks;
+  int count = 0;
+};
+
+// The tick at which body i's step ends.
+struct StepEnd {
+  const std::int32_t* level;
+  const std::int64_t* last;
+  NBODY_HD std::int64_t operator()(int i) const { return last[i] + hermite::ticks_of(level[i]); }
+};
+
+// Whether body i's step ends at tick `next` (it is in the active block).
+struct EndsAt {
+  StepEnd end;
+  std::int64_t next;
+  NBODY_HD bool operator()(int i) const { return end(i) == next; }
+};
+
+// The first level of the k-th active body from its starting step (level_for).
+struct StartLevel {
+  HermiteSchedule s;
+  IndexView active;
+  const double* steps;
+  double dt;
+  NBODY_HD void operator()(int k) const {
+    const int i = active.index[k];
+    s.level[i] = hermite::level_for(steps[k], dt);
+  }
+};
+
+// The k-th active body was corrected at tick `now` with criterion steps[k]: its time and level.
+struct NextLevel {
+  HermiteSchedule s;
+  IndexView active;
+  const double* steps;
+  std::int64_t now;
+  double dt;
+  NBODY_HD void operator()(int k) const {
+    const int i = active.index[k];
+    s.last[i] = now;
+    s.level[i] = hermite::next_level(s.level[i], steps[k], now, dt);
+  }
 };
 
 template <class T>

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <string>
 
 #include "core/parallel.hpp"
+#include "nbody/error.hpp"
 #include "particles/ops_impl.hpp"
 
 namespace nbody {
@@ -36,6 +38,38 @@ struct HostExecutor {
 #pragma omp parallel for schedule(static) reduction(max : worst) if (parallel_elements(n))
     for (int i = 0; i < n; ++i) worst = std::max(worst, f(i));
     return worst;
+  }
+
+  // Serial: integers, so any order gives the same answer.
+  template <class F>
+  particles::BlockTime min_count(int n, const F& f) const {
+    particles::BlockTime b;
+    for (int i = 0; i < n; ++i) {
+      const std::int64_t v = f(i);
+      if (v < b.next) {
+        b.next = v;
+        b.count = 1;
+      } else if (v == b.next) {
+        ++b.count;
+      }
+    }
+    return b;
+  }
+
+  template <class F>
+  void select(int n, const F& pred, std::int32_t* out, int count) const {
+    int k = 0;
+    for (int i = 0; i < n && k < count; ++i) {
+      if (pred(i)) out[k++] = i;
+    }
+    if (k != count) throw_runtime_error("hermite: " + std::to_string(k) + " active bodies where " +
+                                        std::to_string(count) + " were counted");
+  }
+
+  void share_max(std::int32_t* v, int n) const {
+    if (n == 0) return;
+    const std::int32_t top = *std::max_element(v, v + n);
+    std::fill(v, v + n, top);
   }
 
   void synchronize() const {}
