@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -140,7 +141,10 @@ Record integrate(const Particles<double>& p, const std::string& device, const st
   r.median_s = r.mean_s = r.min_s = h.block_steps > 0 ? wall / double(h.block_steps) : wall;
   r.rate = h.effective_rate;
   r.energy_error = h.energy_error;
-  r.verification = "energy error " + std::to_string(h.energy_error);
+  char text[96];
+  std::snprintf(text, sizeof text, "|dE/E| %.3e (sanity bound 1e-3)", h.energy_error);
+  r.verification = text;
+  r.verified = std::isfinite(h.energy_error) && h.energy_error < 1e-3;
   return r;
 }
 

@@ -83,4 +83,32 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
+// An owning, move-only array in page-locked host memory: copies from the device into it are
+// direct (no staging through a pageable bounce buffer), for small values read back often.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) : n_(n) {
+    if (n_ > 0) NBODY_CUDA_CHECK(cudaMallocHost(&ptr_, n_ * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (ptr_ != nullptr) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  [[nodiscard]] T* data() noexcept { return ptr_; }
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
+};
+
 }  // namespace nbody::cuda

@@ -45,54 +45,71 @@ __global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock) max_kernel(int 
   if (threadIdx.x == 0) block_max[blockIdx.x] = best;
 }
 
-// The least of the integers f(i) and how many i give it, per block, into block_min/block_count
-// (integers: the result is exact whatever the order).
+// (least, count) pairs combined: the lesser value, or the counts added where the values tie.
+struct MinCount {
+  long long least;
+  int count;
+  __device__ __forceinline__ void add(long long v, int c) {
+    if (v < least) {
+      least = v;
+      count = c;
+    } else if (v == least) {
+      count += c;
+    }
+  }
+  // Over the block (the shuffle tree of cuda::warp_reduce, then the warps in order); valid in
+  // thread 0. Every thread of the block calls it.
+  template <int Block>
+  __device__ __forceinline__ void block_reduce(long long* warp_min, int* warp_count) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      const long long other = __shfl_down_sync(0xffffffffu, least, offset);
+      const int other_count = __shfl_down_sync(0xffffffffu, count, offset);
+      add(other, other_count);  // lane 0 only ever combines lanes in range
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+      warp_min[warp] = least;
+      warp_count[warp] = count;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < Block / 32; ++w) add(warp_min[w], warp_count[w]);
+    }
+    __syncthreads();
+  }
+};
+
+// The least of the integers f(i) and how many i give it: per block into block_min/block_count,
+// and the last block to finish combines the blocks' into result[0] (least) and result[1]
+// (count). Integers: the result is exact whatever the order. `done` is zero on entry and left zero.
 template <class F>
 __global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock)
-    min_count_kernel(int n, F f, long long* block_min, int* block_count) {
+    min_count_kernel(int n, F f, long long* block_min, int* block_count, unsigned* done, long long* result) {
   using P = cuda::ReductionPolicy;
   __shared__ long long warp_min[P::kBlock / 32];
   __shared__ int warp_count[P::kBlock / 32];
-  long long least = LLONG_MAX;
-  int count = 0;
-  for (int i = blockIdx.x * P::kBlock + threadIdx.x; i < n; i += P::kBlocks * P::kBlock) {
-    const long long v = f(i);
-    if (v < least) {
-      least = v;
-      count = 1;
-    } else if (v == least) {
-      ++count;
-    }
-  }
-  // Lane 0 only ever combines lanes in range (the shuffle tree of cuda::warp_reduce).
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const long long other = __shfl_down_sync(0xffffffffu, least, offset);
-    const int other_count = __shfl_down_sync(0xffffffffu, count, offset);
-    if (other < least) {
-      least = other;
-      count = other_count;
-    } else if (other == least) {
-      count += other_count;
-    }
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) {
-    warp_min[warp] = least;
-    warp_count[warp] = count;
+  __shared__ bool last;
+  MinCount mc{LLONG_MAX, 0};
+  for (int i = blockIdx.x * P::kBlock + threadIdx.x; i < n; i += P::kBlocks * P::kBlock) mc.add(f(i), 1);
+  mc.block_reduce<P::kBlock>(warp_min, warp_count);
+  if (threadIdx.x == 0) {
+    block_min[blockIdx.x] = mc.least;
+    block_count[blockIdx.x] = mc.count;
+    __threadfence();
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
   }
   __syncthreads();
+  if (!last) return;
+  MinCount all{LLONG_MAX, 0};
+  const volatile long long* bm = block_min;
+  const volatile int* bc = block_count;
+  for (int b = threadIdx.x; b < int(gridDim.x); b += P::kBlock) all.add(bm[b], bc[b]);
+  all.block_reduce<P::kBlock>(warp_min, warp_count);
   if (threadIdx.x == 0) {
-    for (int w = 1; w < P::kBlock / 32; ++w) {
-      if (warp_min[w] < least) {
-        least = warp_min[w];
-        count = warp_count[w];
-      } else if (warp_min[w] == least) {
-        count += warp_count[w];
-      }
-    }
-    block_min[blockIdx.x] = least;
-    block_count[blockIdx.x] = count;
+    result[0] = all.least;
+    result[1] = all.count;
+    *done = 0;
   }
 }
 
@@ -160,30 +177,29 @@ class CudaExecutor {
     return worst;
   }
 
-  // The block partials combined on the host: one copy of kBlocks pairs per call.
+  // The blocks' partials combined by the last block; one 16-byte copy to pinned memory and one
+  // synchronization per call.
   template <class F>
   particles::BlockTime min_count(int n, const F& f) {
     using P = cuda::ReductionPolicy;
     if (block_min_.size() == 0) {
       block_min_ = cuda::DeviceBuffer<long long>(P::kBlocks);
       block_count_ = cuda::DeviceBuffer<int>(P::kBlocks);
-      host_min_.resize(P::kBlocks);
-      host_count_.resize(P::kBlocks);
+      done_ = cuda::DeviceBuffer<unsigned>(1);
+      NBODY_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), stream_));
+      min_count_ = cuda::DeviceBuffer<long long>(2);
+      min_count_host_ = cuda::PinnedBuffer<long long>(2);
     }
-    min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, f, block_min_.data(), block_count_.data());
+    min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, f, block_min_.data(), block_count_.data(), done_.data(),
+                                                           min_count_.data());
     NBODY_CUDA_CHECK_LAUNCH();
-    block_min_.download(host_min_.data(), P::kBlocks, stream_);
-    block_count_.download(host_count_.data(), P::kBlocks, stream_);
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(min_count_host_.data(), min_count_.data(), 2 * sizeof(long long),
+                                     cudaMemcpyDeviceToHost, stream_));
     NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
     particles::BlockTime b;
-    for (int k = 0; k < P::kBlocks; ++k) {
-      if (host_count_[k] == 0) continue;
-      if (host_min_[k] < b.next) {
-        b.next = host_min_[k];
-        b.count = host_count_[k];
-      } else if (host_min_[k] == b.next) {
-        b.count += host_count_[k];
-      }
+    if (min_count_host_.data()[1] > 0) {
+      b.next = min_count_host_.data()[0];
+      b.count = static_cast<int>(min_count_host_.data()[1]);
     }
     return b;
   }
@@ -236,8 +252,9 @@ class CudaExecutor {
   std::vector<double> host_;
   cuda::DeviceBuffer<long long> block_min_;
   cuda::DeviceBuffer<int> block_count_;
-  std::vector<long long> host_min_;
-  std::vector<int> host_count_;
+  cuda::DeviceBuffer<unsigned> done_;
+  cuda::DeviceBuffer<long long> min_count_;
+  cuda::PinnedBuffer<long long> min_count_host_;
   cuda::DeviceBuffer<int> selected_;
   cuda::DeviceBuffer<unsigned char> select_temp_;
   cuda::DeviceBuffer<std::int32_t> top_;
