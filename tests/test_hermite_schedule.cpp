@@ -79,10 +79,13 @@ TEST(AccJerkShape, LaunchModeFollowsTheActiveCount) {
   EXPECT_EQ(direct::acc_jerk_shape(100, 1, sms, sizeof(double)).mode, AccJerkMode::chunks);
   EXPECT_EQ(direct::acc_jerk_shape(64, 1, sms, sizeof(double)).mode, AccJerkMode::whole);  // one chunk
   for (std::int64_t sources : {4096, 65536, 1 << 20, 1 << 22}) {
-    for (std::int64_t targets = 1; targets <= sources; targets *= 3) {
+    for (std::int64_t targets = 1; targets <= sources; targets = targets * 3 + 1) {
       const auto s = direct::acc_jerk_shape(sources, targets, sms, sizeof(double));
       EXPECT_LE(std::size_t(targets) * std::size_t(s.parts()) * 6 * sizeof(double), AccJerkPolicy::kPartialBytes);
       EXPECT_EQ(s.target_blocks, (targets + AccJerkPolicy::kBlock - 1) / AccJerkPolicy::kBlock);
+      // The scratch allocated before the first split holds every split's partials.
+      EXPECT_LE(std::size_t(targets) * std::size_t(s.parts()) * 6, direct::acc_jerk_partials(sources, sms, sizeof(double)))
+          << sources << " " << targets;
     }
   }
 }

@@ -83,4 +83,19 @@ struct AccJerkShape {
   return s;
 }
 
+// The most partial values (targets x parts x 6) any split launch for `sources` bodies needs on
+// `sm_count` SMs: a split runs only while the target blocks do not fill the SMs, so at most
+// kBlock x kBlocksPerSm x sm_count targets, and at most kChunksPerGroup times as many parts per
+// target as a chunk split's groups (or a group split's). Allocated once, before the first pass.
+[[nodiscard]] constexpr std::size_t acc_jerk_partials(std::int64_t sources, int sm_count,
+                                                      std::size_t value_bytes) noexcept {
+  using P = AccJerkPolicy;
+  const AccJerkShape s = acc_jerk_order(sources);
+  const std::int64_t full = std::int64_t(P::kBlock) * P::kBlocksPerSm * std::max(sm_count, 1);
+  const std::int64_t by_targets = std::max<std::int64_t>(sources, 1) * std::max(s.chunks, s.groups);
+  const std::int64_t by_sms = full * P::kChunksPerGroup;
+  const std::size_t values = std::size_t(std::min(by_targets, by_sms)) * 6;
+  return std::min(values, P::kPartialBytes / value_bytes);
+}
+
 }  // namespace nbody::direct

@@ -102,7 +102,9 @@ class CudaDirectSolver final : public ForceSolver<T> {
     using P = direct::AccJerkPolicy;
     const direct::AccJerkShape shape = direct::acc_jerk_shape(s.n, t.count, sm_count_, sizeof(T));
     const std::size_t need = std::size_t(t.count) * std::size_t(shape.parts()) * 6;
-    if (jerk_partials_.size() < need) jerk_partials_ = DeviceBuffer<T>(need);
+    if (jerk_partials_.size() < need) {  // once: sized for every split of this N
+      jerk_partials_ = DeviceBuffer<T>(std::max(need, direct::acc_jerk_partials(s.n, sm_count_, sizeof(T))));
+    }
     const T G = static_cast<T>(this->gravity().G);
     const dim3 grid(static_cast<unsigned>(shape.target_blocks), static_cast<unsigned>(std::max(1, shape.parts())));
     const int fold_blocks = blocks_for(std::size_t(t.count), P::kFoldBlock);
