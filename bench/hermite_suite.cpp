@@ -10,6 +10,8 @@
 //                  timed; the wall time per time unit, |dE/E| from t = 0 to the end, the block
 //                  steps of the timed interval and their active sets (mean, histogram by powers
 //                  of two), and the effective rate sum(active x N) / wall;
+//   block-mixed    the same as block with --precision mixed (the acceleration-and-jerk pass's
+//                  pair terms in float32 from float64 differences, summed in float64);
 //   leapfrog       (dt = 1/1024): 16 steps after one untimed step, per time unit, |dE/E|.
 // Shared steps at N > 2^17 are skipped (every body active at every step: minutes a record).
 #include <algorithm>
@@ -40,10 +42,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::unique_ptr<System<double>> make(const std::string& device, std::size_t n, double eps) {
+std::unique_ptr<System<double>> make(const std::string& device, std::size_t n, double eps,
+                                     Precision precision = Precision::fp64) {
   SolverRequest r;
   r.choice = {device, "direct"};
-  r.precision = Precision::fp64;
+  r.precision = precision;
   r.n = n;
   r.gravity = {1.0, eps, SofteningLaw::plummer};
   return std::make_unique<System<double>>(r);
@@ -103,10 +106,12 @@ Record integrate(const Particles<double>& p, const std::string& device, const st
   const bool leapfrog = rung == "leapfrog";
   h.eta = leapfrog ? kLeapfrogDt : eta;
   IntegratorOptions o;
-  o.mode = rung == "block" ? StepMode::block : rung == "shared" ? StepMode::automatic : StepMode::fixed;
+  const bool mixed = rung == "block-mixed";
+  if (mixed) r.precision = "mixed";
+  o.mode = rung == "block" || mixed ? StepMode::block : rung == "shared" ? StepMode::automatic : StepMode::fixed;
   o.eta = eta;
   o.softening = eps;
-  auto s = make(device, p.size(), eps);
+  auto s = make(device, p.size(), eps, mixed ? Precision::mixed : Precision::fp64);
   auto integ = make_integrator<double>(leapfrog ? "leapfrog" : "hermite4", o);
   s->upload(p);
   integ->prepare(*s);
@@ -171,7 +176,7 @@ void hermite_suite(const Options& options, const std::function<void(Record)>& ad
       add(std::move(r));
     }
     for (const double eps : {4.0 / double(n), 1e-3}) {
-      for (const std::string rung : {"block", "shared", "leapfrog"}) {
+      for (const std::string rung : {"block", "block-mixed", "shared", "leapfrog"}) {
         for (const double eta : {0.01, 0.02}) {
           if (rung == "leapfrog" && eta != 0.01) continue;  // no eta: one record per eps
           if (rung == "shared" && n > kMaxSharedN) {

@@ -20,6 +20,31 @@ struct alignas(4 * sizeof(T)) HermiteSourceVelocity {
   T x, y, z, unused;
 };
 
+// The mixed-precision Plummer law of the acceleration-and-jerk pass (as Sapporo and phiGPU): the
+// differences of the float64 predicted positions and velocities are taken in float64 (no
+// cancellation of the large coordinates), the pair term in float32 (rsqrt, the products), and
+// summed in float64. Guarded: a coincident pair (the target itself) contributes exactly zero.
+struct MixedPlummerJerk {
+  float eps2;
+  __device__ __forceinline__ void accumulate_jerk(double dx, double dy, double dz, double dvx, double dvy,
+                                                  double dvz, double mj, double& ax, double& ay, double& az,
+                                                  double& jx, double& jy, double& jz) const {
+    const float x = static_cast<float>(dx), y = static_cast<float>(dy), z = static_cast<float>(dz);
+    const float u = static_cast<float>(dvx), v = static_cast<float>(dvy), w = static_cast<float>(dvz);
+    const float r2 = eps2 + x * x + y * y + z * z;
+    const float inv = r2 > 0.0f ? rsqrtf(r2) : 0.0f;
+    const float inv2 = inv * inv;
+    const float s = static_cast<float>(mj) * inv * inv2;
+    const float c = 3.0f * (x * u + y * v + z * w) * inv2;
+    ax += static_cast<double>(x * s);
+    ay += static_cast<double>(y * s);
+    az += static_cast<double>(z * s);
+    jx += static_cast<double>((u - c * x) * s);
+    jy += static_cast<double>((v - c * y) * s);
+    jz += static_cast<double>((w - c * z) * s);
+  }
+};
+
 // Six running sums (a and jerk).
 template <class T>
 struct AccJerkSum {

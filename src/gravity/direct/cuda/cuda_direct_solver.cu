@@ -108,7 +108,7 @@ class CudaDirectSolver final : public ForceSolver<T> {
     const T G = static_cast<T>(this->gravity().G);
     const dim3 grid(static_cast<unsigned>(shape.target_blocks), static_cast<unsigned>(std::max(1, shape.parts())));
     const int fold_blocks = blocks_for(std::size_t(t.count), P::kFoldBlock);
-    gravity::with_pair_law<T>(this->gravity(), [&](const auto pair) {
+    auto launch = [&](const auto pair) {
       using Pair = decltype(pair);
       using direct::AccJerkMode;
       namespace dc = direct::cuda;
@@ -135,7 +135,17 @@ class CudaDirectSolver final : public ForceSolver<T> {
           NBODY_CUDA_CHECK_LAUNCH();
           break;
       }
-    });
+    };
+    // Mixed: float32 Plummer pair terms from float64 differences, summed in float64 (the spline
+    // law stays float64).
+    const GravityParams& g = this->gravity();
+    if constexpr (Mixed) {
+      if (!(g.law == SofteningLaw::spline && g.eps2() > 0)) {
+        launch(direct::cuda::MixedPlummerJerk{static_cast<float>(g.eps2())});
+        return;
+      }
+    }
+    gravity::with_pair_law<T>(g, launch);
   }
 
   // Batches of kGraphSteps fused steps are captured once into a CUDA graph (per dt and per
