@@ -61,7 +61,7 @@ std::string tree_row(const Record& r) {
 std::string hermite_row(const Record& r) {
   const HermiteBenchFields& h = r.hermite;
   char head[200];
-  std::snprintf(head, sizeof head, "%-8s %-9s %8lld %-4s eps %-9.3g %s %-7.3g", r.suite.c_str(), r.rung.c_str(),
+  std::snprintf(head, sizeof head, "%-8s %-11s %8lld %-4s eps %-9.3g %s %-8.3g", r.suite.c_str(), r.rung.c_str(),
                 static_cast<long long>(r.n), r.shape.c_str(), h.softening, r.rung == "leapfrog" ? "dt " : "eta",
                 h.eta);
   std::string line = head;
@@ -69,8 +69,9 @@ std::string hermite_row(const Record& r) {
   if (!r.error.empty()) return line + "  ERROR: " + r.error;
   char body[300];
   if (r.rung == "all-pairs") {
-    std::snprintf(body, sizeof body, " acc+jerk pass %.4g ms, %.4g Ginter/s", r.median_s * 1e3, r.rate);
-    return std::string(head, 0, 30) + body;
+    std::snprintf(body, sizeof body, "%-8s %-11s %8lld %-4s acc+jerk pass of all N %.4g ms, %.4g Ginter/s",
+                  r.suite.c_str(), r.rung.c_str(), static_cast<long long>(r.n), r.shape.c_str(), r.median_s * 1e3, r.rate);
+    return body;
   }
   std::snprintf(body, sizeof body,
                 " %.4g s per time unit, |dE/E| %.2e, %llu block steps, mean active %.1f, %.4g Ginter/s (%.1f%% of "
