@@ -99,7 +99,7 @@ __device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int 
 // a = G sum_j m_j d_ij g(|d_ij|), jerk = G sum_j m_j [dv_ij g + d_ij (d_ij . dv_ij) q] (the pair
 // law gives g and q; the i = j term is exactly zero).
 template <class T, class Policy, AccJerkMode Mode, class Pair>
-__global__ void __launch_bounds__(Policy::kBlock)
+__global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
     acc_jerk_kernel(MotionView<T> s, IndexView targets, Pair pair, T G, AccJerkShape shape, Vec3Span<T> acc,
                     Vec3Span<T> jerk, T* __restrict__ partial) {
   __shared__ HermiteSourcePosition<T> tile_pos[Policy::kBlock];

@@ -25,7 +25,8 @@ struct AccJerkPolicy {
   static constexpr int kUnroll = 4;            // inner-loop unroll over a tile
   static constexpr int kMaxChunks = 256;       // chunks of the sources (at most)
   static constexpr int kChunksPerGroup = 16;   // chunks folded into one group
-  static constexpr int kBlocksPerSm = 8;       // blocks per SM that keep every SM busy
+  static constexpr int kBlocksPerSm = 8;       // blocks per SM that keep every SM busy (and the
+                                               // kernel's register bound: 8 x 64 threads an SM)
   static constexpr int kFoldBlock = 128;       // threads per block of the partials' fold
   static constexpr std::size_t kPartialBytes = std::size_t(256) << 20;  // the most scratch a split may use
   static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block must be whole warps");
