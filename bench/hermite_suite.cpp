@@ -13,7 +13,7 @@
 //   block-mixed    the same as block with --precision mixed (the acceleration-and-jerk pass's
 //                  pair terms in float32 from float64 differences, summed in float64);
 //   leapfrog       (dt = 1/1024): 16 steps after one untimed step, per time unit, |dE/E|.
-// Shared steps at N > 2^17 are skipped (every body active at every step: minutes a record).
+// Shared steps at N > 2^15 are skipped (every body active at every step: minutes a record).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -36,7 +36,7 @@ constexpr double kInterval = 1.0 / 16;     // the start-up interval and the time
 constexpr double kLeapfrogDt = 1.0 / 1024;
 constexpr int kLeapfrogSteps = 16;
 constexpr std::int64_t kMaxN = std::int64_t(1) << 20;
-constexpr std::int64_t kMaxSharedN = std::int64_t(1) << 17;
+constexpr std::int64_t kMaxSharedN = std::int64_t(1) << 15;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -183,7 +183,7 @@ void hermite_suite(const Options& options, const std::function<void(Record)>& ad
             Record r = base(rung, n, device);
             r.hermite.softening = eps;
             r.hermite.eta = eta;
-            r.skipped = "skipped: shared steps above N = 2^17 (every body active at every step)";
+            r.skipped = "skipped: shared steps above N = 2^15 (every body active at every step)";
             add(std::move(r));
             continue;
           }
