@@ -60,16 +60,19 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
-// A CUDA event for timing work on a stream.
+// A CUDA event for timing work on a stream (or, made with cudaEventDisableTiming, for waiting
+// for part of a stream's work).
 class Event {
  public:
-  Event() { NBODY_CUDA_CHECK(cudaEventCreate(&e_)); }
+  explicit Event(unsigned flags = cudaEventDefault) { NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
   ~Event() {
     if (e_ != nullptr) cudaEventDestroy(e_);
   }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record(cudaStream_t s) { NBODY_CUDA_CHECK(cudaEventRecord(e_, s)); }
+  // Waits for the work queued before the last record (a kernel error before it surfaces here).
+  void synchronize() const { NBODY_CUDA_CHECK(cudaEventSynchronize(e_)); }
   // Waits for this event (a kernel error before it surfaces here) and returns the seconds since
   // `start`.
   [[nodiscard]] double seconds_since(const Event& start) const {

@@ -1,6 +1,7 @@
 // The CUDA executor of ParticleOps: grid-stride kernels over the shared functors, reductions over
 // a fixed grid, on one device's stream. Also the gather behind ParticleStore::permute.
 #include <array>
+#include <memory>
 #include <climits>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -178,9 +179,18 @@ class CudaExecutor {
   }
 
   // The blocks' partials combined by the last block; one 16-byte copy to pinned memory and one
-  // synchronization per call.
+  // wait per call.
   template <class F>
   particles::BlockTime min_count(int n, const F& f) {
+    min_count_start(n, f);
+    return min_count_finish();
+  }
+
+  // Queues the reduction and the copy of its result to pinned memory, and an event after them;
+  // returns the device's copy of the least value, for kernels queued next (the next block time:
+  // the prediction and the selection need not wait for the host).
+  template <class F>
+  const long long* min_count_start(int n, const F& f) {
     using P = cuda::ReductionPolicy;
     if (block_min_.size() == 0) {
       block_min_ = cuda::DeviceBuffer<long long>(P::kBlocks);
@@ -189,13 +199,20 @@ class CudaExecutor {
       NBODY_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), stream_));
       min_count_ = cuda::DeviceBuffer<long long>(2);
       min_count_host_ = cuda::PinnedBuffer<long long>(2);
+      min_count_ready_ = std::make_unique<cuda::Event>(cudaEventDisableTiming);
     }
     min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, f, block_min_.data(), block_count_.data(), done_.data(),
                                                            min_count_.data());
     NBODY_CUDA_CHECK_LAUNCH();
     NBODY_CUDA_CHECK(cudaMemcpyAsync(min_count_host_.data(), min_count_.data(), 2 * sizeof(long long),
                                      cudaMemcpyDeviceToHost, stream_));
-    NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    min_count_ready_->record(stream_);
+    return min_count_.data();
+  }
+
+  // Waits for the last min_count_start's value (not for the work queued after it).
+  particles::BlockTime min_count_finish() {
+    min_count_ready_->synchronize();
     particles::BlockTime b;
     if (min_count_host_.data()[1] > 0) {
       b.next = min_count_host_.data()[0];
@@ -255,6 +272,7 @@ class CudaExecutor {
   cuda::DeviceBuffer<unsigned> done_;
   cuda::DeviceBuffer<long long> min_count_;
   cuda::PinnedBuffer<long long> min_count_host_;
+  std::unique_ptr<cuda::Event> min_count_ready_;
   cuda::DeviceBuffer<int> selected_;
   cuda::DeviceBuffer<unsigned char> select_temp_;
   cuda::DeviceBuffer<std::int32_t> top_;

@@ -85,15 +85,14 @@ class HermiteState {
   void set_times(double t) { s_.ops().fill(h_.t, t, h_.p.n); }
   // xp, vp of every body at time t >= t_i.
   void predict(double t) { s_.ops().hermite_predict(h_, t); }
-  // The active block: the `count` bodies whose steps end at tick `next`, ascending.
-  void select(const BlockTime& block) {
-    if (block.count == h_.p.n) {
-      set_all_active();
-      return;
-    }
-    s_.ops().hermite_select(schedule_, block.next, index_.data(), block.count);
+  // The next block step's time and active block: every body predicted to the earliest end of
+  // any body's step, the bodies whose steps end there selected in ascending order (all of them:
+  // the indices 0 ... n - 1). `tick` is dt / 2^kMaxLevel.
+  BlockTime prepare_block(double tick) {
+    const BlockTime block = s_.ops().hermite_prepare_block(h_, schedule_, tick, index_.data());
     h_.active.count = block.count;
-    all_active_ = false;
+    all_active_ = block.count == h_.p.n;
+    return block;
   }
   void set_all_active() {
     if (!all_active_) s_.ops().iota(index_.data(), h_.p.n);
@@ -125,7 +124,6 @@ class HermiteState {
     s_.ops().hermite_next_levels(schedule_, h_.active, dt_.data(), now, dt);
   }
   void share_finest() { s_.ops().hermite_share_finest(schedule_); }
-  BlockTime next_block() { return s_.ops().hermite_next_block(schedule_); }
   int active_count() const { return h_.active.count; }
 
   // The levels, to and from the host.
@@ -265,10 +263,8 @@ class Hermite4 final : public Integrator<T> {
     b.reset_ticks();
     std::int64_t now = 0;
     while (now < kTicks) {
-      const BlockTime block = b.next_block();  // the one value the host waits for
+      const BlockTime block = b.prepare_block(tick);  // the one value the host waits for
       const double t = double(block.next) * tick;
-      b.predict(t);
-      b.select(block);
       b.compute_acc_jerk();
       b.correct(t, eta_, true);
       b.next_levels(block.next, dt);

@@ -54,6 +54,14 @@ struct EndsAt {
   NBODY_HD bool operator()(int i) const { return end(i) == next; }
 };
 
+// Whether body i's step ends at the tick *next (read where the block time was computed: the
+// device's copy on a GPU, so the selection needs no trip to the host).
+struct EndsAtBlock {
+  StepEnd end;
+  const long long* next;
+  NBODY_HD bool operator()(int i) const { return end(i) == *next; }
+};
+
 // The first level of the k-th active body from its starting step (level_for).
 struct StartLevel {
   HermiteSchedule s;
@@ -97,6 +105,16 @@ struct HermitePredict {
     hermite::predict(h.p.x.y[i], h.p.v.y[i], h.a.y[i], h.jerk.y[i], tau, h.xp.y[i], h.vp.y[i]);
     hermite::predict(h.p.x.z[i], h.p.v.z[i], h.a.z[i], h.jerk.z[i], tau, h.xp.z[i], h.vp.z[i]);
   }
+};
+
+// The predictor of every body to the block time t = *next x tick (the same product the host
+// forms from the same tick).
+template <class T>
+struct HermitePredictAtBlock {
+  HermiteFields<T> h;
+  const long long* next;
+  double tick;
+  NBODY_HD void operator()(int i) const { HermitePredict<T>{h, double(*next) * tick}(i); }
 };
 
 // The corrector of the k-th active body i over its step h = t - t_i: x, v := corrected;

@@ -56,14 +56,25 @@ struct HostExecutor {
     return b;
   }
 
+  // Computed at once; the pointer stays valid until the next call.
+  template <class F>
+  const long long* min_count_start(int n, const F& f) {
+    last_ = min_count(n, f);
+    next_ = last_.next;
+    return &next_;
+  }
+  particles::BlockTime min_count_finish() const { return last_; }
+
   template <class F>
   void select(int n, const F& pred, std::int32_t* out, int count) const {
     int k = 0;
-    for (int i = 0; i < n && k < count; ++i) {
+    for (int i = 0; i < n && (count < 0 || k < count); ++i) {
       if (pred(i)) out[k++] = i;
     }
-    if (k != count) throw_runtime_error("hermite: " + std::to_string(k) + " active bodies where " +
-                                        std::to_string(count) + " were counted");
+    if (count >= 0 && k != count) {
+      throw_runtime_error("hermite: " + std::to_string(k) + " active bodies where " + std::to_string(count) +
+                          " were counted");
+    }
   }
 
   void share_max(std::int32_t* v, int n) const {
@@ -78,6 +89,10 @@ struct HostExecutor {
     work();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+
+ private:
+  particles::BlockTime last_;  // of the last min_count_start
+  long long next_ = 0;
 };
 
 }  // namespace

@@ -44,6 +44,13 @@ class ParticleOps {
   //     criterion of the k-th active body in steps[k]), the latter also setting their time to now;
   //   share finest: every body on the finest level of any (shared steps).
   [[nodiscard]] virtual particles::BlockTime hermite_next_block(const particles::HermiteSchedule& s) = 0;
+  // A block step's preparation in one call: the next block (as hermite_next_block), every body
+  // predicted to its time (next x tick) and its active bodies selected into index[0, count). On
+  // a GPU the prediction and the selection read the block time on the device and are queued
+  // before the host waits for it, so they run while the value travels.
+  [[nodiscard]] virtual particles::BlockTime hermite_prepare_block(const particles::HermiteFields<T>& h,
+                                                                   const particles::HermiteSchedule& s, double tick,
+                                                                   std::int32_t* index) = 0;
   virtual void hermite_select(const particles::HermiteSchedule& s, std::int64_t next, std::int32_t* index,
                               int count) = 0;
   virtual void hermite_start_levels(const particles::HermiteSchedule& s, IndexView active, const double* steps,
