@@ -61,6 +61,21 @@ struct TreeFields {
   bool crossover_extrapolated = false;
 };
 
+// What a hermite-suite record measured (suite "hermite"; rung block, shared, leapfrog or
+// all-pairs). -1: not measured.
+struct HermiteBenchFields {
+  double softening = 0;
+  double eta = 0;                   // Aarseth's eta (block, shared); leapfrog: its dt
+  double interval = 0;              // the timed stretch of time (after the start-up interval)
+  double wall_per_time_unit_s = -1;
+  std::uint64_t block_steps = 0;    // force passes in the timed interval
+  double mean_active = -1;          // active bodies per block step
+  std::vector<std::uint64_t> active_histogram;  // block steps with 2^b <= active < 2^(b+1), b = 0, 1, ...
+  double effective_rate = -1;       // billion interactions / s: sum of active x N over the wall time
+  double all_pairs_rate = -1;       // billion interactions / s of one acceleration-and-jerk pass of all N
+  double energy_error = -1;         // |dE/E| from t = 0 to the end of the timed interval
+};
+
 // One measured (or failed, or skipped) configuration.
 struct Record {
   std::string suite;
@@ -106,6 +121,7 @@ struct Record {
   int pipelined_chunks = 0;
   bool pipelined_same_bits = false;
   TreeFields tree;  // suite "tree" only
+  HermiteBenchFields hermite;  // suite "hermite" only
   // pic-scaling (also ranks, force_s = the particles' part, comm_s, speedup_vs_one_rank,
   // efficiency, ns_step, ns_particles, charge_error, energy_error = vs the 1-rank run; shape =
   // the device, "cuda" or "cpu"): grid cells, and the fields' and migration's (sort's) seconds
@@ -195,6 +211,14 @@ void tree_suite(const Options& options, const std::function<void(Record)>& add);
 
 // The render suite (bench/render_suite.cpp): what a frame of a run costs beside a tree step.
 void render_suite(const Options& options, const std::function<void(Record)>& add);
+
+// The hermite suite (bench/hermite_suite.cpp): 4th-order Hermite with block steps against shared
+// adaptive steps and leapfrog on Plummer spheres; wall time per time unit, energy error, the
+// active sets, the effective and the all-pairs acceleration-and-jerk rates (docs/collisional.md).
+void hermite_suite(const Options& options, const std::function<void(Record)>& add);
+
+// The suites' names, in the order `nbody bench --help` lists them.
+[[nodiscard]] const std::vector<std::string>& suite_names();
 
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);

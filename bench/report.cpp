@@ -57,10 +57,35 @@ std::string tree_row(const Record& r) {
   return line;
 }
 
+// A hermite-suite record's line.
+std::string hermite_row(const Record& r) {
+  const HermiteBenchFields& h = r.hermite;
+  char head[200];
+  std::snprintf(head, sizeof head, "%-8s %-11s %8lld %-4s eps %-9.3g %s %-8.3g", r.suite.c_str(), r.rung.c_str(),
+                static_cast<long long>(r.n), r.shape.c_str(), h.softening, r.rung == "leapfrog" ? "dt " : "eta",
+                h.eta);
+  std::string line = head;
+  if (!r.skipped.empty()) return line + "  " + r.skipped;
+  if (!r.error.empty()) return line + "  ERROR: " + r.error;
+  char body[300];
+  if (r.rung == "all-pairs") {
+    std::snprintf(body, sizeof body, "%-8s %-11s %8lld %-4s acc+jerk pass of all N %.4g ms, %.4g Ginter/s",
+                  r.suite.c_str(), r.rung.c_str(), static_cast<long long>(r.n), r.shape.c_str(), r.median_s * 1e3, r.rate);
+    return body;
+  }
+  std::snprintf(body, sizeof body,
+                " %.4g s per time unit, |dE/E| %.2e, %llu block steps, mean active %.1f, %.4g Ginter/s (%.1f%% of "
+                "all-pairs)",
+                h.wall_per_time_unit_s, h.energy_error, static_cast<unsigned long long>(h.block_steps), h.mean_active,
+                h.effective_rate, h.all_pairs_rate > 0 ? 100 * h.effective_rate / h.all_pairs_rate : 0.0);
+  return line + body;
+}
+
 }  // namespace
 
 std::string table_row(const Record& r) {
   if (r.suite == "tree") return tree_row(r);
+  if (r.suite == "hermite") return hermite_row(r);
   char head[160];
   std::snprintf(head, sizeof head, "%-10s %-19s %-5s %9lld %-24s", r.suite.c_str(), r.rung.c_str(), r.precision.c_str(),
                 static_cast<long long>(r.n), r.shape.substr(0, 24).c_str());
@@ -195,6 +220,30 @@ std::string describe(const Environment& e) {
 }
 
 namespace {
+
+// The hermite suite's fields (bench.hpp HermiteBenchFields); null where not measured.
+void write_hermite_fields(JsonWriter& j, const Record& r) {
+  const HermiteBenchFields& h = r.hermite;
+  auto num = [&](const char* name, double v) {
+    if (v >= 0 && r.timed()) {
+      j.field(name, v);
+    } else {
+      j.key(name).null();
+    }
+  };
+  j.field("softening", h.softening);
+  j.field(r.rung == "leapfrog" ? "dt" : "eta", h.eta);
+  j.field("interval", h.interval);
+  num("wall_per_time_unit_s", h.wall_per_time_unit_s);
+  num("energy_error", h.energy_error);
+  j.field("block_steps", static_cast<long long>(h.block_steps));
+  num("mean_active", h.mean_active);
+  j.key("active_histogram").begin_array();
+  for (std::uint64_t c : h.active_histogram) j.value(static_cast<long long>(c));
+  j.end_array();
+  num("effective_billion_interactions_per_s", h.effective_rate);
+  num("all_pairs_billion_interactions_per_s", h.all_pairs_rate);
+}
 
 // The tree suite's fields (bench.hpp TreeFields; docs/tree.md explains each); null where not measured.
 void write_tree_fields(JsonWriter& j, const Record& r) {
@@ -350,6 +399,7 @@ void write_json(const Report& rep, const std::string& path) {
       }
     }
     if (r.suite == "tree") write_tree_fields(j, r);
+    if (r.suite == "hermite") write_hermite_fields(j, r);
     j.end_object();
   }
   j.end_array();
@@ -368,6 +418,13 @@ void write_csv(const Report& rep, const std::string& path) {
     os << ",model,theta,samples,force_error_p50,force_error_p90,force_error_p99,force_error_max,keys_s,sort_s,build_s,"
           "multipoles_s,walk_s,kick_drift_s,force_pass_s,step_s,walk_particles_per_s,step_particles_per_s,"
           "m2p_per_particle,p2p_per_particle,device_bytes_per_body,extrapolated_step_s,crossover_n";
+  }
+  // The hermite suite's columns, only where it ran.
+  const bool hermite =
+      std::any_of(rep.records.begin(), rep.records.end(), [](const Record& r) { return r.suite == "hermite"; });
+  if (hermite) {
+    os << ",softening,eta_or_dt,interval,wall_per_time_unit_s,block_steps,mean_active,active_histogram,"
+          "effective_billion_interactions_per_s,all_pairs_billion_interactions_per_s";
   }
   // The pic-scaling suite's columns, only where it ran.
   const bool scaling = std::any_of(rep.records.begin(), rep.records.end(), [](const Record& r) { return r.suite == "pic-scaling"; });
@@ -411,6 +468,26 @@ void write_csv(const Report& rep, const std::string& path) {
       v(t.device_bytes_per_body);
       v(t.extrapolated_step_s);
       v(t.crossover_n);
+    }
+    if (hermite) {
+      const HermiteBenchFields& h = r.hermite;
+      const bool on = r.suite == "hermite" && r.timed();
+      auto v = [&](double x) {
+        os << ',';
+        if (on && x >= 0) os << x;
+      };
+      os << ',' << h.softening << ',' << h.eta << ',' << h.interval;
+      v(h.wall_per_time_unit_s);
+      os << ',' << h.block_steps;
+      v(h.mean_active);
+      std::string hist;
+      for (std::uint64_t c : h.active_histogram) {
+        if (!hist.empty()) hist += ' ';
+        hist += std::to_string(c);
+      }
+      os << ',' << quoted(hist);
+      v(h.effective_rate);
+      v(h.all_pairs_rate);
     }
     if (scaling) {
       const bool on = r.suite == "pic-scaling" && r.timed();

@@ -265,6 +265,13 @@ void profile(Context& ctx) {
 
 }  // namespace
 
+const std::vector<std::string>& suite_names() {
+  static const std::vector<std::string> names = {"ladder", "blocksize", "scaling", "tune", "tune-program", "precision",
+                                                 "profile", "multi-gpu", "pic", "pic-scaling", "tree", "render",
+                                                 "hermite"};
+  return names;
+}
+
 Report run(const Options& options) {
   Report rep;
   rep.options = options;
@@ -298,8 +305,10 @@ Report run(const Options& options) {
       tree_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "render") {
       render_suite(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "hermite") {
+      hermite_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
-      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, render)");
+      throw_input_error("suite: unknown suite '" + suite + "'");  // cmd_bench checks the names
     }
   }
   // The clock right after the work, while the GPU is still at its loaded clock.

@@ -64,14 +64,16 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "and phase times over N, models and theta; docs/tree.md), pic-scaling (the PIC slabs over 1, 2, 4, ..., P ranks, "
                   "strong and weak, a moving target, slabs against 2D blocks, the sorting policies: run under mpirun -np P; "
                   "docs/pic_optimization.md), render (what a frame of a run costs beside a tree step: the 10^7-body galaxy "
-                  "collision, capped by --max-n; docs/pictures.md) "
+                  "collision, capped by --max-n; docs/pictures.md), hermite (4th-order Hermite block steps against shared steps and leapfrog on "
+                  "Plummer spheres, N = 2^12 .. --max-n (at most 2^20): time per time unit, energy error, active sets, "
+                  "interaction rates; docs/collisional.md) "
                   "(default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   CLI::Option* precision_option = app->add_option(
       "--precision", args->precisions,
       "comma-separated: fp32, fp64, mixed: the ladder's and profile's precisions (default: fp32); multi-gpu: "
       "only these of fp32, fp64 (default: both)");
-  app->add_option("--max-n", args->max_n, "largest N of the scaling and tune suites (default: 4194304)");
+  app->add_option("--max-n", args->max_n, "largest N of the scaling, tune and hermite suites (default: 4194304; hermite: at most 1048576)");
   app->add_option("--min-n", args->min_n,
                   "smallest N of the multi-gpu suite's strong scaling, doubled up to --max-n (default: 262144)");
   app->add_option("--rungs", args->rungs,
@@ -113,11 +115,11 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.suites = split_list(args->suites);
             if (o.suites.empty()) throw_input_error("--suite: no suite named");
             for (const auto& s : o.suites) {
-              if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
-                  s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic" && s != "pic-scaling" && s != "tree" &&
-                  s != "render") {
-                throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, render)");
+              const auto& names = bench::suite_names();
+              if (std::find(names.begin(), names.end(), s) == names.end()) {
+                std::string known;
+                for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+                throw_input_error("--suite: unknown suite '" + s + "' (choose from " + known + ")");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");

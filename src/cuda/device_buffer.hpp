@@ -60,16 +60,19 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
-// A CUDA event for timing work on a stream.
+// A CUDA event for timing work on a stream (or, made with cudaEventDisableTiming, for waiting
+// for part of a stream's work).
 class Event {
  public:
-  Event() { NBODY_CUDA_CHECK(cudaEventCreate(&e_)); }
+  explicit Event(unsigned flags = cudaEventDefault) { NBODY_CUDA_CHECK(cudaEventCreateWithFlags(&e_, flags)); }
   ~Event() {
     if (e_ != nullptr) cudaEventDestroy(e_);
   }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record(cudaStream_t s) { NBODY_CUDA_CHECK(cudaEventRecord(e_, s)); }
+  // Waits for the work queued before the last record (a kernel error before it surfaces here).
+  void synchronize() const { NBODY_CUDA_CHECK(cudaEventSynchronize(e_)); }
   // Waits for this event (a kernel error before it surfaces here) and returns the seconds since
   // `start`.
   [[nodiscard]] double seconds_since(const Event& start) const {
@@ -81,6 +84,34 @@ class Event {
 
  private:
   cudaEvent_t e_ = nullptr;
+};
+
+// An owning, move-only array in page-locked host memory: copies from the device into it are
+// direct (no staging through a pageable bounce buffer), for small values read back often.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) : n_(n) {
+    if (n_ > 0) NBODY_CUDA_CHECK(cudaMallocHost(&ptr_, n_ * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (ptr_ != nullptr) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  [[nodiscard]] T* data() noexcept { return ptr_; }
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t n_ = 0;
 };
 
 }  // namespace nbody::cuda

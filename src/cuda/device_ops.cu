@@ -1,6 +1,10 @@
 // The CUDA executor of ParticleOps: grid-stride kernels over the shared functors, reductions over
 // a fixed grid, on one device's stream. Also the gather behind ParticleStore::permute.
 #include <array>
+#include <memory>
+#include <climits>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <vector>
 
 #include "cuda/block_reduce.cuh"
@@ -42,6 +46,100 @@ __global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock) max_kernel(int 
   if (threadIdx.x == 0) block_max[blockIdx.x] = best;
 }
 
+// (least, count) pairs combined: the lesser value, or the counts added where the values tie.
+struct MinCount {
+  long long least;
+  int count;
+  __device__ __forceinline__ void add(long long v, int c) {
+    if (v < least) {
+      least = v;
+      count = c;
+    } else if (v == least) {
+      count += c;
+    }
+  }
+  // Over the block (the shuffle tree of cuda::warp_reduce, then the warps in order); valid in
+  // thread 0. Every thread of the block calls it.
+  template <int Block>
+  __device__ __forceinline__ void block_reduce(long long* warp_min, int* warp_count) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      const long long other = __shfl_down_sync(0xffffffffu, least, offset);
+      const int other_count = __shfl_down_sync(0xffffffffu, count, offset);
+      add(other, other_count);  // lane 0 only ever combines lanes in range
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+      warp_min[warp] = least;
+      warp_count[warp] = count;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < Block / 32; ++w) add(warp_min[w], warp_count[w]);
+    }
+    __syncthreads();
+  }
+};
+
+// The least of the integers f(i) and how many i give it: per block into block_min/block_count,
+// and the last block to finish combines the blocks' into result[0] (least) and result[1]
+// (count). Integers: the result is exact whatever the order. `done` is zero on entry and left zero.
+template <class F>
+__global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock)
+    min_count_kernel(int n, F f, long long* block_min, int* block_count, unsigned* done, long long* result) {
+  using P = cuda::ReductionPolicy;
+  __shared__ long long warp_min[P::kBlock / 32];
+  __shared__ int warp_count[P::kBlock / 32];
+  __shared__ bool last;
+  MinCount mc{LLONG_MAX, 0};
+  for (int i = blockIdx.x * P::kBlock + threadIdx.x; i < n; i += P::kBlocks * P::kBlock) mc.add(f(i), 1);
+  mc.block_reduce<P::kBlock>(warp_min, warp_count);
+  if (threadIdx.x == 0) {
+    block_min[blockIdx.x] = mc.least;
+    block_count[blockIdx.x] = mc.count;
+    __threadfence();
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  MinCount all{LLONG_MAX, 0};
+  const volatile long long* bm = block_min;
+  const volatile int* bc = block_count;
+  for (int b = threadIdx.x; b < int(gridDim.x); b += P::kBlock) all.add(bm[b], bc[b]);
+  all.block_reduce<P::kBlock>(warp_min, warp_count);
+  if (threadIdx.x == 0) {
+    result[0] = all.least;
+    result[1] = all.count;
+    *done = 0;
+  }
+}
+
+// *top := max over v[0, n), by one block.
+__global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock) max_int_kernel(const std::int32_t* v, int n,
+                                                                                std::int32_t* top) {
+  using P = cuda::ReductionPolicy;
+  __shared__ int scratch[P::kBlock / 32];
+  int best = INT_MIN;
+  for (int i = threadIdx.x; i < n; i += P::kBlock) best = v[i] > best ? v[i] : best;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const int other = __shfl_down_sync(0xffffffffu, best, offset);
+    best = other > best ? other : best;
+  }
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = best;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 0; w < P::kBlock / 32; ++w) best = scratch[w] > best ? scratch[w] : best;
+    *top = best;
+  }
+}
+
+struct FillFrom {
+  std::int32_t* v;
+  const std::int32_t* value;
+  __device__ void operator()(int i) const { v[i] = *value; }
+};
+
 class CudaExecutor {
  public:
   CudaExecutor(int ordinal, StreamHandle stream)
@@ -80,6 +178,70 @@ class CudaExecutor {
     return worst;
   }
 
+  // The blocks' partials combined by the last block; one 16-byte copy to pinned memory and one
+  // wait per call.
+  template <class F>
+  particles::BlockTime min_count(int n, const F& f) {
+    min_count_start(n, f);
+    return min_count_finish();
+  }
+
+  // Queues the reduction and the copy of its result to pinned memory, and an event after them;
+  // returns the device's copy of the least value, for kernels queued next (the next block time:
+  // the prediction and the selection need not wait for the host).
+  template <class F>
+  const long long* min_count_start(int n, const F& f) {
+    using P = cuda::ReductionPolicy;
+    if (block_min_.size() == 0) {
+      block_min_ = cuda::DeviceBuffer<long long>(P::kBlocks);
+      block_count_ = cuda::DeviceBuffer<int>(P::kBlocks);
+      done_ = cuda::DeviceBuffer<unsigned>(1);
+      NBODY_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), stream_));
+      min_count_ = cuda::DeviceBuffer<long long>(2);
+      min_count_host_ = cuda::PinnedBuffer<long long>(2);
+      min_count_ready_ = std::make_unique<cuda::Event>(cudaEventDisableTiming);
+    }
+    min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, f, block_min_.data(), block_count_.data(), done_.data(),
+                                                           min_count_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    NBODY_CUDA_CHECK(cudaMemcpyAsync(min_count_host_.data(), min_count_.data(), 2 * sizeof(long long),
+                                     cudaMemcpyDeviceToHost, stream_));
+    min_count_ready_->record(stream_);
+    return min_count_.data();
+  }
+
+  // Waits for the last min_count_start's value (not for the work queued after it).
+  particles::BlockTime min_count_finish() {
+    min_count_ready_->synchronize();
+    particles::BlockTime b;
+    if (min_count_host_.data()[1] > 0) {
+      b.next = min_count_host_.data()[0];
+      b.count = static_cast<int>(min_count_host_.data()[1]);
+    }
+    return b;
+  }
+
+  // Stream compaction of the indices (CUB keeps their order); the scratch is kept between calls.
+  template <class F>
+  void select(int n, const F& pred, std::int32_t* out, int count) {
+    (void)count;  // counted by min_count; CUB counts again into selected_
+    if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
+    const thrust::counting_iterator<int> first(0);
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, first, out, selected_.data(), n, pred, stream_));
+    if (select_temp_.size() < need) select_temp_ = cuda::DeviceBuffer<unsigned char>(need);
+    NBODY_CUDA_CHECK(
+        cub::DeviceSelect::If(select_temp_.data(), need, first, out, selected_.data(), n, pred, stream_));
+  }
+
+  void share_max(std::int32_t* v, int n) {
+    if (n == 0) return;
+    if (top_.size() == 0) top_ = cuda::DeviceBuffer<std::int32_t>(1);
+    max_int_kernel<<<1, cuda::ReductionPolicy::kBlock, 0, stream_>>>(v, n, top_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+    cuda::launch_for_each(n, FillFrom{v, top_.data()}, stream_);
+  }
+
   void synchronize() { NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   double measure_seconds(const std::function<void()>& work) {
     cuda::Event start, stop;
@@ -105,6 +267,15 @@ class CudaExecutor {
   cudaStream_t stream_;
   cuda::DeviceBuffer<double> partials_;
   std::vector<double> host_;
+  cuda::DeviceBuffer<long long> block_min_;
+  cuda::DeviceBuffer<int> block_count_;
+  cuda::DeviceBuffer<unsigned> done_;
+  cuda::DeviceBuffer<long long> min_count_;
+  cuda::PinnedBuffer<long long> min_count_host_;
+  std::unique_ptr<cuda::Event> min_count_ready_;
+  cuda::DeviceBuffer<int> selected_;
+  cuda::DeviceBuffer<unsigned char> select_temp_;
+  cuda::DeviceBuffer<std::int32_t> top_;
 };
 
 template <class Word>

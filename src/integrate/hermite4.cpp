@@ -16,13 +16,15 @@
 //          particle's step; the particles whose step ends there (the active block) are
 //          corrected, from forces of all particles predicted to that time.
 //
-// Levels follow the usual block-step rules (e.g. Aarseth 2003, "Gravitational N-body
-// simulations", ch. 2): after a correction at time t the level is the finest whose step does
-// not exceed Aarseth's criterion, deepened as far as needed at once; it is made one level
-// coarser (the step doubled) only when the criterion allows twice the present step and t is
-// a multiple of the doubled step, so that every particle's time stays a multiple of its step
-// and all particles meet again at the end of the interval. The first step of each particle is
-// eta |a| / |j|.
+// Levels follow the usual block-step rules (particles/hermite_levels.hpp). The first step of
+// each particle is eta |a| / |j|.
+//
+// The whole block step runs where the store lives: the schedule (each body's level and time in
+// ticks) is a pair of store-side arrays, the next block time is a reduction over the bodies,
+// the active block is compacted there in index order, and the prediction, the force pass, the
+// corrector and the new levels are element-wise operations or the solver's pass. Per block step
+// only the next block time and the size of its block reach the host (the solver shapes its pass
+// by the count); the levels are copied to the host once per interval, for checkpoints.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -34,31 +36,24 @@
 #include "integrate/integrator.hpp"
 #include "nbody/error.hpp"
 #include "particles/hermite_functors.hpp"
+#include "particles/hermite_levels.hpp"
 
 namespace nbody {
 namespace {
 
-constexpr int kMaxLevel = 40;  // the shortest step is dt / 2^40
-constexpr std::int64_t kTicks = std::int64_t(1) << kMaxLevel;
+using hermite::kTicks;
+using particles::BlockTime;
 
-constexpr std::int64_t ticks_of(int level) { return std::int64_t(1) << (kMaxLevel - level); }
-
-// The coarsest level whose step dt / 2^level does not exceed `step` (NaN or +inf: level 0).
-int level_for(double step, double dt) {
-  int level = 0;
-  while (level < kMaxLevel && std::ldexp(dt, -level) > step) ++level;
-  return level;
-}
-
-// The Hermite state of a system: per body the jerk and the body's own time t_i as store fields
-// (the acceleration a_i at t_i is the system's acceleration field), and scratch where the store
-// lives for the prediction of every body, the compact results of the force pass, the active
-// indices and the next steps.
+// The Hermite state of a system: per body the jerk, the body's own time t_i and its level as
+// store fields (the acceleration a_i at t_i is the system's acceleration field), and scratch
+// where the store lives for the prediction of every body, the compact results of the force
+// pass, the active indices, the next steps and each body's time in ticks within the interval.
 template <class T>
 class HermiteState {
  public:
   // Bytes per body beyond the store's core fields and accelerations.
-  static constexpr std::size_t kBytesPerBody = 15 * sizeof(T) + 2 * sizeof(double) + sizeof(std::int32_t);
+  static constexpr std::size_t kBytesPerBody =
+      15 * sizeof(T) + 2 * sizeof(double) + 2 * sizeof(std::int32_t) + sizeof(std::int64_t);
 
   explicit HermiteState(System<T>& s) : s_(s) {
     const std::size_t n = s.size();
@@ -70,6 +65,7 @@ class HermiteState {
     h_.a = s.accelerations();
     h_.jerk = s.store().add_vec3("hermite.jerk");
     h_.t = s.store().template add_field<double>("hermite.t");
+    schedule_.level = s.store().template add_field<std::int32_t>("hermite.level");
     for (auto* a : {&xp_, &yp_, &zp_, &vxp_, &vyp_, &vzp_, &ax1_, &ay1_, &az1_, &jx1_, &jy1_, &jz1_}) {
       *a = Array<T>(at, n);
     }
@@ -79,6 +75,9 @@ class HermiteState {
     h_.j1 = {jx1_.data(), jy1_.data(), jz1_.data()};
     index_ = Array<std::int32_t>(at, n);
     dt_ = Array<double>(at, n);
+    last_ = Array<std::int64_t>(at, n);
+    schedule_.last = last_.data();
+    schedule_.n = static_cast<int>(n);
     h_.active = {index_.data(), 0};
   }
 
@@ -86,12 +85,14 @@ class HermiteState {
   void set_times(double t) { s_.ops().fill(h_.t, t, h_.p.n); }
   // xp, vp of every body at time t >= t_i.
   void predict(double t) { s_.ops().hermite_predict(h_, t); }
-  // The bodies the next force pass, start or correction acts on (ascending indices).
-  void set_active(std::span<const std::int32_t> targets) {
-    copy_bytes(index_.data(), index_.location(), targets.data(), Location::host(), targets.size_bytes(),
-               s_.store().stream());
-    h_.active.count = static_cast<int>(targets.size());
-    all_active_ = false;
+  // The next block step's time and active block: every body predicted to the earliest end of
+  // any body's step, the bodies whose steps end there selected in ascending order (all of them:
+  // the indices 0 ... n - 1). `tick` is dt / 2^kMaxLevel.
+  BlockTime prepare_block(double tick) {
+    const BlockTime block = s_.ops().hermite_prepare_block(h_, schedule_, tick, index_.data());
+    h_.active.count = block.count;
+    all_active_ = block.count == h_.p.n;
+    return block;
   }
   void set_all_active() {
     if (!all_active_) s_.ops().iota(index_.data(), h_.p.n);
@@ -102,20 +103,42 @@ class HermiteState {
   void compute_acc_jerk() {
     s_.solver().acc_jerk(h_.active, {as_const(h_.xp), as_const(h_.vp), h_.p.m, h_.p.n}, h_.a1, h_.j1);
   }
-  // a, j := the force pass's values (the active bodies at the predicted time); dt_next[k] =
-  // eta |a| / |j| of the k-th active body (when not empty).
-  void start(double eta, std::span<double> dt_next) {
-    particles::HermiteFields<T> h = with_steps(dt_next);
-    s_.ops().hermite_start(h, eta);
-    fetch_steps(dt_next);
+  // a, j := the force pass's values (the active bodies at the predicted time); with `steps`, the
+  // k-th active body's eta |a| / |j| into the step scratch.
+  void start(double eta, bool steps) {
+    s_.ops().hermite_start(with_steps(steps), eta);
     s_.invalidate_accelerations();
   }
-  // The corrector of every active body to time t; dt_next[k] = Aarseth's step (when not empty).
-  void correct(double t, double eta, std::span<double> dt_next) {
-    particles::HermiteFields<T> h = with_steps(dt_next);
-    s_.ops().hermite_correct(h, t, eta);
-    fetch_steps(dt_next);
+  // The corrector of every active body to time t; with `steps`, Aarseth's step into the scratch.
+  void correct(double t, double eta, bool steps) {
+    s_.ops().hermite_correct(with_steps(steps), t, eta);
     s_.invalidate_accelerations();
+  }
+
+  // The schedule: every body at tick 0; the first levels from the start's steps (all bodies
+  // active); the levels after a correction at tick `now`; all on the finest (shared steps); the
+  // earliest step end and its count.
+  void reset_ticks() { s_.ops().fill_ticks(last_.data(), 0, h_.p.n); }
+  void start_levels(double dt) { s_.ops().hermite_start_levels(schedule_, h_.active, dt_.data(), dt); }
+  void next_levels(std::int64_t now, double dt) {
+    s_.ops().hermite_next_levels(schedule_, h_.active, dt_.data(), now, dt);
+  }
+  void share_finest() { s_.ops().hermite_share_finest(schedule_); }
+  int active_count() const { return h_.active.count; }
+
+  // The levels, to and from the host.
+  void download_levels(std::vector<std::int32_t>& out) {
+    out.resize(std::size_t(h_.p.n));
+    copy_bytes(out.data(), Location::host(), schedule_.level, s_.store().location(),
+               out.size() * sizeof(std::int32_t), s_.store().stream());
+  }
+  void upload_levels(const std::vector<std::int32_t>& in) {
+    if (in.size() != std::size_t(h_.p.n)) {
+      throw_input_error("checkpoint: " + std::to_string(in.size()) + " hermite4 levels for " +
+                        std::to_string(h_.p.n) + " particles");
+    }
+    copy_bytes(schedule_.level, s_.store().location(), in.data(), Location::host(), in.size() * sizeof(std::int32_t),
+               s_.store().stream());
   }
 
   // The state a checkpoint carries (count, a and jerk in T, times in float64), and back.
@@ -150,26 +173,19 @@ class HermiteState {
   }
 
  private:
-  particles::HermiteFields<T> with_steps(std::span<double> dt_next) {
-    if (!dt_next.empty() && dt_next.size() != std::size_t(h_.active.count)) {
-      throw_runtime_error("Hermite step output of " + std::to_string(dt_next.size()) + " entries for " +
-                          std::to_string(h_.active.count) + " active particles");
-    }
+  particles::HermiteFields<T> with_steps(bool steps) const {
     particles::HermiteFields<T> h = h_;
-    h.dt_next = dt_next.empty() ? nullptr : dt_.data();
+    h.dt_next = steps ? const_cast<double*>(dt_.data()) : nullptr;
     return h;
-  }
-  void fetch_steps(std::span<double> dt_next) {
-    if (dt_next.empty()) return;
-    copy_bytes(dt_next.data(), Location::host(), dt_.data(), dt_.location(), dt_next.size_bytes(),
-               s_.store().stream());
   }
 
   System<T>& s_;
   particles::HermiteFields<T> h_{};
+  particles::HermiteSchedule schedule_{};
   Array<T> xp_, yp_, zp_, vxp_, vyp_, vzp_, ax1_, ay1_, az1_, jx1_, jy1_, jz1_;
   Array<std::int32_t> index_;
   Array<double> dt_;
+  Array<std::int64_t> last_;
   bool all_active_ = false;
 };
 
@@ -186,11 +202,15 @@ class Hermite4 final : public Integrator<T> {
     state(s);
   }
 
+  // Each body's level, as of the end of the last step (copied from where the store lives once
+  // per step).
   std::vector<std::int32_t> particle_state() const override { return started_ ? level_ : std::vector<std::int32_t>{}; }
   void restore_particle_state(std::vector<std::int32_t> state) override {
     level_ = std::move(state);
     started_ = !level_.empty();
+    levels_to_upload_ = started_;
   }
+  BlockStepStats block_stats() const override { return stats_; }
 
   // Checkpoints: once started, each body's level and the backend's Hermite state (a and jerk
   // evaluated at the predicted positions, which the corrected positions do not reproduce).
@@ -217,84 +237,68 @@ class Hermite4 final : public Integrator<T> {
     level_.resize(n);
     std::memcpy(level_.data(), bytes.data() + sizeof n, n * sizeof(std::int32_t));
     state(b).restore(bytes.subspan(sizeof n + n * sizeof(std::int32_t)));
+    state(b).upload_levels(level_);
+    levels_to_upload_ = false;
     started_ = true;
   }
 
   void step(System<T>& s, double dt) override {
     HermiteState<T>& b = state(s);
     b.set_times(0.0);
-    if (!started_) start(b, s.size(), dt);
+    if (!started_) {
+      start(b, dt);
+    } else if (levels_to_upload_) {
+      b.upload_levels(level_);
+      levels_to_upload_ = false;
+    }
     if (mode_ == StepMode::fixed) {
       b.predict(dt);
       b.set_all_active();
       b.compute_acc_jerk();
-      b.correct(dt, eta_, {});
+      b.correct(dt, eta_, false);
+      count_block(s.size());
       return;
     }
-    const double tick = std::ldexp(dt, -kMaxLevel);
-    const std::size_t n = s.size();
-    last_.assign(n, 0);
+    const double tick = std::ldexp(dt, -hermite::kMaxLevel);
+    b.reset_ticks();
     std::int64_t now = 0;
     while (now < kTicks) {
-      std::int64_t next = kTicks;
-      for (std::size_t i = 0; i < n; ++i) next = std::min(next, last_[i] + ticks_of(level_[i]));
-      active_.clear();
-      for (std::size_t i = 0; i < n; ++i) {
-        if (last_[i] + ticks_of(level_[i]) == next) active_.push_back(static_cast<std::int32_t>(i));
-      }
-      const double t = double(next) * tick;
-      b.predict(t);
-      if (active_.size() == n) {
-        b.set_all_active();
-      } else {
-        b.set_active(active_);
-      }
+      const BlockTime block = b.prepare_block(tick);  // the one value the host waits for
+      const double t = double(block.next) * tick;
       b.compute_acc_jerk();
-      steps_.resize(active_.size());
-      b.correct(t, eta_, steps_);
-      update_levels(next, dt);
-      now = next;
+      b.correct(t, eta_, true);
+      b.next_levels(block.next, dt);
+      if (mode_ == StepMode::automatic) b.share_finest();
+      count_block(std::size_t(block.count));
+      now = block.next;
     }
+    b.download_levels(level_);
   }
 
  private:
-  void start(HermiteState<T>& b, std::size_t n, double dt) {
+  void start(HermiteState<T>& b, double dt) {
     b.predict(0.0);  // every particle is at time 0: the prediction is the state itself
     b.set_all_active();
     b.compute_acc_jerk();
-    steps_.resize(n);
-    b.start(eta_, mode_ == StepMode::fixed ? std::span<double>{} : std::span<double>(steps_));
-    level_.assign(n, 0);
-    if (mode_ != StepMode::fixed) {
-      for (std::size_t i = 0; i < n; ++i) level_[i] = level_for(steps_[i], dt);
-      if (mode_ == StepMode::automatic) share_finest_level();
+    const bool steps = mode_ != StepMode::fixed;
+    b.start(eta_, steps);
+    if (steps) {
+      b.start_levels(dt);
+      if (mode_ == StepMode::automatic) b.share_finest();
+      b.download_levels(level_);
+    } else {
+      level_.assign(std::size_t(b.active_count()), 0);
     }
+    levels_to_upload_ = false;
     started_ = true;
   }
 
-  // The active particles (active_, their criteria in steps_) were corrected at tick `now`.
-  void update_levels(std::int64_t now, double dt) {
-    for (std::size_t k = 0; k < active_.size(); ++k) {
-      const auto i = static_cast<std::size_t>(active_[k]);
-      last_[i] = now;
-      level_[i] = next_level(level_[i], steps_[k], now, dt);
-    }
-    if (mode_ == StepMode::automatic) share_finest_level();
-  }
-
-  static int next_level(int level, double criterion, std::int64_t now, double dt) {
-    if (std::isnan(criterion)) criterion = HUGE_VAL;  // no force, no constraint
-    const double step = std::ldexp(dt, -level);
-    if (criterion < step) return std::max(level, level_for(criterion, dt));
-    if (level > 0 && criterion >= 2.0 * step && now % ticks_of(level - 1) == 0) return level - 1;
-    return level;
-  }
-
-  // Shared steps: all particles on the finest level any of them needs (they are all active at
-  // every step, so they share times and the alignment rule holds for all alike).
-  void share_finest_level() {
-    const int finest = *std::max_element(level_.begin(), level_.end());
-    std::fill(level_.begin(), level_.end(), finest);
+  void count_block(std::size_t active) {
+    ++stats_.block_steps;
+    stats_.active += active;
+    int bin = 0;
+    while (bin + 1 < int(stats_.histogram.size()) && (std::size_t(2) << bin) <= active) ++bin;
+    ++stats_.histogram[std::size_t(bin)];
   }
 
   // The state on the system this integrator steps (made on first use).
@@ -302,6 +306,7 @@ class Hermite4 final : public Integrator<T> {
     if (!state_ || state_system_ != &s) {
       state_ = std::make_unique<HermiteState<T>>(s);
       state_system_ = &s;
+      levels_to_upload_ = started_;
     }
     return *state_;
   }
@@ -311,10 +316,9 @@ class Hermite4 final : public Integrator<T> {
   std::unique_ptr<HermiteState<T>> state_;
   const System<T>* state_system_ = nullptr;
   bool started_ = false;
-  std::vector<std::int32_t> level_;   // per particle: step = dt / 2^level
-  std::vector<std::int64_t> last_;    // per particle: its time in ticks within the interval
-  std::vector<std::int32_t> active_;  // the current block
-  std::vector<double> steps_;         // the criterion of each active particle
+  bool levels_to_upload_ = false;  // level_ (restored) is newer than the store's copy
+  std::vector<std::int32_t> level_;  // per particle: step = dt / 2^level, as of the last step's end
+  BlockStepStats stats_;
 };
 
 }  // namespace

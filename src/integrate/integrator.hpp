@@ -3,6 +3,7 @@
 // element-wise operations where the store lives), so it runs with every solver on every device
 // without copying the bodies. State an integrator carries between steps lives in store fields
 // it registers (the Hermite jerks and times), so whatever reorders the bodies moves it too.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -28,6 +29,15 @@ struct IntegratorOptions {
   StepMode mode = StepMode::fixed;
   double eta = 0.02;       // accuracy parameter of the step criterion
   double softening = 0.0;  // eps, for criteria that use it (leapfrog's)
+};
+
+// What an integrator with block or adaptive steps did (hermite4): the force passes it made
+// ("block steps"), the active bodies summed over them, and the block steps by the size of their
+// active set: histogram[b] counts those with 2^b <= active < 2^(b+1) (b = 0 also holds empty ones).
+struct BlockStepStats {
+  std::uint64_t block_steps = 0;
+  std::uint64_t active = 0;
+  std::array<std::uint64_t, 32> histogram{};
 };
 
 template <class T>
@@ -58,6 +68,8 @@ class Integrator {
   [[nodiscard]] virtual std::vector<std::int32_t> particle_state() const { return {}; }
   // Takes what particle_state() gave (with the store's state restored alongside).
   virtual void restore_particle_state(std::vector<std::int32_t> /*state*/) {}
+  // Counts since the integrator was made (zero for integrators without block steps).
+  [[nodiscard]] virtual BlockStepStats block_stats() const { return {}; }
 };
 
 struct IntegratorInfo {

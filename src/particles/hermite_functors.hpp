@@ -2,6 +2,7 @@
 // The fourth-order Hermite integrator's element-wise steps as __host__ __device__ functors over
 // particle views: the predictor, the corrector and the start, run by the host loops and the CUDA
 // kernels alike (ParticleOps::hermite_*), the scheme of one body in particles/hermite_math.hpp.
+#include "particles/hermite_levels.hpp"
 #include "particles/hermite_math.hpp"
 #include "particles/views.hpp"
 
@@ -24,6 +25,69 @@ struct HermiteFields {
   double* dt_next;  // null: no step wanted
 };
 
+
+// The block-step schedule of a system: per body its level (step dt / 2^level) and its time in
+// ticks since the start of the interval (hermite_levels.hpp), where the store lives.
+struct HermiteSchedule {
+  std::int32_t* level;
+  std::int64_t* last;
+  int n;
+};
+
+// The next block time and how many bodies it holds (the bodies whose step ends first).
+struct BlockTime {
+  std::int64_t next = hermite::kTicks;
+  int count = 0;
+};
+
+// The tick at which body i's step ends.
+struct StepEnd {
+  const std::int32_t* level;
+  const std::int64_t* last;
+  NBODY_HD std::int64_t operator()(int i) const { return last[i] + hermite::ticks_of(level[i]); }
+};
+
+// Whether body i's step ends at tick `next` (it is in the active block).
+struct EndsAt {
+  StepEnd end;
+  std::int64_t next;
+  NBODY_HD bool operator()(int i) const { return end(i) == next; }
+};
+
+// Whether body i's step ends at the tick *next (read where the block time was computed: the
+// device's copy on a GPU, so the selection needs no trip to the host).
+struct EndsAtBlock {
+  StepEnd end;
+  const long long* next;
+  NBODY_HD bool operator()(int i) const { return end(i) == *next; }
+};
+
+// The first level of the k-th active body from its starting step (level_for).
+struct StartLevel {
+  HermiteSchedule s;
+  IndexView active;
+  const double* steps;
+  double dt;
+  NBODY_HD void operator()(int k) const {
+    const int i = active.index[k];
+    s.level[i] = hermite::level_for(steps[k], dt);
+  }
+};
+
+// The k-th active body was corrected at tick `now` with criterion steps[k]: its time and level.
+struct NextLevel {
+  HermiteSchedule s;
+  IndexView active;
+  const double* steps;
+  std::int64_t now;
+  double dt;
+  NBODY_HD void operator()(int k) const {
+    const int i = active.index[k];
+    s.last[i] = now;
+    s.level[i] = hermite::next_level(s.level[i], steps[k], now, dt);
+  }
+};
+
 template <class T>
 NBODY_HD double squared_norm(T x, T y, T z) {
   const double dx = x, dy = y, dz = z;
@@ -41,6 +105,16 @@ struct HermitePredict {
     hermite::predict(h.p.x.y[i], h.p.v.y[i], h.a.y[i], h.jerk.y[i], tau, h.xp.y[i], h.vp.y[i]);
     hermite::predict(h.p.x.z[i], h.p.v.z[i], h.a.z[i], h.jerk.z[i], tau, h.xp.z[i], h.vp.z[i]);
   }
+};
+
+// The predictor of every body to the block time t = *next x tick (the same product the host
+// forms from the same tick).
+template <class T>
+struct HermitePredictAtBlock {
+  HermiteFields<T> h;
+  const long long* next;
+  double tick;
+  NBODY_HD void operator()(int i) const { HermitePredict<T>{h, double(*next) * tick}(i); }
 };
 
 // The corrector of the k-th active body i over its step h = t - t_i: x, v := corrected;

@@ -36,7 +36,30 @@ class ParticleOps {
   virtual void hermite_predict(const particles::HermiteFields<T>& h, double t) = 0;
   virtual void hermite_start(const particles::HermiteFields<T>& h, double eta) = 0;
   virtual void hermite_correct(const particles::HermiteFields<T>& h, double t, double eta) = 0;
+  // The block-step schedule (particles::HermiteSchedule), where the store lives:
+  //   next block: the earliest step end of any body and how many bodies end there (the one
+  //     value a block step sends to the host);
+  //   select: the indices of those bodies, ascending, into index[0, count);
+  //   start levels / next levels: the levels of the active bodies from their steps (the
+  //     criterion of the k-th active body in steps[k]), the latter also setting their time to now;
+  //   share finest: every body on the finest level of any (shared steps).
+  [[nodiscard]] virtual particles::BlockTime hermite_next_block(const particles::HermiteSchedule& s) = 0;
+  // A block step's preparation in one call: the next block (as hermite_next_block), every body
+  // predicted to its time (next x tick) and its active bodies selected into index[0, count). On
+  // a GPU the prediction and the selection read the block time on the device and are queued
+  // before the host waits for it, so they run while the value travels.
+  [[nodiscard]] virtual particles::BlockTime hermite_prepare_block(const particles::HermiteFields<T>& h,
+                                                                   const particles::HermiteSchedule& s, double tick,
+                                                                   std::int32_t* index) = 0;
+  virtual void hermite_select(const particles::HermiteSchedule& s, std::int64_t next, std::int32_t* index,
+                              int count) = 0;
+  virtual void hermite_start_levels(const particles::HermiteSchedule& s, IndexView active, const double* steps,
+                                    double dt) = 0;
+  virtual void hermite_next_levels(const particles::HermiteSchedule& s, IndexView active, const double* steps,
+                                   std::int64_t now, double dt) = 0;
+  virtual void hermite_share_finest(const particles::HermiteSchedule& s) = 0;
   virtual void fill(double* values, double value, int n) = 0;
+  virtual void fill_ticks(std::int64_t* values, std::int64_t value, int n) = 0;
   virtual void iota(std::int32_t* values, int n) = 0;
 
   // Waits for queued work (device); a no-op on the host.

@@ -3,6 +3,13 @@
 //   for_each(n, f)            f(i) for i < n (in parallel where it pays)
 //   sum<Q>(n, f) -> array     sum over i of the Q terms f(i, q) adds, in float64, order fixed by n
 //   max(n, f) -> double       max over i of f(i) (>= 0)
+//   min_count(n, f) -> BlockTime  the least of the integers f(i) and how many i give it
+//   min_count_start(n, f) -> const long long*  the same, begun: a pointer (where the executor
+//                             computes) to the least value, valid for work queued after it;
+//   min_count_finish() -> BlockTime             waits for it
+//   select(n, pred, out, count)   the i with pred(i), ascending, into out (count of them; -1:
+//                             not known yet)
+//   share_max(v, n)           v[i] := max over v (int32), without a trip to the host
 //   synchronize(), measure_seconds(work), location()
 // Included by particles/host_ops.cpp and cuda/device_ops.cu only.
 #include <array>
@@ -47,6 +54,30 @@ class OpsImpl final : public ParticleOps<T> {
   }
   void hermite_correct(const HermiteFields<T>& h, double t, double eta) override {
     exec_.for_each(h.active.count, HermiteCorrect<T>{h, t, eta});
+  }
+  BlockTime hermite_next_block(const HermiteSchedule& s) override {
+    return exec_.min_count(s.n, StepEnd{s.level, s.last});
+  }
+  BlockTime hermite_prepare_block(const HermiteFields<T>& h, const HermiteSchedule& s, double tick,
+                                  std::int32_t* index) override {
+    const long long* next = exec_.min_count_start(s.n, StepEnd{s.level, s.last});
+    exec_.for_each(h.p.n, HermitePredictAtBlock<T>{h, next, tick});
+    exec_.select(s.n, EndsAtBlock{{s.level, s.last}, next}, index, -1);
+    return exec_.min_count_finish();
+  }
+  void hermite_select(const HermiteSchedule& s, std::int64_t next, std::int32_t* index, int count) override {
+    exec_.select(s.n, EndsAt{{s.level, s.last}, next}, index, count);
+  }
+  void hermite_start_levels(const HermiteSchedule& s, IndexView active, const double* steps, double dt) override {
+    exec_.for_each(active.count, StartLevel{s, active, steps, dt});
+  }
+  void hermite_next_levels(const HermiteSchedule& s, IndexView active, const double* steps, std::int64_t now,
+                           double dt) override {
+    exec_.for_each(active.count, NextLevel{s, active, steps, now, dt});
+  }
+  void hermite_share_finest(const HermiteSchedule& s) override { exec_.share_max(s.level, s.n); }
+  void fill_ticks(std::int64_t* values, std::int64_t value, int n) override {
+    exec_.for_each(n, Fill<std::int64_t>{values, value});
   }
   void fill(double* values, double value, int n) override { exec_.for_each(n, Fill<double>{values, value}); }
   void iota(std::int32_t* values, int n) override { exec_.for_each(n, Iota{values}); }

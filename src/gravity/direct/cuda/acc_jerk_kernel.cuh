@@ -1,21 +1,14 @@
 #pragma once
 // Acceleration and jerk of a set of active targets from all (predicted) sources, tiled through
-// shared memory, for the Hermite integrator. Deterministic: one thread per target sums its
-// sources in a fixed order, no atomics. Include from .cu files only.
+// shared memory, for the Hermite integrator. Deterministic: every launch mode makes the same
+// additions in the same order (acc_jerk_shape.hpp), no atomics. Include from .cu files only.
 #include <cuda_runtime.h>
 
+#include "gravity/direct/cuda/acc_jerk_shape.hpp"
 #include "gravity/interaction.hpp"
 #include "particles/views.hpp"
 
 namespace nbody::direct::cuda {
-
-// Launch shape of the acceleration-and-jerk kernel.
-struct HermitePolicy {
-  static constexpr int kBlock = 128;  // threads per block = sources per shared-memory tile
-  static constexpr int kUnroll = 4;   // inner-loop unroll over the tile
-  static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block must be whole warps");
-  static_assert(kBlock % kUnroll == 0, "unroll must divide the tile");
-};
 
 template <class T>
 struct alignas(4 * sizeof(T)) HermiteSourcePosition {
@@ -27,57 +20,155 @@ struct alignas(4 * sizeof(T)) HermiteSourceVelocity {
   T x, y, z, unused;
 };
 
-// For k < count, target i = targets[k]:
-//   a[k] = G sum_j m_j d_ij g(|d_ij|),  jerk[k] = G sum_j m_j [dv_ij g + d_ij (d_ij . dv_ij) q]
-// over every source j (the pair law gives g and q; the i = j term is exactly zero). Outputs are
-// compact (entry k for target k). Sources are the predicted positions, velocities and masses;
-// the last tile is padded with massless sources at rest at the origin, which contribute zero.
+// The mixed-precision Plummer law of the acceleration-and-jerk pass (as Sapporo and phiGPU): the
+// differences of the float64 predicted positions and velocities are taken in float64 (no
+// cancellation of the large coordinates), the pair term in float32 (rsqrt, the products), and
+// summed in float64. Guarded: a coincident pair (the target itself) contributes exactly zero.
+struct MixedPlummerJerk {
+  float eps2;
+  __device__ __forceinline__ void accumulate_jerk(double dx, double dy, double dz, double dvx, double dvy,
+                                                  double dvz, double mj, double& ax, double& ay, double& az,
+                                                  double& jx, double& jy, double& jz) const {
+    const float x = static_cast<float>(dx), y = static_cast<float>(dy), z = static_cast<float>(dz);
+    const float u = static_cast<float>(dvx), v = static_cast<float>(dvy), w = static_cast<float>(dvz);
+    const float r2 = eps2 + x * x + y * y + z * z;
+    const float inv = r2 > 0.0f ? rsqrtf(r2) : 0.0f;
+    const float inv2 = inv * inv;
+    const float s = static_cast<float>(mj) * inv * inv2;
+    const float c = 3.0f * (x * u + y * v + z * w) * inv2;
+    ax += static_cast<double>(x * s);
+    ay += static_cast<double>(y * s);
+    az += static_cast<double>(z * s);
+    jx += static_cast<double>((u - c * x) * s);
+    jy += static_cast<double>((v - c * y) * s);
+    jz += static_cast<double>((w - c * z) * s);
+  }
+};
+
+// Six running sums (a and jerk).
+template <class T>
+struct AccJerkSum {
+  T v[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+  __device__ __forceinline__ void add(const AccJerkSum& o) {
+#pragma unroll
+    for (int c = 0; c < 6; ++c) v[c] += o.v[c];
+  }
+};
+
+// The target's fold over the sources [begin, end) of one chunk (a whole number of tiles but the
+// last), from zero. Every thread of the block calls it (the tiles are loaded together).
 template <class T, class Policy, class Pair>
-__global__ void __launch_bounds__(Policy::kBlock)
-    tiled_acc_jerk(MotionView<T> s, IndexView targets, Pair pair, T G, Vec3Span<T> acc, Vec3Span<T> jerk) {
-  const ConstVec3Span<T>& pos = s.x;
-  const ConstVec3Span<T>& vel = s.v;
-  const T* __restrict__ m = s.m;
-  const int n = s.n;
-  const int count = targets.count;
-  __shared__ HermiteSourcePosition<T> tile_pos[Policy::kBlock];
-  __shared__ HermiteSourceVelocity<T> tile_vel[Policy::kBlock];
-  const int k = blockIdx.x * Policy::kBlock + threadIdx.x;
-  const bool live = k < count;
-  const int i = live ? targets.index[k] : 0;
-  const T xi = live ? pos.x[i] : T(0);
-  const T yi = live ? pos.y[i] : T(0);
-  const T zi = live ? pos.z[i] : T(0);
-  const T ui = live ? vel.x[i] : T(0);
-  const T vi = live ? vel.y[i] : T(0);
-  const T wi = live ? vel.z[i] : T(0);
-  T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
-  // Every thread of the block helps load every tile, live or not: __syncthreads needs them all.
-  for (int base = 0; base < n; base += Policy::kBlock) {
+__device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int begin, int end, const Pair& pair,
+                                                    T xi, T yi, T zi, T ui, T vi, T wi,
+                                                    HermiteSourcePosition<T>* tile_pos,
+                                                    HermiteSourceVelocity<T>* tile_vel) {
+  AccJerkSum<T> r;
+  for (int base = begin; base < end; base += Policy::kBlock) {
     const int j = base + threadIdx.x;
-    if (j < n) {
-      tile_pos[threadIdx.x] = HermiteSourcePosition<T>{pos.x[j], pos.y[j], pos.z[j], m[j]};
-      tile_vel[threadIdx.x] = HermiteSourceVelocity<T>{vel.x[j], vel.y[j], vel.z[j], T(0)};
-    } else {
-      tile_pos[threadIdx.x] = HermiteSourcePosition<T>{T(0), T(0), T(0), T(0)};
-      tile_vel[threadIdx.x] = HermiteSourceVelocity<T>{T(0), T(0), T(0), T(0)};
+    if (j < end) {
+      tile_pos[threadIdx.x] = HermiteSourcePosition<T>{s.x.x[j], s.x.y[j], s.x.z[j], s.m[j]};
+      tile_vel[threadIdx.x] = HermiteSourceVelocity<T>{s.v.x[j], s.v.y[j], s.v.z[j], T(0)};
     }
     __syncthreads();
+    const int valid = end - base < Policy::kBlock ? end - base : Policy::kBlock;
+    if (valid == Policy::kBlock) {
 #pragma unroll Policy::kUnroll
-    for (int q = 0; q < Policy::kBlock; ++q) {
-      const HermiteSourcePosition<T> p = tile_pos[q];
-      const HermiteSourceVelocity<T> v = tile_vel[q];
-      pair.accumulate_jerk(p.x - xi, p.y - yi, p.z - zi, v.x - ui, v.y - vi, v.z - wi, p.m, ax, ay, az, jx, jy, jz);
+      for (int q = 0; q < Policy::kBlock; ++q) {
+        const HermiteSourcePosition<T> p = tile_pos[q];
+        const HermiteSourceVelocity<T> v = tile_vel[q];
+        pair.accumulate_jerk(p.x - xi, p.y - yi, p.z - zi, v.x - ui, v.y - vi, v.z - wi, p.m, r.v[0], r.v[1], r.v[2],
+                             r.v[3], r.v[4], r.v[5]);
+      }
+    } else {
+      for (int q = 0; q < valid; ++q) {
+        const HermiteSourcePosition<T> p = tile_pos[q];
+        const HermiteSourceVelocity<T> v = tile_vel[q];
+        pair.accumulate_jerk(p.x - xi, p.y - yi, p.z - zi, v.x - ui, v.y - vi, v.z - wi, p.m, r.v[0], r.v[1], r.v[2],
+                             r.v[3], r.v[4], r.v[5]);
+      }
     }
     __syncthreads();
   }
-  if (live) {
-    acc.x[k] = G * ax;
-    acc.y[k] = G * ay;
-    acc.z[k] = G * az;
-    jerk.x[k] = G * jx;
-    jerk.y[k] = G * jy;
-    jerk.z[k] = G * jz;
+  return r;
+}
+
+// For the targets of block x (k = blockIdx.x * kBlock + threadIdx.x < count, body index[k]):
+//   Mode whole:  acc[k], jerk[k] = G * (fold over all groups);
+//   Mode groups: partial[(g * 6 + c) * count + k] = component c of group g = blockIdx.y;
+//   Mode chunks: partial[(h * 6 + c) * count + k] = component c of chunk h = blockIdx.y.
+// a = G sum_j m_j d_ij g(|d_ij|), jerk = G sum_j m_j [dv_ij g + d_ij (d_ij . dv_ij) q] (the pair
+// law gives g and q; the i = j term is exactly zero).
+template <class T, class Policy, AccJerkMode Mode, class Pair>
+__global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
+    acc_jerk_kernel(MotionView<T> s, IndexView targets, Pair pair, T G, AccJerkShape shape, Vec3Span<T> acc,
+                    Vec3Span<T> jerk, T* __restrict__ partial) {
+  __shared__ HermiteSourcePosition<T> tile_pos[Policy::kBlock];
+  __shared__ HermiteSourceVelocity<T> tile_vel[Policy::kBlock];
+  const int count = targets.count;
+  const int k = blockIdx.x * Policy::kBlock + threadIdx.x;
+  const bool live = k < count;
+  const int i = live ? targets.index[k] : 0;
+  const T xi = live ? s.x.x[i] : T(0), yi = live ? s.x.y[i] : T(0), zi = live ? s.x.z[i] : T(0);
+  const T ui = live ? s.v.x[i] : T(0), vi = live ? s.v.y[i] : T(0), wi = live ? s.v.z[i] : T(0);
+  const int n = s.n;
+  auto chunk_sum = [&](int h) {
+    const int begin = h * shape.chunk;
+    const int end = begin + shape.chunk < n ? begin + shape.chunk : n;
+    return fold_chunk<T, Policy>(s, begin, end, pair, xi, yi, zi, ui, vi, wi, tile_pos, tile_vel);
+  };
+  auto group_sum = [&](int g) {
+    AccJerkSum<T> sum;
+    const int first = g * Policy::kChunksPerGroup;
+    const int last = first + Policy::kChunksPerGroup < shape.chunks ? first + Policy::kChunksPerGroup : shape.chunks;
+    for (int h = first; h < last; ++h) sum.add(chunk_sum(h));
+    return sum;
+  };
+  if constexpr (Mode == AccJerkMode::whole) {
+    AccJerkSum<T> total;
+    for (int g = 0; g < shape.groups; ++g) total.add(group_sum(g));
+    if (live) {
+      acc.x[k] = G * total.v[0];
+      acc.y[k] = G * total.v[1];
+      acc.z[k] = G * total.v[2];
+      jerk.x[k] = G * total.v[3];
+      jerk.y[k] = G * total.v[4];
+      jerk.z[k] = G * total.v[5];
+    }
+  } else {
+    const int part = blockIdx.y;
+    const AccJerkSum<T> sum = Mode == AccJerkMode::groups ? group_sum(part) : chunk_sum(part);
+    if (live) {
+#pragma unroll
+      for (int c = 0; c < 6; ++c) partial[(std::size_t(part) * 6 + c) * count + k] = sum.v[c];
+    }
+  }
+}
+
+// The fold of the partials of a split pass into acc[k], jerk[k], in the order of the whole pass:
+// chunks into their groups, groups into the sum, each from zero.
+template <class T, class Policy, AccJerkMode Mode>
+__global__ void __launch_bounds__(Policy::kFoldBlock)
+    fold_acc_jerk_partials(const T* __restrict__ partial, int count, AccJerkShape shape, T G, Vec3Span<T> acc,
+                           Vec3Span<T> jerk) {
+  const int k = blockIdx.x * Policy::kFoldBlock + threadIdx.x;
+  if (k >= count) return;
+  T* out[6] = {acc.x, acc.y, acc.z, jerk.x, jerk.y, jerk.z};
+#pragma unroll
+  for (int c = 0; c < 6; ++c) {
+    T total = T(0);
+    if constexpr (Mode == AccJerkMode::groups) {
+      for (int g = 0; g < shape.groups; ++g) total += partial[(std::size_t(g) * 6 + c) * count + k];
+    } else {
+      for (int g = 0; g < shape.groups; ++g) {
+        T group = T(0);
+        const int first = g * Policy::kChunksPerGroup;
+        const int last =
+            first + Policy::kChunksPerGroup < shape.chunks ? first + Policy::kChunksPerGroup : shape.chunks;
+        for (int h = first; h < last; ++h) group += partial[(std::size_t(h) * 6 + c) * count + k];
+        total += group;
+      }
+    }
+    out[c][k] = G * total;
   }
 }
 

@@ -37,6 +37,7 @@ class CudaDirectSolver final : public ForceSolver<T> {
   CudaDirectSolver(std::shared_ptr<DeviceContext> ctx, std::size_t n, const GravityParams& g, const DirectShape& shape)
       : ForceSolver<T>(g), ctx_(std::move(ctx)), stream_(static_cast<cudaStream_t>(ctx_->stream())), shape_(shape) {
     ctx_->make_current();
+    sm_count_ = ctx_->info().sm_count;
     if constexpr (Mixed) {
       for (auto* b : {&xf_, &yf_, &zf_, &mf_}) *b = DeviceBuffer<float>(n);
     }
@@ -93,15 +94,58 @@ class CudaDirectSolver final : public ForceSolver<T> {
     }
   }
 
+  // The launch follows the active count (acc_jerk_shape.hpp): a small active set spreads the
+  // sources over many blocks and a second kernel folds the partials, in the one order every
+  // mode uses. The scratch grows to the largest split seen and is kept.
   void do_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk) override {
     if (t.count == 0) return;
-    using P = direct::cuda::HermitePolicy;
-    const int blocks = blocks_for(std::size_t(t.count), P::kBlock);
+    using P = direct::AccJerkPolicy;
+    const direct::AccJerkShape shape = direct::acc_jerk_shape(s.n, t.count, sm_count_, sizeof(T));
+    const std::size_t need = std::size_t(t.count) * std::size_t(shape.parts()) * 6;
+    if (jerk_partials_.size() < need) {  // once: sized for every split of this N
+      jerk_partials_ = DeviceBuffer<T>(std::max(need, direct::acc_jerk_partials(s.n, sm_count_, sizeof(T))));
+    }
     const T G = static_cast<T>(this->gravity().G);
-    gravity::with_pair_law<T>(this->gravity(), [&](const auto pair) {
-      direct::cuda::tiled_acc_jerk<T, P><<<blocks, P::kBlock, 0, stream_>>>(s, t, pair, G, acc, jerk);
-    });
-    NBODY_CUDA_CHECK_LAUNCH();
+    const dim3 grid(static_cast<unsigned>(shape.target_blocks), static_cast<unsigned>(std::max(1, shape.parts())));
+    const int fold_blocks = blocks_for(std::size_t(t.count), P::kFoldBlock);
+    auto launch = [&](const auto pair) {
+      using Pair = decltype(pair);
+      using direct::AccJerkMode;
+      namespace dc = direct::cuda;
+      switch (shape.mode) {
+        case AccJerkMode::whole:
+          dc::acc_jerk_kernel<T, P, AccJerkMode::whole, Pair>
+              <<<grid, P::kBlock, 0, stream_>>>(s, t, pair, G, shape, acc, jerk, nullptr);
+          NBODY_CUDA_CHECK_LAUNCH();
+          break;
+        case AccJerkMode::groups:
+          dc::acc_jerk_kernel<T, P, AccJerkMode::groups, Pair>
+              <<<grid, P::kBlock, 0, stream_>>>(s, t, pair, G, shape, acc, jerk, jerk_partials_.data());
+          NBODY_CUDA_CHECK_LAUNCH();
+          dc::fold_acc_jerk_partials<T, P, AccJerkMode::groups>
+              <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), t.count, shape, G, acc, jerk);
+          NBODY_CUDA_CHECK_LAUNCH();
+          break;
+        case AccJerkMode::chunks:
+          dc::acc_jerk_kernel<T, P, AccJerkMode::chunks, Pair>
+              <<<grid, P::kBlock, 0, stream_>>>(s, t, pair, G, shape, acc, jerk, jerk_partials_.data());
+          NBODY_CUDA_CHECK_LAUNCH();
+          dc::fold_acc_jerk_partials<T, P, AccJerkMode::chunks>
+              <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), t.count, shape, G, acc, jerk);
+          NBODY_CUDA_CHECK_LAUNCH();
+          break;
+      }
+    };
+    // Mixed: float32 Plummer pair terms from float64 differences, summed in float64 (the spline
+    // law stays float64).
+    const GravityParams& g = this->gravity();
+    if constexpr (Mixed) {
+      if (!(g.law == SofteningLaw::spline && g.eps2() > 0)) {
+        launch(direct::cuda::MixedPlummerJerk{static_cast<float>(g.eps2())});
+        return;
+      }
+    }
+    gravity::with_pair_law<T>(g, launch);
   }
 
   // Batches of kGraphSteps fused steps are captured once into a CUDA graph (per dt and per
@@ -253,6 +297,8 @@ class CudaDirectSolver final : public ForceSolver<T> {
   DeviceBuffer<float> xf_, yf_, zf_, mf_, txf_, tyf_, tzf_;  // mixed only
   direct::cuda::SplitBuffers<Acc> split_;
   DeviceBuffer<double> partials_;
+  DeviceBuffer<T> jerk_partials_;  // the split acceleration-and-jerk passes' partials
+  int sm_count_ = 0;
   std::vector<EulerGraph> graphs_;
 };
 
