@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "gravity/direct/cuda/acc_jerk_shape.hpp"
+#include "particles/hermite_functors.hpp"
 #include "particles/hermite_levels.hpp"
 
 namespace nbody::test {
@@ -88,6 +90,23 @@ TEST(AccJerkShape, LaunchModeFollowsTheActiveCount) {
           << sources << " " << targets;
     }
   }
+}
+
+// The first levels: the starting step's level, but never coarser than kStartLevel (a body with
+// a vanishing jerk does not start with the whole interval; Nitadori's codes start at dt / 4).
+TEST(HermiteSchedule, TheFirstStepIsAtMostAQuarterOfTheInterval) {
+  const double dt = 1.0 / 16;
+  std::vector<std::int32_t> level(4, -1), index{0, 1, 2, 3};
+  std::vector<std::int64_t> last(4, 0);
+  const std::vector<double> steps{std::numeric_limits<double>::infinity(), dt, dt / 4, dt / 100};
+  const particles::StartLevel start{{level.data(), last.data(), 4}, {index.data(), 4}, steps.data(), dt};
+  for (int k = 0; k < 4; ++k) start(k);
+  EXPECT_EQ(hermite::kStartLevel, 2);
+  EXPECT_EQ(level[0], 2) << "no constraint: a quarter of the interval";
+  EXPECT_EQ(level[1], 2);
+  EXPECT_EQ(level[2], 2);
+  EXPECT_EQ(level[3], hermite::level_for(dt / 100, dt));
+  EXPECT_EQ(level[3], 7);
 }
 
 }  // namespace

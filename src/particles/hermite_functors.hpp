@@ -62,7 +62,9 @@ struct EndsAtBlock {
   NBODY_HD bool operator()(int i) const { return end(i) == *next; }
 };
 
-// The first level of the k-th active body from its starting step (level_for).
+// The first level of the k-th active body from its starting step (level_for), at least
+// hermite::kStartLevel: a body whose jerk nearly vanishes (|a| / |j| large) does not start with a
+// step of the whole interval.
 struct StartLevel {
   HermiteSchedule s;
   IndexView active;
@@ -70,7 +72,8 @@ struct StartLevel {
   double dt;
   NBODY_HD void operator()(int k) const {
     const int i = active.index[k];
-    s.level[i] = hermite::level_for(steps[k], dt);
+    const int level = hermite::level_for(steps[k], dt);
+    s.level[i] = level > hermite::kStartLevel ? level : hermite::kStartLevel;
   }
 };
 
