@@ -172,18 +172,21 @@ EnsembleStore read_system_table(const std::string& path) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
+    std::vector<std::string> cells;
+    for (std::size_t at = 0;;) {
+      const std::size_t end = line.find(',', at);
+      cells.push_back(line.substr(at, end == std::string::npos ? std::string::npos : end - at));
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    if (cells.size() != 8) fail(std::to_string(cells.size()) + " columns where 8 are expected (system,m,x,y,z,vx,vy,vz)");
     double v[8];
-    std::size_t at = 0;
     for (int c = 0; c < 8; ++c) {
-      const std::size_t end = c < 7 ? line.find(',', at) : line.size();
-      if (end == std::string::npos || at > line.size()) fail(std::string("no column ") + kColumns[c] + " (8 columns expected)");
-      const std::string cell = line.substr(at, end - at);
-      if (c == 7 && cell.find(',') != std::string::npos) fail("more than 8 columns");
+      const std::string& cell = cells[std::size_t(c)];
       char* stop = nullptr;
       v[c] = std::strtod(cell.c_str(), &stop);
       if (cell.empty() || stop != cell.c_str() + cell.size() || !std::isfinite(v[c]))
         fail(std::string(kColumns[c]) + ": " + quoted_text(cell) + " is not a finite number");
-      at = end + 1;
     }
     const double sys = v[0];
     if (std::floor(sys) != sys || sys < 0) fail(format_line("system: %.6g is not a system number", sys));
