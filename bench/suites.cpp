@@ -296,8 +296,10 @@ Report run(const Options& options) {
       pic_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "tree") {
       tree_suite(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "ensemble") {
+      ensemble_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
-      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree)");
+      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, ensemble)");
     }
   }
   // The clock right after the work, while the GPU is still at its loaded clock.
