@@ -174,3 +174,25 @@ TEST(EnsembleResume, AResumeThatChangesThePhysicsIsRefused) {
 
 }  // namespace
 }  // namespace nbody::test
+
+namespace nbody::test {
+namespace {
+
+// The examples as written, made small by --set (their sizes are for a real experiment).
+TEST(EnsembleExamples, RunAsWritten) {
+  const fs::path base = temp_dir("ensemble_examples");
+  const std::string dir = NBODY_EXAMPLES "/ensemble/";
+  const auto s = run_nbody("ensemble --config " + dir + "scattering.toml --out " + (base / "s").string() +
+                           " --set ensemble.systems=20 --set time.t_end=40 --set time.intervals=4");
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(lines(read_text((base / "s" / "results.csv").string())).size(), 21u);
+  const auto p = run_nbody("ensemble --config " + dir + "planetary.toml --out " + (base / "p").string() +
+                           " --set ensemble.systems=4 --set time.t_end=62.83 --set time.intervals=2");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto rows = lines(read_text((base / "p" / "results.csv").string()));
+  ASSERT_EQ(rows.size(), 5u);
+  for (std::size_t k = 1; k < rows.size(); ++k) EXPECT_NE(rows[k].find(",end_time,"), std::string::npos) << rows[k];
+}
+
+}  // namespace
+}  // namespace nbody::test
