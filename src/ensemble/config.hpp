@@ -56,7 +56,7 @@ struct EnsembleConfig {
   int threads = 0;
   std::string out_dir;
   std::int64_t checkpoint_every = 0;  // intervals (0: none on the schedule)
-  double checkpoint_every_s = 0;      // wall seconds (0: none)
+  double checkpoint_every_s = 1800;   // wall seconds (0: none); nbody run's default (kDefaultCheckpointEverySeconds)
   std::int64_t progress_every = 10;   // intervals between progress lines in run.log
   bool csv = true, hdf5 = true;       // the results' formats (hdf5 where the build has it)
 };

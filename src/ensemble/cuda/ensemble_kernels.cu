@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,7 @@ class GpuBackend final : public Backend {
     std::string why;
     if (!nbody::cuda::query_device(0, &info, &why)) throw_input_error("ensemble: run.device = \"cuda\": " + why);
     name_ = "GPU (" + info.name + ", one warp a system)";
+    stream_ = std::make_unique<nbody::cuda::Stream>();  // (after the device is known to be usable)
   }
   [[nodiscard]] std::string name() const override { return name_; }
 
@@ -111,8 +113,8 @@ class GpuBackend final : public Backend {
     if (uploaded_for_ != &s) return;
     const auto n = std::size_t(s.bodies());
     std::vector<double>* h[6] = {&s.x, &s.y, &s.z, &s.vx, &s.vy, &s.vz};
-    for (int a = 0; a < 6; ++a) body_[a].download(h[a]->data(), n, stream_.get());
-    stream_.synchronize();
+    for (int a = 0; a < 6; ++a) body_[a].download(h[a]->data(), n, stream_->get());
+    stream_->synchronize();
   }
 
  private:
@@ -121,17 +123,17 @@ class GpuBackend final : public Backend {
     std::vector<double>* h[7] = {&s.x, &s.y, &s.z, &s.vx, &s.vy, &s.vz, &s.m};
     for (int a = 0; a < 7; ++a) {
       body_[a] = DeviceBuffer<double>(std::max<std::size_t>(n, 1));
-      body_[a].upload(h[a]->data(), n, stream_.get());
+      body_[a].upload(h[a]->data(), n, stream_->get());
     }
     std::vector<long long> off(s.offset.begin(), s.offset.end());
     offset_ = DeviceBuffer<long long>(off.size());
-    offset_.upload(off.data(), off.size(), stream_.get());
+    offset_.upload(off.data(), off.size(), stream_->get());
     state_ = DeviceBuffer<SystemState>(std::max<std::size_t>(systems, 1));
-    state_.upload(s.state.data(), systems, stream_.get());
+    state_.upload(s.state.data(), systems, stream_->get());
     // Work arrays in global memory only for the systems too large to stage in shared memory.
     scratch_ = DeviceBuffer<double>(s.largest_system() > Policy::kSharedBodies ? kScratchArrays * n : 1);
     work_ = DeviceBuffer<long long>(std::max<std::size_t>(systems, 1));
-    stream_.synchronize();  // (the host vectors may change once this returns)
+    stream_->synchronize();  // (the host vectors may change once this returns)
     uploaded_for_ = &s;
     bodies_ = s.bodies();
   }
@@ -143,20 +145,20 @@ class GpuBackend final : public Backend {
     for (std::int64_t k = 0; k < s.systems(); ++k)
       if (!running_only || s.state[std::size_t(k)].status == int(Outcome::running)) list.push_back(k);
     if (list.empty()) return;
-    work_.upload(list.data(), list.size(), stream_.get());
+    work_.upload(list.data(), list.size(), stream_->get());
     DeviceView v{body_[0].data(), body_[1].data(), body_[2].data(), body_[3].data(), body_[4].data(),
                  body_[5].data(), body_[6].data(), offset_.data(), state_.data(), scratch_.data(),
                  (long long)s.bodies(), work_.data(), (long long)list.size()};
     const long long blocks = ((long long)list.size() + Policy::kWarpsPerBlock - 1) / Policy::kWarpsPerBlock;
     if (blocks > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
-    ensemble_kernel<<<unsigned(blocks), Policy::kBlock, 0, stream_.get()>>>(v, p, t_target, mode);
+    ensemble_kernel<<<unsigned(blocks), Policy::kBlock, 0, stream_->get()>>>(v, p, t_target, mode);
     NBODY_CUDA_CHECK_LAUNCH();
-    state_.download(s.state.data(), std::size_t(s.systems()), stream_.get());
-    stream_.synchronize();
+    state_.download(s.state.data(), std::size_t(s.systems()), stream_->get());
+    stream_->synchronize();
   }
 
   std::string name_;
-  nbody::cuda::Stream stream_;
+  std::unique_ptr<nbody::cuda::Stream> stream_;
   DeviceBuffer<double> body_[7];
   DeviceBuffer<long long> offset_, work_;
   DeviceBuffer<SystemState> state_;
