@@ -206,6 +206,9 @@ void tree_suite(const Options& options, const std::function<void(Record)>& add);
 // bench/ensemble_suite.cpp
 void ensemble_suite(const Options& options, const std::function<void(Record)>& add);
 
+// The render suite (bench/render_suite.cpp): what a frame of a run costs beside a tree step.
+void render_suite(const Options& options, const std::function<void(Record)>& add);
+
 // Runs the suites of `options`, printing each record as it completes; returns everything.
 Report run(const Options& options);
 

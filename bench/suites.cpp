@@ -296,10 +296,12 @@ Report run(const Options& options) {
       pic_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "tree") {
       tree_suite(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "render") {
+      render_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "ensemble") {
       ensemble_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
-      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, ensemble)");
+      throw_input_error("suite: unknown suite '" + suite + "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, render, ensemble)");
     }
   }
   // The clock right after the work, while the GPU is still at its loaded clock.

@@ -32,6 +32,11 @@ struct Camera {
   double width = 1;            // orthographic: the view's width in length units
   double fov_degrees = 60;     // perspective: the horizontal field of view, in (0, 180)
   double distance = 1;         // perspective: from the eye to the centre, > 0
+  // The components shown: bit c % 64 of shown[c / 64] for component tag c (a galaxy's disks and
+  // bulges without its halo, say). Every body by default; only bodies with tags are filtered (a
+  // map coloured by component, or given components).
+  std::array<std::uint64_t, 4> shown{~0ull, ~0ull, ~0ull, ~0ull};
+  [[nodiscard]] bool shows(std::uint8_t c) const { return ((shown[c >> 6] >> (c & 63)) & 1u) != 0; }
 };
 
 // Projected mass on nx x ny pixels: mass[j * nx + i], j counted from the bottom (y up). The
@@ -52,6 +57,25 @@ struct DensityMap {
 
   // Mass per area of pixel (i, j) in the centre's plane: mass / pixel_size^2.
   [[nodiscard]] double surface_density(std::size_t k) const { return mass[k] / (pixel_size * pixel_size); }
+};
+
+// How a map is shaded where it is projected (Simulation::project_shaded; the rules of
+// render/shade.hpp): one colour map's 256 entries (8-bit RGB, low end first), or colour by
+// component; a log scale of surface density from the largest down `decades` decades.
+struct ShadeSpec {
+  std::array<std::array<std::uint8_t, 3>, 256> colormap{};
+  bool by_component = false;
+  double decades = 4;
+};
+
+// A map shaded where it was projected: `map` has the geometry, mass_inside and bodies_inside
+// (its mass and rgb_mass are left empty), `colours` one colour a pixel (j from the bottom, as
+// mass), and [lo, hi] the log scale of surface density used.
+struct ShadedMap {
+  DensityMap map;
+  std::vector<std::array<std::uint8_t, 3>> colours;
+  double lo = 0.1, hi = 1;
+  bool by_component = false;
 };
 
 // The fixed palette of component hues (8 entries; component c takes entry c mod 8).

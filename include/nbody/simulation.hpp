@@ -3,6 +3,7 @@
 // run-time choice; this interface hides it.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -72,6 +73,12 @@ class Simulation {
   // The same, coloured by the bodies' own components (Particles::component), read where the
   // bodies live: on a GPU from the device store's component field (nothing downloaded).
   [[nodiscard]] virtual render::DensityMap project_components(const render::Camera& camera, int nx, int ny);
+  // The map shaded where the bodies live, when they live on a GPU: projected and shaded there
+  // (render/splat_gpu.hpp; by the bodies' components when spec.by_component), 3 bytes a pixel
+  // copied back. None where the bodies are on the host: the caller shades the map of project()
+  // (render/shade.hpp) where it likes, e.g. on a worker thread.
+  [[nodiscard]] virtual std::optional<render::ShadedMap> project_shaded(const render::Camera& camera, int nx, int ny,
+                                                                        const render::ShadeSpec& spec);
   // The whole state for a checkpoint (copied to the host; ck.progress left empty).
   [[nodiscard]] virtual Checkpoint checkpoint() = 0;
   // Waits for queued device work (for timing).

@@ -49,6 +49,7 @@ std::vector<std::string> RenderSettings::as_arguments() const {
   }
   a.insert(a.end(), {"--size", std::to_string(nx) + "x" + std::to_string(ny), "--colormap", colormap, "--decades",
                      number(decades)});
+  if (components != "all") a.insert(a.end(), {"--components", components});
   return a;
 }
 
@@ -76,11 +77,27 @@ void CameraOptions::add_to(CLI::App& app, const std::string& prefix) {
       app.add_option(f + "colormap", colormap_, "viridis, magma (default) or coolwarm")->type_name("NAME"),
       app.add_option(f + "decades", decades_, "decades of the log scale below the densest pixel (default 4)")
           ->type_name("N"),
+      app.add_option(f + "components", components_,
+                     "the components drawn: all (default), or names and shell patterns separated by commas, e.g. "
+                     "'*.disk,*.bulge' (a galaxy's stars without its halo)")
+          ->type_name("NAMES"),
   };
 }
 
 bool CameraOptions::any_given() const {
   return std::any_of(options_.begin(), options_.end(), [](const CLI::Option* o) { return o->count() > 0; });
+}
+
+std::string CameraOptions::camera_flag_given() const {
+  for (const CLI::Option* o : options_)
+    if (o->count() > 0 && o->get_name() != "--" + prefix_ + "colormap") return o->get_name();
+  return "";
+}
+
+std::string CameraOptions::colormap_given() const {
+  for (const CLI::Option* o : options_)
+    if (o->count() > 0 && o->get_name() == "--" + prefix_ + "colormap") return colormap_;
+  return "";
 }
 
 RenderSettings CameraOptions::resolve() const {
@@ -131,6 +148,9 @@ RenderSettings CameraOptions::resolve() const {
   s.colormap = colormap_;
   if (!(decades_ > 0 && decades_ <= 30)) throw_input_error(f + "decades: " + number(decades_) + " is not in (0, 30]");
   s.decades = decades_;
+  if (components_.empty() || components_.find_first_not_of(", ") == std::string::npos)
+    throw_input_error(f + "components: '" + components_ + "' names no component (all, or names separated by commas)");
+  s.components = components_;
   try {
     render::check_camera(s.camera, s.nx, s.ny);
   } catch (const Error& e) {

@@ -20,6 +20,9 @@ struct RenderSettings {
   int nx = 1920, ny = 1080;
   std::string colormap = "magma";
   double decades = 4;
+  // The components shown: "all", or comma-separated names or shell patterns ("*.disk,*.bulge"),
+  // resolved against the bodies' component names by render::component_mask.
+  std::string components = "all";
   // The settings as arguments without prefix ("--camera perspective --fov 50 ..."), the width
   // resolved when it is known.
   [[nodiscard]] std::vector<std::string> as_arguments() const;
@@ -31,12 +34,17 @@ class CameraOptions {
   void add_to(CLI::App& app, const std::string& prefix);
   // Whether any of these flags was given.
   [[nodiscard]] bool any_given() const;
+  // The first of these flags given other than the colour map's ("" when none): a PIC run's
+  // pictures have no camera.
+  [[nodiscard]] std::string camera_flag_given() const;
+  // The colour map's flag's value when it was given, else "".
+  [[nodiscard]] std::string colormap_given() const;
   [[nodiscard]] RenderSettings resolve() const;
 
  private:
   std::string prefix_;
   std::string projection_ = "orthographic", centre_ = "com", direction_ = "0,0,-1", up_ = "0,1,0",
-              width_ = "auto", size_ = "1920x1080", colormap_ = "magma";
+              width_ = "auto", size_ = "1920x1080", colormap_ = "magma", components_ = "all";
   double fov_ = 60, distance_ = 0, decades_ = 4;
   std::vector<CLI::Option*> options_;
 };

@@ -66,8 +66,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "PIC deposition techniques and sorting policy on its setup), tree (the Barnes-Hut tree: force errors "
                   "and phase times over N, models and theta; docs/tree.md), pic-scaling (the PIC slabs over 1, 2, 4, ..., P ranks, "
                   "strong and weak, a moving target, slabs against 2D blocks, the sorting policies: run under mpirun -np P; "
-                  "docs/pic_optimization.md), ensemble (many small systems: system-steps/s batched on the GPU, one at a time "
-                  "on the GPU and on the CPU over sizes and counts; docs/ensembles.md) "
+                  "docs/pic_optimization.md), render (what a frame of a run costs beside a tree step: the 10^7-body galaxy "
+                  "collision, capped by --max-n; docs/pictures.md), ensemble (many small systems: system-steps/s batched on "
+                  "the GPU, one at a time on the GPU and on the CPU over sizes and counts; docs/ensembles.md) "
                   "(default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   CLI::Option* precision_option = app->add_option(
@@ -126,9 +127,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             for (const auto& s : o.suites) {
               if (s != "ladder" && s != "blocksize" && s != "scaling" && s != "tune" && s != "tune-program" &&
                   s != "precision" && s != "profile" && s != "multi-gpu" && s != "pic" && s != "pic-scaling" && s != "tree" &&
-                  s != "ensemble") {
+                  s != "render" && s != "ensemble") {
                 throw_input_error("--suite: unknown suite '" + s +
-                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, ensemble)");
+                                  "' (choose from ladder, blocksize, scaling, tune, tune-program, precision, profile, multi-gpu, pic, pic-scaling, tree, render, ensemble)");
               }
             }
             if (args->n < 2 || args->n > 16777216) throw_input_error("--n: must be in [2, 16777216] (got " + std::to_string(args->n) + ")");

@@ -11,6 +11,7 @@
 #include "cli/camera_options.hpp"
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
+#include "cli/pic_renders.hpp"
 #include "cli/render_files.hpp"
 #include "nbody/error.hpp"
 
@@ -61,17 +62,29 @@ int execute(const MovieOptions& o) {
     throw_input_error("movie: ffmpeg is not on PATH (Debian: apt-get install ffmpeg); the frames are PNG files a movie "
                       "tool can join");
   fs::path out = o.out;
+  if (!out.empty() && out.extension() != ".mp4")
+    throw_input_error("movie: --out " + out.string() + ": the movie is an .mp4 file");
   std::vector<fs::path> frames;
   std::string pattern;  // for ffmpeg's glob
   const fs::path images = run / "images";
   if (!o.quantity.empty()) {
-    if (!fs::is_directory(images, ec))
-      throw_input_error("movie: --quantity " + o.quantity + ": '" + o.run + "' has no images/ (a PIC run with output.images_every)");
-    frames = pngs(images, o.quantity + "_");
-    if (frames.empty())
+    if (fs::is_directory(images, ec)) frames = pngs(images, o.quantity + "_");
+    if (!frames.empty()) {
+      pattern = (images / (o.quantity + "_[0-9]*.png")).string();
+    } else if (is_pic_run(run)) {
+      // No such series drawn during the run: drawn now from the dumps, into RUN/renders.
+      PicRenderRequest r;
+      r.run = run;
+      r.out = run / "renders";
+      r.quantities = {o.quantity};
+      frames = render_pic_run(r);
+      pattern = (r.out / (o.quantity + "_[0-9]*.png")).string();
+    } else if (!fs::is_directory(images, ec)) {
+      throw_input_error("movie: --quantity " + o.quantity + ": '" + o.run + "' is not a PIC run (no deck.toml)");
+    } else {
       throw_input_error("movie: --quantity " + o.quantity + ": no such images in " + images.string() + " (there are: " +
                         quantities(images) + ")");
-    pattern = (images / (o.quantity + "_[0-9]*.png")).string();
+    }
     if (out.empty()) out = run / ("movie_" + o.quantity + ".mp4");
   } else {
     frames = pngs(run / "frames", "frame_");
@@ -79,6 +92,9 @@ int execute(const MovieOptions& o) {
     if (frames.empty() && fs::is_directory(images, ec) && !pngs(images, "").empty())
       throw_input_error("movie: '" + o.run + "' is a PIC run: choose one image series with --quantity (" +
                         quantities(images) + ")");
+    if (frames.empty() && is_pic_run(run))
+      throw_input_error("movie: '" + o.run + "' is a PIC run: choose one quantity with --quantity (Ey, Ez, Bz, E_abs, "
+                        "density_<species>, phase_<species>, spectrum_<species>), drawn from its dumps");
     if (frames.empty()) {
       // No frames: render the snapshots first (the default camera).
       const std::vector<fs::path> snapshots = run_snapshots(run);
@@ -122,7 +138,7 @@ Command add_movie_command(CLI::App& parent) {
       "movie",
       "Make an H.264 MP4 of a run through ffmpeg (which must be on PATH): of RUN/frames (nbody run --render-every), "
       "else of frames rendered from the run's snapshots (into RUN/renders); of a PIC run, one image series "
-      "(--quantity Ey, from RUN/images).");
+      "(--quantity Ey, from RUN/images, else drawn from the run's openPMD dumps into RUN/renders).");
   auto o = std::make_shared<MovieOptions>();
   app->add_option("run", o->run, "the run directory")->type_name("RUN_DIR")->required();
   app->add_option("--out", o->out, "the movie (default RUN/movie.mp4, PIC: RUN/movie_<quantity>.mp4)")

@@ -1,4 +1,5 @@
-// nbody render SNAPSHOT|RUN_DIR: frames of particle files (docs/pictures.md).
+// nbody render SNAPSHOT|RUN_DIR: frames of particle files, or the images of a PIC run's dumps
+// (docs/pictures.md).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "cli/camera_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/pic_renders.hpp"
 #include "cli/render_files.hpp"
 #include "core/units.hpp"
 #include "io/particle_file.hpp"
@@ -66,12 +68,13 @@ std::vector<fs::path> render_files(const std::vector<fs::path>& files, const fs:
     // Coloured by component where the file names two components or more.
     std::span<const std::uint8_t> components;
     if (p.component_names.size() > 1 && p.component.size() == p.size()) components = p.component;
+    s.camera.shown = render::component_mask(s.components, p.component_names, "render: --components");
     const render::DensityMap map = render::project_bodies<double>(p.x, p.y, p.z, p.m, components, s.camera, s.nx, s.ny);
     render::FrameLabels labels;
     labels.title = file.filename().string() + ", " + std::to_string(p.size()) + " bodies";
     labels.time = data.info.time;
     labels.units = units.empty() ? units_of(data.info) : units;
-    if (!components.empty()) labels.components = p.component_names;
+    if (!components.empty()) labels.components = render::shown_names(s.camera, p.component_names);
     labels.camera = s.camera.projection == render::Projection::perspective ? "perspective" : "orthographic";
     const fs::path target = out / (file.stem().string() + ".png");
     render::write_frame(target, map, style, labels);
@@ -88,11 +91,33 @@ std::vector<fs::path> render_files(const std::vector<fs::path>& files, const fs:
 namespace {
 
 struct RenderOptions {
-  std::string source, out, units;
+  std::string source, out, units, steps;
+  std::vector<std::string> quantities;
   CameraOptions camera;
 };
 
+// A PIC run: the images of its dumps, into --out (default RUN/renders).
+int execute_pic(const RenderOptions& o) {
+  if (const std::string flag = o.camera.camera_flag_given(); !flag.empty())
+    throw_input_error("render: " + flag + ": '" + o.source + "' is a PIC run, whose images have no camera (its " +
+                      "flags are --quantity, --colormap, --steps, --out)");
+  if (!o.units.empty()) throw_input_error("render: --units " + o.units + ": a PIC run's images are in laser units");
+  PicRenderRequest r;
+  r.run = o.source;
+  r.out = o.out.empty() ? r.run / "renders" : fs::path(o.out);
+  r.quantities = o.quantities;
+  r.colormap = o.camera.colormap_given();
+  if (!o.steps.empty()) parse_step_range(o.steps, "render: --steps", r.first, r.last);
+  const std::vector<fs::path> written = render_pic_run(r);
+  std::printf("render: %zu image%s in %s\n", written.size(), written.size() == 1 ? "" : "s", r.out.string().c_str());
+  return 0;
+}
+
 int execute(const RenderOptions& o) {
+  if (!o.source.empty() && is_pic_run(o.source)) return execute_pic(o);
+  if (!o.quantities.empty() || !o.steps.empty())
+    throw_input_error("render: --quantity and --steps are for a PIC run's directory (with deck.toml); '" + o.source +
+                      "' is not one");
 #if !NBODY_HAVE_RENDER
   render_files({}, {}, {}, {});  // says that this build has no renderer
 #endif
@@ -124,12 +149,23 @@ Command add_render_command(CLI::App& parent) {
       "Render frames of particle files: the projected surface density (log scale) in an annotated figure. SOURCE is "
       "a snapshot (HDF5, Tipsy, CSV), written to --out DIR/<name>.png (default the current directory), or a run "
       "directory: every snapshot, into --out (default RUN/renders). The camera flags are those of nbody run "
-      "--render-every without 'render-'.");
+      "--render-every without 'render-'. A PIC run's directory (nbody pic run): the images of its openPMD dumps "
+      "(field maps, densities, phase spaces, spectra, as output.images_every draws them) into --out (default "
+      "RUN/renders), chosen with --quantity, --steps and --colormap.");
   auto o = std::make_shared<RenderOptions>();
   app->add_option("source", o->source, "a snapshot file or a run directory")->type_name("SNAPSHOT|RUN_DIR")->required();
   app->add_option("--out", o->out, "the directory for the frames")->type_name("DIR");
   app->add_option("--units", o->units, "the unit system of the labels (default: the one the file records)")
       ->type_name("NAME");
+  app->add_option("--quantity", o->quantities,
+                  "a PIC run: the images to draw (Ey, Ez, Bz, E_abs, density_<species>, phase_<species>, "
+                  "spectrum_<species>; several as Q1,Q2 or the flag again; default all)")
+      ->type_name("Q")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->delimiter(',');
+  app->add_option("--steps", o->steps, "a PIC run: the dumps' steps to draw, A:B (both included; A: or :B open)")
+      ->type_name("A:B");
   o->camera.add_to(*app, "");
   return {app, [o]() { return execute(*o); }};
 }

@@ -97,6 +97,7 @@ int run_with_frames(bool has_directory, const std::optional<FrameRequest>& frame
   fs.camera = frames->settings.camera;
   fs.auto_width = frames->settings.auto_width;
   fs.nx = frames->settings.nx, fs.ny = frames->settings.ny;
+  fs.components = frames->settings.components;
   fs.style.colormap = render::colormap(frames->settings.colormap).id;
   fs.style.decades = frames->settings.decades;
   fs.directory = dir / "frames";

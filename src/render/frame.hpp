@@ -26,7 +26,9 @@ struct FrameLabels {
   double time = 0;
   std::string units = "henon";  // the run's unit system (core/units.hpp)
   std::string camera;        // a description for the text chunks
-  std::vector<std::string> components;  // the component names (a legend when coloured by component)
+  // The component names (a legend when coloured by component); an empty name: not drawn (not in
+  // the legend).
+  std::vector<std::string> components;
 };
 
 // The short names of a unit system's length, mass and time ("kpc", "Msun", "kpc/(km/s)"; Henon
@@ -42,6 +44,11 @@ struct ShortUnits {
 // Draws and writes it atomically to `path` (by default encoded fast: kFastPng).
 void write_frame(const std::filesystem::path& path, const DensityMap& map, const FrameStyle& style,
                  const FrameLabels& labels, PngEncoding encoding = kFastPng);
+// The same of a map shaded where it was projected (Simulation::project_shaded).
+void write_frame(const std::filesystem::path& path, const ShadedMap& shaded, const FrameStyle& style,
+                 const FrameLabels& labels, PngEncoding encoding = kFastPng);
+// The shading of a frame in this style, for Simulation::project_shaded.
+[[nodiscard]] ShadeSpec shade_spec(const FrameStyle& style, bool by_component);
 // "frame_00000100.png"
 [[nodiscard]] std::string frame_file_name(std::int64_t step);
 

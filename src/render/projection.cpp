@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fnmatch.h>
+#include <sstream>
 #include <utility>
 #include <vector>
 #include <numbers>
@@ -62,11 +64,25 @@ void check_camera(const Camera& camera, int nx, int ny) {
 
 ProjectionParams prepare_projection(const Camera& camera, const Vec3& centre, int nx, int ny, bool with_components,
                                     DensityMap& map) {
+  const ProjectionParams p = prepare_projection_geometry(camera, centre, nx, ny, map);
+  map.mass.assign(std::size_t(nx) * std::size_t(ny), 0.0);
+  if (with_components) map.rgb_mass.assign(3 * map.mass.size(), 0.0);
+  return p;
+}
+
+std::array<double, 2> density_range(double hi, double decades) {
+  if (!(hi > 0) || !std::isfinite(hi)) return {0.1, 1};
+  return {hi * std::pow(10.0, -decades), hi};
+}
+
+ProjectionParams prepare_projection_geometry(const Camera& camera, const Vec3& centre, int nx, int ny,
+                                             DensityMap& map) {
   check_camera(camera, nx, ny);
   const CameraBasis b = camera_basis(camera);
   ProjectionParams p{};
   p.nx = nx, p.ny = ny;
   p.perspective = camera.projection == Projection::perspective;
+  for (int k = 0; k < 4; ++k) p.shown[k] = camera.shown[std::size_t(k)];
   for (int k = 0; k < 3; ++k) p.right[k] = b.right[k], p.up[k] = b.up[k], p.forward[k] = b.forward[k];
   double width;  // of the view in the centre's plane
   if (p.perspective) {
@@ -86,9 +102,39 @@ ProjectionParams prepare_projection(const Camera& camera, const Vec3& centre, in
   map.pixel_size = width / nx;
   map.x_lo = -0.5 * width, map.x_hi = 0.5 * width;
   map.y_hi = 0.5 * map.pixel_size * ny, map.y_lo = -map.y_hi;
-  map.mass.assign(std::size_t(nx) * std::size_t(ny), 0.0);
-  if (with_components) map.rgb_mass.assign(3 * map.mass.size(), 0.0);
   return p;
+}
+
+std::array<std::uint64_t, 4> component_mask(const std::string& patterns, const std::vector<std::string>& names,
+                                            const std::string& flag) {
+  std::array<std::uint64_t, 4> mask{~0ull, ~0ull, ~0ull, ~0ull};
+  if (patterns == "all") return mask;
+  mask = {0, 0, 0, 0};
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  std::istringstream in(patterns);
+  std::string pattern;
+  while (std::getline(in, pattern, ',')) {
+    const std::size_t first = pattern.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    pattern = pattern.substr(first, pattern.find_last_not_of(' ') + 1 - first);
+    bool matched = false;
+    for (std::size_t c = 0; c < names.size() && c < 256; ++c) {
+      if (fnmatch(pattern.c_str(), names[c].c_str(), 0) != 0) continue;
+      mask[c / 64] |= 1ull << (c % 64);
+      matched = true;
+    }
+    if (!matched)
+      throw_input_error(flag + ": '" + pattern + "' matches no component (the bodies' components: " +
+                        (known.empty() ? "none named" : known) + ")");
+  }
+  return mask;
+}
+
+std::vector<std::string> shown_names(const Camera& camera, std::vector<std::string> names) {
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (c > 255 || !camera.shows(std::uint8_t(c))) names[c].clear();
+  return names;
 }
 
 template <class T>
@@ -115,6 +161,7 @@ DensityMap project_bodies(std::span<const T> x, std::span<const T> y, std::span<
   const ProjectionParams p = prepare_projection(camera, centre, nx, ny, !components.empty(), map);
   for (std::size_t k = 0; k < x.size(); ++k) {
     int i, j;
+    if (!components.empty() && !shows(p, components[k])) continue;
     if (!pixel_of(p, double(x[k]), double(y[k]), double(z[k]), i, j)) continue;
     const std::size_t at = std::size_t(j) * std::size_t(nx) + std::size_t(i);
     map.mass[at] += double(m[k]);

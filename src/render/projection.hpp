@@ -3,9 +3,12 @@
 // the pixel of a position (written once for the CPU loop and the CUDA kernel,
 // src/render/splat_gpu.cu) and the CPU splat in float64. Part of nbody_core: it needs neither
 // cairo nor libpng, so a GPU build without the renderer's libraries still projects.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "core/hd.hpp"
 #include "nbody/camera.hpp"
@@ -26,7 +29,11 @@ struct ProjectionParams {
   double scale;      // orthographic: pixels per length unit; perspective: pixels per unit of tangent
   int nx, ny;
   bool perspective;
+  std::uint64_t shown[4];  // Camera::shown
 };
+
+// Whether a body of component tag c is drawn (Camera::shown).
+NBODY_HD bool shows(const ProjectionParams& p, std::uint8_t c) { return ((p.shown[c >> 6] >> (c & 63)) & 1u) != 0; }
 
 // The pixel (i, j), j from the bottom, of the position (x, y, z); false outside the view (and
 // behind the eye of a perspective camera, and for NaN).
@@ -54,8 +61,22 @@ inline constexpr int kMaxMapSide = 16384;
 // its mass (and rgb_mass when `with_components`).
 [[nodiscard]] ProjectionParams prepare_projection(const Camera& camera, const Vec3& centre, int nx, int ny,
                                                   bool with_components, DensityMap& map);
+// The same without allocating the map's mass (a map shaded on the device has none).
+[[nodiscard]] ProjectionParams prepare_projection_geometry(const Camera& camera, const Vec3& centre, int nx, int ny,
+                                                           DensityMap& map);
+// The log scale of surface density of a map whose largest pixel is `hi` (mass per area):
+// [hi * 10^-decades, hi], or [0.1, 1] when hi is not a positive finite number (nothing in view).
+[[nodiscard]] std::array<double, 2> density_range(double hi, double decades);
 // The same checks alone (before a run starts).
 void check_camera(const Camera& camera, int nx, int ny);
+
+// Camera::shown for `patterns` ("all", or names and shell patterns separated by commas) against
+// the bodies' component names; an input error naming `flag` for a pattern that matches none.
+[[nodiscard]] std::array<std::uint64_t, 4> component_mask(const std::string& patterns,
+                                                         const std::vector<std::string>& names, const std::string& flag);
+
+// The names with those the camera does not show emptied (a frame's legend).
+[[nodiscard]] std::vector<std::string> shown_names(const Camera& camera, std::vector<std::string> names);
 
 // The map of the bodies (x, y, z, m: one entry per body, equal lengths; components empty or one
 // per body) in float64, on the CPU. The centre of mass when the camera has no centre.

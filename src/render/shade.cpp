@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "render/projection.hpp"
+
 namespace nbody::render {
 
 std::vector<double> surface_density(const DensityMap& map) {
@@ -17,8 +19,8 @@ Scale density_scale(const DensityMap& map, double decades) {
   double hi = 0;
   for (std::size_t k = 0; k < map.mass.size(); ++k)
     if (map.mass[k] > 0) hi = std::max(hi, map.surface_density(k));
-  if (!(hi > 0) || !std::isfinite(hi)) return Scale::log(0.1, 1);
-  return Scale::log(hi * std::pow(10.0, -decades), hi);
+  const auto [lo, top] = density_range(hi, decades);
+  return Scale::log(lo, top);
 }
 
 namespace {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "nbody/error.hpp"
+#include "render/frame.hpp"
 #include "render/projection.hpp"
 
 namespace nbody::runloop {
@@ -102,23 +104,36 @@ void FrameOutput::write(RunState& state) {
   }
   if (frames_ == 0 && settings_.resolved) settings_.resolved(settings_.camera);
   Simulation& sim = state.simulation();
+  if (frames_ == 0)
+    settings_.camera.shown = render::component_mask(settings_.components, sim.component_names(), "--render-components");
   // Coloured by component where the bodies have two components or more (the model's: a galaxy's
-  // disk, bulge and halo), read where the bodies are; else one colour map.
-  render::DensityMap map = sim.component_names().size() > 1
-                               ? sim.project_components(settings_.camera, settings_.nx, settings_.ny)
-                               : sim.project(settings_.camera, settings_.nx, settings_.ny);
+  // disk, bulge and halo). On a GPU the map is projected and shaded there (3 bytes a pixel come
+  // back); on the host the worker shades it.
+  const bool by_component = sim.component_names().size() > 1;
+  std::optional<render::ShadedMap> shaded =
+      sim.project_shaded(settings_.camera, settings_.nx, settings_.ny, render::shade_spec(settings_.style, by_component));
+  render::DensityMap map;
+  if (!shaded)
+    map = by_component ? sim.project_components(settings_.camera, settings_.nx, settings_.ny)
+                       : sim.project(settings_.camera, settings_.nx, settings_.ny);
   render::FrameLabels labels;
   const RunConfig& cfg = state.config();
   labels.title = cfg.ic + ", " + std::to_string(sim.size()) + " bodies";
   labels.step = state.step();
   labels.time = state.time();
   labels.units = cfg.units;
-  if (!map.rgb_mass.empty()) labels.components = sim.component_names();
+  if (by_component) labels.components = render::shown_names(settings_.camera, sim.component_names());
   labels.camera = settings_.camera.projection == render::Projection::perspective ? "perspective" : "orthographic";
   const std::filesystem::path path = settings_.directory / render::frame_file_name(state.step());
-  writer_->push([map = std::move(map), labels = std::move(labels), path, style = settings_.style] {
-    render::write_frame(path, map, style, labels);
-  });
+  if (shaded) {
+    writer_->push([shaded = std::move(*shaded), labels = std::move(labels), path, style = settings_.style] {
+      render::write_frame(path, shaded, style, labels);
+    });
+  } else {
+    writer_->push([map = std::move(map), labels = std::move(labels), path, style = settings_.style] {
+      render::write_frame(path, map, style, labels);
+    });
+  }
   ++frames_;
 }
 

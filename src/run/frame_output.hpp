@@ -59,6 +59,7 @@ struct FrameSettings {
   render::Camera camera;
   bool auto_width = false;          // resolved from the bodies at the first frame
   int nx = 1920, ny = 1080;
+  std::string components = "all";   // the components drawn (render::component_mask), resolved at the first frame
   render::FrameStyle style;
   std::size_t workers = 0;          // threads drawing and encoding (0: FrameWriter::default_workers())
   std::filesystem::path directory;  // RUN/frames

@@ -39,6 +39,10 @@ render::DensityMap Simulation::project_components(const render::Camera& camera, 
   return render::project_bodies<double>(p.x, p.y, p.z, p.m, p.component, camera, nx, ny);
 }
 
+std::optional<render::ShadedMap> Simulation::project_shaded(const render::Camera&, int, int, const render::ShadeSpec&) {
+  return std::nullopt;
+}
+
 namespace {
 
 // The device and algorithm a configuration asks for.
@@ -153,15 +157,24 @@ class SimulationImpl final : public Simulation {
     }
 #if NBODY_HAVE_CUDA
     render::check_camera(camera, nx, ny);
-    render::Vec3 centre{0, 0, 0};
-    if (camera.centre) {
-      centre = *camera.centre;
-    } else {
-      const Moments m = system_->moments();  // on the device
-      if (m.mass > 0) centre = {m.mass_moment[0] / m.mass, m.mass_moment[1] / m.mass, m.mass_moment[2] / m.mass};
-    }
-    return render::project_on_device<T>({v.x.x, v.x.y, v.x.z, v.m, own, n, at.device, system_->store().stream()},
-                                        components, camera, centre, nx, ny);
+    return render::project_on_device<T>(device_bodies(own), components, camera, device_centre(camera), nx, ny,
+                                        splat_workspace());
+#else
+    throw_runtime_error("render: the bodies are on a device this build has no CUDA for");
+#endif
+  }
+
+  std::optional<render::ShadedMap> project_shaded(const render::Camera& camera, int nx, int ny,
+                                                  const render::ShadeSpec& spec) override {
+    if (!system_->store().location().on_device()) return std::nullopt;
+#if NBODY_HAVE_CUDA
+    render::check_camera(camera, nx, ny);
+    system_->synchronize();
+    const std::uint8_t* own = spec.by_component ? system_->store().template field<std::uint8_t>("component") : nullptr;
+    if (spec.by_component && own == nullptr)
+      throw_runtime_error("render: colour by component asked of bodies without components");
+    return render::shade_on_device<T>(device_bodies(own), camera, device_centre(camera), nx, ny, spec,
+                                      splat_workspace());
 #else
     throw_runtime_error("render: the bodies are on a device this build has no CUDA for");
 #endif
@@ -200,6 +213,26 @@ class SimulationImpl final : public Simulation {
 
   void synchronize() override { system_->synchronize(); }
 
+#if NBODY_HAVE_CUDA
+  // The device store's bodies for the splat (`own`: its component field or null).
+  render::DeviceBodies<T> device_bodies(const std::uint8_t* own) {
+    const ParticleView<T>& v = system_->view();
+    return {v.x.x, v.x.y, v.x.z, v.m, own, system_->size(), system_->store().location().device,
+            system_->store().stream()};
+  }
+  // The camera's centre, or the centre of mass (reduced on the device).
+  render::Vec3 device_centre(const render::Camera& camera) {
+    if (camera.centre) return *camera.centre;
+    const Moments m = system_->moments();
+    if (!(m.mass > 0)) return {0, 0, 0};
+    return {m.mass_moment[0] / m.mass, m.mass_moment[1] / m.mass, m.mass_moment[2] / m.mass};
+  }
+  render::SplatWorkspace& splat_workspace() {
+    if (!splat_) splat_ = std::make_unique<render::SplatWorkspace>();
+    return *splat_;
+  }
+#endif
+
   [[nodiscard]] System<T>& system() noexcept { return *system_; }
 
  private:
@@ -209,6 +242,9 @@ class SimulationImpl final : public Simulation {
   std::int64_t step_ = 0;
   double time_ = 0;
   std::vector<std::string> component_names_;  // the store holds the bodies' tags, this their names
+#if NBODY_HAVE_CUDA
+  std::unique_ptr<render::SplatWorkspace> splat_;  // the frames' device images, kept between frames
+#endif
 };
 
 // G = 0 in a configuration means the unit system's G (a checkpoint's holds the resolved value).

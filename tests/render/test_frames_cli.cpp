@@ -190,11 +190,50 @@ TEST(FramesCli, RenderColoursByComponentWithALegend) {
   // The legend's squares in the map's upper left corner, one line of 18 pixels each.
   EXPECT_EQ(png.image.rgb(84 + 15, 40 + 15), hue(0));
   EXPECT_EQ(png.image.rgb(84 + 15, 40 + 15 + 18), hue(1));
+  // --components: the halo alone; the disk's pixel is empty and the legend names the halo only.
+  const ProcessResult halo = run_nbody("render " + (d / "two.csv").string() + " --out " + (d / "halo").string() +
+                                       " --centre 0,0,0 --width 4 --size 8x6 --components 'h*'");
+  ASSERT_EQ(halo.status, 0) << halo.err;
+  const PngFile h = read_png(d / "halo" / "two.png");
+  EXPECT_EQ(h.text_value("Bodies_inside"), "1");
+  EXPECT_EQ(h.image.rgb(84 + 80 * 5 + 40, 40 + 80 * 3 + 40), (Rgb{0, 0, 0})) << "the disk is not drawn";
+  EXPECT_EQ(h.image.rgb(84 + 80 * 1 + 40, 40 + 80 * 1 + 40), hue(1));
+  EXPECT_EQ(h.image.rgb(84 + 15, 40 + 15), hue(1)) << "the legend's first line is the halo";
+  EXPECT_NE(h.image.rgb(84 + 15, 40 + 15 + 18), hue(0)) << "no legend line for the disk";
+  const ProcessResult bad = run_nbody("render " + (d / "two.csv").string() + " --out " + (d / "bad").string() +
+                                      " --components disk,bar");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(lines(bad.err).size(), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("--components: 'bar' matches no component (the bodies' components: disk, halo)"),
+            std::string::npos)
+      << bad.err;
   // A file of one component: one colour map, no legend.
   write_csv(d / "one.csv", {{{1.0, 0.75, -0.25, 0.0}}});
   ASSERT_EQ(run_nbody("render " + (d / "one.csv").string() + " --out " + (d / "out") .string() +
                       " --centre 0,0,0 --width 4 --size 8x6").status, 0);
   EXPECT_EQ(read_png(d / "out" / "one.png").text_value("Colormap"), "magma");
+}
+
+// --render-components: a galaxy's frames without its halo; the setting kept for a resume.
+TEST(FramesCli, RunFramesDrawOnlyTheComponentsAskedFor) {
+  const fs::path d = temp_dir("run_components");
+  const std::string common = "run --ic disk-galaxy -n 3000 --dt 0.01 --steps 2 --diag-every 0 --render-every 2 "
+                             "--render-size 64x36 --render-width 20 --render-centre 0,0,0 --out ";
+  ASSERT_EQ(run_nbody(common + (d / "all").string()).status, 0);
+  const ProcessResult stars = run_nbody(common + (d / "stars").string() + " --render-components disk,bulge");
+  ASSERT_EQ(stars.status, 0) << stars.err;
+  const auto inside = [](const fs::path& f) { return std::stoll(read_png(f).text_value("Bodies_inside")); };
+  const long long all = inside(d / "all" / "frames" / "frame_00000002.png");
+  const long long shown = inside(d / "stars" / "frames" / "frame_00000002.png");
+  EXPECT_GT(shown, 0);
+  EXPECT_LT(shown, all) << "the halo's bodies are not drawn";
+  EXPECT_NE(read_text((d / "stars" / "frames" / "render.args").string()).find("--components\ndisk,bulge"),
+            std::string::npos);
+  const ProcessResult bad = run_nbody(common + (d / "bad").string() + " --render-components disc");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--render-components: 'disc' matches no component (the bodies' components: disk, bulge, halo)"),
+            std::string::npos)
+      << bad.err;
 }
 
 TEST(FramesCli, BadCameraOptionsAreOneLineAndExitStatusTwo) {

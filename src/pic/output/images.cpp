@@ -72,7 +72,7 @@ Scale field_scale(const std::vector<double>& values, FieldMapKind kind) {
 }
 
 render::Figure field_map(const GridGeometry& g, const std::vector<double>& values, FieldMapKind kind,
-                         const FieldMapLabels& labels, double& lo, double& hi) {
+                         const FieldMapLabels& labels, double& lo, double& hi, std::optional<ColormapId> colormap) {
   int w, h;
   field_image_size(g, w, h);
   std::vector<double> samples(std::size_t(w) * std::size_t(h));
@@ -89,7 +89,7 @@ render::Figure field_map(const GridGeometry& g, const std::vector<double>& value
   spec.x = {g.x0 / kLambda, (g.x0 + g.lx()) / kLambda, "x (\u03bb)"};
   spec.y = {g.y0 / kLambda, (g.y0 + g.ly()) / kLambda, "y (\u03bb)"};
   spec.colorbar_label = labels.quantity;
-  spec.colormap = colormap_of(kind);
+  spec.colormap = colormap.value_or(colormap_of(kind));
   spec.scale = field_scale(values, kind);
   lo = spec.scale.lo, hi = spec.scale.hi;
   return render::draw_figure({w, h, samples}, spec);
@@ -116,7 +116,8 @@ PhaseHistogram phase_histogram(const Species& s, const GridGeometry& g, int nx_b
   return h;
 }
 
-render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades) {
+render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades,
+                           std::optional<ColormapId> colormap) {
   double top = 0;
   for (double v : h.weight) top = std::max(top, v);
   render::FigureSpec spec;
@@ -125,7 +126,7 @@ render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels
   spec.x = {h.x_lo / kLambda, h.x_hi / kLambda, "x (\u03bb)"};
   spec.y = {h.u_lo, h.u_hi, "u_x = p_x / (m c)"};
   spec.colorbar_label = labels.quantity;
-  spec.colormap = ColormapId::viridis;
+  spec.colormap = colormap.value_or(ColormapId::viridis);
   spec.scale = top > 0 ? Scale::log(top * std::pow(10.0, -decades), top) : Scale::log(0.1, 1);
   spec.empty_colour = render::Rgb{255, 255, 255};
   return render::draw_figure({h.nx_bins, h.nu_bins, h.weight}, spec);
@@ -168,9 +169,46 @@ render::LinePlot spectrum_image(const EnergySpectrum& s, const FieldMapLabels& l
   return render::draw_line_plot(spec);
 }
 
-void write_images(const std::string& dir, PicSimulation& sim) {
+std::vector<std::string> image_quantities(const PicSimulation& sim) {
+  std::vector<std::string> q = {"Ey", "Ez", "Bz", "E_abs"};
+  for (const Species& sp : sim.species())
+    for (const char* what : {"density_", "phase_", "spectrum_"}) q.push_back(what + sp.name);
+  return q;
+}
+
+void check_image_request(const ImageRequest& request, const PicSimulation& sim) {
+  const std::vector<std::string> known = image_quantities(sim);
+  for (const std::string& q : request.quantities)
+    if (std::find(known.begin(), known.end(), q) == known.end()) {
+      std::string species, list;
+      for (const Species& sp : sim.species()) species += (species.empty() ? "" : ", ") + sp.name;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      const auto cut = q.find('_');
+      const std::string kind = cut == std::string::npos ? q : q.substr(0, cut + 1);
+      if (kind == "density_" || kind == "phase_" || kind == "spectrum_")
+        throw_input_error("quantity '" + q + "': the run has no species '" + q.substr(cut + 1) +
+                          "' (its species: " + species + ")");
+      throw_input_error("quantity '" + q + "' is not known (there are: " + list + ")");
+    }
+  if (!request.colormap.empty()) (void)render::colormap(request.colormap);
+}
+
+std::vector<std::filesystem::path> write_images(const ImageRequest& request, PicSimulation& sim) {
   namespace fs = std::filesystem;
-  const fs::path out = fs::path(dir) / "images";
+  check_image_request(request, sim);
+  std::optional<ColormapId> map;
+  if (!request.colormap.empty()) map = render::colormap(request.colormap).id;
+  auto wanted = [&](const std::string& q) {
+    return request.quantities.empty() ||
+           std::find(request.quantities.begin(), request.quantities.end(), q) != request.quantities.end();
+  };
+  auto map_name = [&](FieldMapKind kind) { return std::string(render::colormap(map.value_or(colormap_of(kind))).name); };
+  const fs::path out = request.dir;
+  std::vector<fs::path> written;
+  auto png = [&](const std::string& what, const render::Image& image, const render::TextChunks& text) {
+    written.push_back(out / image_name(what, sim.step_count()));
+    render::write_png(written.back(), image, text);
+  };
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw_runtime_error("pic: cannot create '" + out.string() + "': " + ec.message());
@@ -182,13 +220,13 @@ void write_images(const std::string& dir, PicSimulation& sim) {
   const std::string extent = "x " + number(g.x0 / kLambda) + " .. " + number((g.x0 + g.lx()) / kLambda) +
                              " lambda (to the right), y " + number(g.y0 / kLambda) + " .. " +
                              number((g.y0 + g.ly()) / kLambda) + " lambda (up)";
-  auto chunks = [&](const std::string& what, const std::string& unit, const render::Figure& f, const std::string& map,
+  auto chunks = [&](const std::string& what, const std::string& unit, const render::Figure& f, const std::string& cmap,
                     const std::string& scale, double lo, double hi, const std::string& ext) {
     return render::TextChunks{{"Title", what + " at step " + std::to_string(step) + ", t = " + number(periods) + " periods"},
                               {"Software", "nbody pic"},
                               {"Quantity", what},
                               {"Unit", unit},
-                              {"Colormap", map},
+                              {"Colormap", cmap},
                               {"Scale", scale},
                               {"Min", number(lo)},
                               {"Max", number(hi)},
@@ -207,65 +245,76 @@ void write_images(const std::string& dir, PicSimulation& sim) {
   const std::string e_unit = "m_e c \u03c9\u2080 / e", b_unit = "m_e \u03c9\u2080 / e";
   const std::string e_unit_ascii = "m_e c omega0 / e", b_unit_ascii = "m_e omega0 / e";
   for (int c : {int(kEy), int(kEz), int(kBz)}) {
-    fill([&](int i, int j) { return fl.at(c, i, j); });
     const std::string name = kComponentNames[c];
+    if (!wanted(name)) continue;
+    fill([&](int i, int j) { return fl.at(c, i, j); });
     const bool b = c == kBz;
     double lo, hi;
     const render::Figure f = field_map(g, v, FieldMapKind::signed_field,
-                                       {name, when, name + " (" + (b ? b_unit : e_unit) + ")"}, lo, hi);
-    render::write_png(out / image_name(name, step), f.image,
-                      chunks(name, b ? b_unit_ascii : e_unit_ascii, f, "coolwarm", "symmetric", lo, hi, extent));
+                                       {name, when, name + " (" + (b ? b_unit : e_unit) + ")"}, lo, hi, map);
+    png(name, f.image,
+        chunks(name, b ? b_unit_ascii : e_unit_ascii, f, map_name(FieldMapKind::signed_field), "symmetric", lo, hi, extent));
   }
-  {
+  if (wanted("E_abs")) {
     fill([&](int i, int j) {
       const double ex = fl.at(kEx, i, j), ey = fl.at(kEy, i, j), ez = fl.at(kEz, i, j);
       return std::sqrt(ex * ex + ey * ey + ez * ez);
     });
     double lo, hi;
-    const render::Figure f = field_map(g, v, FieldMapKind::magnitude, {"|E|", when, "|E| (" + e_unit + ")"}, lo, hi);
-    render::write_png(out / image_name("E_abs", step), f.image,
-                      chunks("|E|", e_unit_ascii, f, "viridis", "linear", lo, hi, extent));
+    const render::Figure f =
+        field_map(g, v, FieldMapKind::magnitude, {"|E|", when, "|E| (" + e_unit + ")"}, lo, hi, map);
+    png("E_abs", f.image, chunks("|E|", e_unit_ascii, f, map_name(FieldMapKind::magnitude), "linear", lo, hi, extent));
   }
   for (int k = 0; k < int(sim.species().size()); ++k) {
     const Species& sp = sim.species()[std::size_t(k)];
-    sim.compute_rho(k);
-    const double q = std::fabs(sp.charge) > 0 ? std::fabs(sp.charge) : 1.0;
-    fill([&](int i, int j) { return std::fabs(sim.fields().at(kRho, i, j)) / q; });
-    double lo, hi;
-    const render::Figure f = field_map(g, v, FieldMapKind::density,
-                                       {"density of " + sp.name, when, "n_" + sp.name + " (n_c)"}, lo, hi);
-    render::write_png(out / image_name("density_" + sp.name, step), f.image,
-                      chunks("density of " + sp.name, "n_c", f, "viridis", "log10", lo, hi, extent));
-    const PhaseHistogram h = phase_histogram(sp, g);
-    const render::Figure p = phase_image(h, {"x-u_x phase space of " + sp.name, when, "weight per bin (log10)"});
-    double top = 0;
-    for (double x : h.weight) top = std::max(top, x);
-    const std::string pext = "x " + number(h.x_lo / kLambda) + " .. " + number(h.x_hi / kLambda) +
-                             " lambda (to the right), u_x " + number(h.u_lo) + " .. " + number(h.u_hi) + " (up)";
-    render::write_png(out / image_name("phase_" + sp.name, step), p.image,
-                      chunks("x-u_x phase space of " + sp.name, "weight per bin (n_c (c/omega0)^2)", p,
-                             "viridis; white: empty", "log10 over 5 decades", top * 1e-5, top, pext));
+    if (wanted("density_" + sp.name)) {
+      sim.compute_rho(k);
+      const double q = std::fabs(sp.charge) > 0 ? std::fabs(sp.charge) : 1.0;
+      fill([&](int i, int j) { return std::fabs(sim.fields().at(kRho, i, j)) / q; });
+      double lo, hi;
+      const render::Figure f = field_map(g, v, FieldMapKind::density,
+                                         {"density of " + sp.name, when, "n_" + sp.name + " (n_c)"}, lo, hi, map);
+      png("density_" + sp.name, f.image,
+          chunks("density of " + sp.name, "n_c", f, map_name(FieldMapKind::density), "log10", lo, hi, extent));
+    }
+    if (wanted("phase_" + sp.name)) {
+      const PhaseHistogram h = phase_histogram(sp, g);
+      const render::Figure p = phase_image(h, {"x-u_x phase space of " + sp.name, when, "weight per bin (log10)"}, 5, map);
+      double top = 0;
+      for (double x : h.weight) top = std::max(top, x);
+      const std::string pext = "x " + number(h.x_lo / kLambda) + " .. " + number(h.x_hi / kLambda) +
+                               " lambda (to the right), u_x " + number(h.u_lo) + " .. " + number(h.u_hi) + " (up)";
+      png("phase_" + sp.name, p.image,
+          chunks("x-u_x phase space of " + sp.name, "weight per bin (n_c (c/omega0)^2)", p,
+                 map_name(FieldMapKind::density) + "; white: empty", "log10 over 5 decades", top * 1e-5, top, pext));
+    }
+    if (!wanted("spectrum_" + sp.name)) continue;
     const EnergySpectrum spectrum = energy_spectrum(sp, kSpectrumBins);
     double ylo, yhi;
     const render::LinePlot e = spectrum_image(
         spectrum, {"energy spectrum of " + sp.name, when, "dN/dE (n_c (c/\u03c9\u2080)\u00b2 / MeV)"}, ylo, yhi);
-    render::write_png(out / image_name("spectrum_" + sp.name, step), e.image,
-                      {{"Title", "energy spectrum of " + sp.name + " at step " + std::to_string(step) +
-                                     ", t = " + number(periods) + " periods"},
-                       {"Software", "nbody pic"},
-                       {"Quantity", "energy spectrum of " + sp.name + " (dN/dE against E)"},
-                       {"Unit", "n_c (c/omega0)^2 per MeV (against MeV)"},
-                       {"Scale", "log10 (dN/dE)"},
-                       {"Min", number(ylo)},
-                       {"Max", number(yhi)},
-                       {"Step", std::to_string(step)},
-                       {"Time_periods", number(periods)},
-                       {"Extent", "E 0 .. " + number(spectrum.top_mev) + " MeV (to the right), dN/dE " + number(ylo) +
-                                      " .. " + number(yhi) + " (up)"},
-                       {"Bins", std::to_string(kSpectrumBins)},
-                       {"Plot_box", e.plot.text()}});
+    png("spectrum_" + sp.name, e.image,
+        {{"Title", "energy spectrum of " + sp.name + " at step " + std::to_string(step) +
+                       ", t = " + number(periods) + " periods"},
+         {"Software", "nbody pic"},
+         {"Quantity", "energy spectrum of " + sp.name + " (dN/dE against E)"},
+         {"Unit", "n_c (c/omega0)^2 per MeV (against MeV)"},
+         {"Scale", "log10 (dN/dE)"},
+         {"Min", number(ylo)},
+         {"Max", number(yhi)},
+         {"Step", std::to_string(step)},
+         {"Time_periods", number(periods)},
+         {"Extent", "E 0 .. " + number(spectrum.top_mev) + " MeV (to the right), dN/dE " + number(ylo) +
+                        " .. " + number(yhi) + " (up)"},
+         {"Bins", std::to_string(kSpectrumBins)},
+         {"Plot_box", e.plot.text()}});
   }
   sim.compute_rho();
+  return written;
+}
+
+void write_images(const std::string& dir, PicSimulation& sim) {
+  (void)write_images(ImageRequest{std::filesystem::path(dir) / "images", {}, {}}, sim);
 }
 
 }  // namespace nbody::pic

@@ -17,7 +17,11 @@
 // follows the box's aspect ratio, at least 32 samples); the figure shows each sample as an s x s
 // block (docs/pictures.md). Every image is written atomically and also carries its range, colour
 // map, scale, step, time and extent, and the pixel boxes of its map and colour bar, in tEXt
-// chunks (any PNG viewer's "properties"; Python: PIL.Image.open(f).text).
+// chunks (any PNG viewer's "properties"; Python: PIL.Image.open(f).text). The same images of a
+// state read back from an openPMD dump (openpmd_read.hpp) are drawn here too: `nbody render` of a
+// PIC run (cli/pic_renders.hpp), the same bytes as the run's own.
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +50,10 @@ struct FieldMapLabels {
 };
 
 // The figure of `values` (nx x ny nodes, index j * nx + i). `lo`, `hi` get the colour bar's range.
+// `colormap`: another map than the kind's own (the scale stays the kind's).
 render::Figure field_map(const GridGeometry& g, const std::vector<double>& values, FieldMapKind kind,
-                         const FieldMapLabels& labels, double& lo, double& hi);
+                         const FieldMapLabels& labels, double& lo, double& hi,
+                         std::optional<render::ColormapId> colormap = std::nullopt);
 // The scale a field map of that kind uses for these values.
 render::Scale field_scale(const std::vector<double>& values, FieldMapKind kind);
 
@@ -61,7 +67,8 @@ struct PhaseHistogram {
 PhaseHistogram phase_histogram(const Species& s, const GridGeometry& g, int nx_bins = 400, int nu_bins = 200);
 // Its figure: x (lambda) to the right, u_x up, log colour scale over `decades` below the largest
 // bin, white where empty.
-render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades = 5);
+render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels, double decades = 5,
+                           std::optional<render::ColormapId> colormap = std::nullopt);
 
 // The energy spectrum's figure: dN/dE (weight per MeV) against E in MeV from 0 to the largest
 // energy, drawn as the histogram's outline (empty bins at the axis' low end) on a log y axis over
@@ -70,8 +77,24 @@ render::Figure phase_image(const PhaseHistogram& h, const FieldMapLabels& labels
 // 1 MeV, dN/dE from 0.1 to 1) and a note saying so.
 render::LinePlot spectrum_image(const EnergySpectrum& s, const FieldMapLabels& labels, double& lo, double& hi);
 
-// Writes every image of the present state into <dir>/images/ (rho is recomputed per species and
-// left as the total charge density).
+// The quantities of a state's images, in the order they are written: Ey, Ez, Bz, E_abs, then per
+// species density_<name>, phase_<name>, spectrum_<name>.
+[[nodiscard]] std::vector<std::string> image_quantities(const PicSimulation& sim);
+
+// Which images, where, and in which colour map.
+struct ImageRequest {
+  std::filesystem::path dir;            // the images go straight into it (created)
+  std::vector<std::string> quantities;  // of image_quantities(); empty: all of them
+  std::string colormap;                 // the maps' colour map by name; empty: each kind's own
+};
+// Refuses (an input error) a request write_images would refuse, before anything is drawn.
+void check_image_request(const ImageRequest& request, const PicSimulation& sim);
+// Writes the requested images of the present state (`<quantity>_<8-digit step>.png`); returns
+// the files written. An unknown quantity (or a species the run has not) or colour map is an input
+// error naming it and what there is. rho is recomputed per species and left as the total charge
+// density. The run (output.images_every) and `nbody render` of a PIC run's dumps both draw here.
+std::vector<std::filesystem::path> write_images(const ImageRequest& request, PicSimulation& sim);
+// Every image of the present state into <dir>/images/ in each kind's colour map.
 void write_images(const std::string& dir, PicSimulation& sim);
 
 }  // namespace nbody::pic
