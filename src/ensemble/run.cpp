@@ -182,11 +182,11 @@ std::unique_ptr<Backend> backend_for(const EnsembleConfig& c) {
   return c.use_gpu ? make_gpu_backend() : make_cpu_backend(c.threads);
 }
 
-EnsembleRunResult run_from(const EnsembleConfig& c, EnsembleStore& s, RunFiles* files, std::int64_t interval,
-                           bool resumed, const RunHooks& hooks, const std::vector<std::string>& notes) {
+EnsembleRunResult run_from(const EnsembleConfig& c, EnsembleStore& s, std::unique_ptr<Backend> backend, RunFiles* files,
+                           std::int64_t interval, bool resumed, const RunHooks& hooks,
+                           const std::vector<std::string>& notes) {
   runloop::RunLog log(hooks.logger, files != nullptr ? [files](std::string_view line) { files->log(line); }
                                                      : runloop::RunLog::Record());
-  std::unique_ptr<Backend> backend = backend_for(c);
   for (const auto& line : notes) log.info(line);
   log.info(format_line("ensemble: %lld systems of %d to %d bodies (%lld bodies), %s, t_end = %.6g in %lld intervals, on the %s",
                        static_cast<long long>(s.systems()), s.systems() ? s.size_of(0) : 0, s.largest_system(),
@@ -273,6 +273,7 @@ std::vector<std::string> ensemble_summary(const EnsembleRunResult& r) {
 }
 
 EnsembleRunResult run_ensemble(const EnsembleConfig& c, EnsembleStore& s, const RunHooks& hooks, ExistingRunFiles existing) {
+  std::unique_ptr<Backend> backend = backend_for(c);  // (a device that cannot be used: refused before any file)
   std::unique_ptr<RunFiles> files;
   std::vector<std::string> notes;
   if (!c.out_dir.empty()) {
@@ -284,7 +285,7 @@ EnsembleRunResult run_ensemble(const EnsembleConfig& c, EnsembleStore& s, const 
   if (c.hdf5 && !results_hdf5_available() && files)
     notes.emplace_back("ensemble: this build has no HDF5: the results go to results.csv only");
   std::int64_t interval = 0;
-  return run_from(c, s, files.get(), interval, false, hooks, notes);
+  return run_from(c, s, std::move(backend), files.get(), interval, false, hooks, notes);
 }
 
 EnsembleRunResult resume_ensemble(const fs::path& dir, const std::vector<std::string>& overrides, const RunHooks& hooks) {
@@ -326,12 +327,13 @@ EnsembleRunResult resume_ensemble(const fs::path& dir, const std::vector<std::st
                       (id.empty() ? std::string("none") : id) + ")");
   if (ck->interval > c.intervals)
     throw_input_error("resume: the checkpoint's interval " + std::to_string(ck->interval) + " is beyond time.intervals");
+  std::unique_ptr<Backend> backend = backend_for(c);
   RunFiles files(dir, "resume");
   files.continue_run(id);
   write_file_atomic(dir / kDeck, c.deck);
   notes.push_back("ensemble: resumed from interval " + std::to_string(ck->interval));
   std::int64_t interval = ck->interval;
-  return run_from(c, ck->store, &files, interval, true, hooks, notes);
+  return run_from(c, ck->store, std::move(backend), &files, interval, true, hooks, notes);
 }
 
 }  // namespace nbody::ensemble

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 
+#include "ensemble/backend.hpp"
 #include "ensemble/config.hpp"
 #include "ensemble/generators.hpp"
 #include "ensemble/run.hpp"
@@ -72,6 +73,19 @@ INSTANTIATE_TEST_SUITE_P(
                     BadCase{"--set ensemble.generator=table --set ensemble.table=none.csv", "none.csv"},
                     BadCase{"--set integrator.dt=-1", "integrator.dt: -1 must be > 0"},
                     BadCase{"--set bad", "expected table.key=value"}));
+
+TEST(EnsembleBadDevice, NoUsableGpuIsOneLineAndNothingWritten) {
+  if (ensemble::gpu_backend_available()) GTEST_SKIP() << "a CUDA device is usable here";
+  const fs::path base = temp_dir("ensemble_bad_device");
+  const fs::path deck = base / "scattering.toml";
+  std::ofstream(deck) << kScattering;
+  const fs::path out = base / "run";
+  const auto r = run_nbody("ensemble --config " + deck.string() + " --out " + out.string() + " --set run.device=cuda");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("run.device = \"cuda\""), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
 
 struct BadTable {
   const char* text;
