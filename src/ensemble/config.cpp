@@ -226,6 +226,9 @@ void validate(EnsembleConfig& c) {
   if (c.generator == Generator::scattering && c.scattering.r0 <= c.scattering.b_max)
     bad("scattering.r0", format_line("%.6g must be larger than b_max = %.6g", c.scattering.r0, c.scattering.b_max));
   if (p.dt > p.t_end) bad("integrator.dt", format_line("%.6g is longer than time.t_end = %.6g", p.dt, p.t_end));
+  if (p.t_end / double(c.intervals) / p.dt > 1e12)
+    bad("integrator.dt", format_line("%.6g makes more than 1e12 steps of an interval (time.t_end / time.intervals = %.6g)",
+                                     p.dt, p.t_end / double(c.intervals)));
   if (p.integrator == Integrator::hermite4_adaptive && p.min_dt >= p.dt)
     bad("integrator.min_dt", format_line("%.6g must be below integrator.dt = %.6g (the largest step)", p.min_dt, p.dt));
 }

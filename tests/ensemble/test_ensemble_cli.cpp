@@ -72,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadCase{"--set ensemble.generator=table", "ensemble.table: generator = \"table\" needs a CSV file"},
                     BadCase{"--set ensemble.generator=table --set ensemble.table=none.csv", "none.csv"},
                     BadCase{"--set integrator.dt=-1", "integrator.dt: -1 must be > 0"},
+                    BadCase{"--set integrator.dt=1e-300", "integrator.dt: 1e-300 makes more than 1e12 steps"},
                     BadCase{"--set bad", "expected table.key=value"}));
 
 TEST(EnsembleBadDevice, NoUsableGpuIsOneLineAndNothingWritten) {
