@@ -3,6 +3,11 @@
 // same bytes as the run that never stopped.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -207,6 +212,60 @@ TEST(EnsembleExamples, RunAsWritten) {
   const auto rows = lines(read_text((base / "p" / "results.csv").string()));
   ASSERT_EQ(rows.size(), 5u);
   for (std::size_t k = 1; k < rows.size(); ++k) EXPECT_NE(rows[k].find(",end_time,"), std::string::npos) << rows[k];
+}
+
+}  // namespace
+}  // namespace nbody::test
+
+namespace nbody::test {
+namespace {
+
+// Waits (at most 30 s) until `file` holds `text`; false when the child ended first.
+bool wait_for_text(const fs::path& file, const std::string& text) {
+  for (int k = 0; k < 3000; ++k) {
+    if (fs::exists(file) && read_text(file.string()).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// The number after "stopped by SIGTERM at interval " in `out` (-1: none).
+long long stopped_at(const std::string& out) {
+  const std::string key = "stopped by SIGTERM at interval ";
+  const auto at = out.find(key);
+  return at == std::string::npos ? -1 : std::stoll(out.substr(at + key.size()));
+}
+
+TEST(EnsembleSignals, SigtermCheckpointsExitsZeroAndTheRunResumes) {
+  const fs::path base = temp_dir("ensemble_sigterm");
+  const fs::path dir = base / "run";
+  // (longer than the test waits: it is stopped twice)
+  std::ofstream(base / "long.toml") << "[ensemble]\ngenerator = \"plummer\"\nsystems = 64\n[plummer]\nn = 32\n"
+                                       "[integrator]\nname = \"leapfrog\"\ndt = 1e-4\n[time]\nt_end = 1000\n"
+                                       "intervals = 1000000\n";
+  fs::create_directories(base / "first");
+  fs::create_directories(base / "second");
+  const Child first = start_nbody("ensemble --config " + (base / "long.toml").string() + " --out " + dir.string(),
+                                  (base / "first").string());
+  ASSERT_TRUE(wait_for_text(dir / "run.log", "ensemble: 64 systems")) << read_text(first.err_file);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(first.pid, SIGTERM);
+  ASSERT_EQ(wait_child(first, 30), 0) << read_text(first.err_file);
+  const std::string out = read_text(first.out_file);
+  const long long k = stopped_at(out);
+  ASSERT_GE(k, 0) << out;
+  EXPECT_NE(out.find("nbody ensemble --resume " + dir.string()), std::string::npos) << out;
+  char name[64];
+  std::snprintf(name, sizeof name, "checkpoint_%010lld.ckpt", k);
+  EXPECT_TRUE(fs::exists(dir / name)) << name;
+  EXPECT_TRUE(fs::exists(dir / "results.csv"));
+
+  const Child second = start_nbody("ensemble --resume " + dir.string(), (base / "second").string());
+  ASSERT_TRUE(wait_for_text(second.out_file, "resumed from interval " + std::to_string(k))) << read_text(second.err_file);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(second.pid, SIGTERM);
+  ASSERT_EQ(wait_child(second, 30), 0) << read_text(second.err_file);
+  EXPECT_GE(stopped_at(read_text(second.out_file)), k);
 }
 
 }  // namespace
