@@ -32,7 +32,8 @@ inline void relative(const ensemble::EnsembleStore& s, std::int64_t k, double r[
   v[0] = s.vx[b + 1] - s.vx[b], v[1] = s.vy[b + 1] - s.vy[b], v[2] = s.vz[b + 1] - s.vz[b];
 }
 
-// A batch of different systems: scatterings, planetary systems and small clusters.
+// A batch of different systems: scatterings, planetary systems and small clusters (40 bodies: a
+// warp's in global memory on the GPU), and one cluster of 130 (a block's).
 inline ensemble::EnsembleStore mixed_batch(int each) {
   ensemble::EnsembleStore s;
   ensemble::ScatteringSpec sc;
@@ -46,6 +47,10 @@ inline ensemble::EnsembleStore mixed_batch(int each) {
                           ensemble::plummer_system(pm, 3, k)})
       s.add_system(b.m, b.pos, b.vel);
   }
+  ensemble::PlummerSpec large;
+  large.n = 130;
+  const auto b = ensemble::plummer_system(large, 3, 0);
+  s.add_system(b.m, b.pos, b.vel);
   return s;
 }
 

@@ -1,6 +1,6 @@
 // The ensemble's GPU path: one warp a system (system_step.hpp with the warp's lanes over the
-// bodies), the systems that still run listed before each launch, so that a stopped system takes
-// no warp. Compiled with -fmad=false (src/ensemble/CMakeLists.txt): each system follows the
+// bodies), or one block a system for the large ones (kBlockBodies); the systems that still run
+// listed before each launch, so that a stopped system takes no warp. Compiled with -fmad=false (src/ensemble/CMakeLists.txt): each system follows the
 // CPU path's arithmetic operation for operation.
 #include <cuda_runtime.h>
 
@@ -41,6 +41,14 @@ struct DeviceView {
   long long bodies;
   const long long* work;  // the systems to integrate
   long long count;
+};
+
+struct BlockExec {
+  template <class F>
+  __device__ void for_bodies(int n, F&& f) {
+    for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) f(i);
+  }
+  __device__ void sync() { __syncthreads(); }
 };
 
 __device__ void copy_in(double* dst, const double* src, int n, int lane) {
@@ -88,6 +96,29 @@ __global__ void __launch_bounds__(Policy::kBlock) ensemble_kernel(DeviceView v, 
     for (int a = 0; a < 6; ++a) copy_in(dst[a], src[a], n, lane);
   }
   if (lane == 0) v.state[k] = st;
+}
+
+// One block a system (at least kBlockBodies bodies): bodies and work arrays in global memory.
+// Every thread holds the same SystemState and takes the same branches, so each __syncthreads
+// is reached by all.
+__global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(DeviceView v, Params p, double t_target,
+                                                                             int mode) {
+  const long long q = (long long)blockIdx.x;
+  if (q >= v.count) return;
+  const long long k = v.work[q];
+  const long long b = v.offset[k];
+  SystemRef s;
+  s.n = int(v.offset[k + 1] - b);
+  s.x = v.x + b, s.y = v.y + b, s.z = v.z + b, s.vx = v.vx + b, s.vy = v.vy + b, s.vz = v.vz + b, s.m = v.m + b;
+  double** refs[] = {&s.ax,  &s.ay,  &s.az,  &s.jx,  &s.jy,  &s.jz,  &s.x0,  &s.y0,  &s.z0, &s.vx0,
+                     &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w};
+  for (int a = 0; a < kScratchArrays; ++a) *refs[a] = v.scratch + a * v.bodies + b;
+  SystemState st = v.state[k];
+  BlockExec ex;
+  if (mode == 0) start_system(s, p, st, ex);
+  else advance_system(s, p, st, t_target, ex);
+  __syncthreads();
+  if (threadIdx.x == 0) v.state[k] = st;
 }
 
 class GpuBackend final : public Backend {
@@ -139,20 +170,33 @@ class GpuBackend final : public Backend {
   }
 
   void launch(EnsembleStore& s, const Params& p, double t_target, int mode, bool running_only) {
-    // The systems to integrate, in order (the states on the host are current).
-    std::vector<long long> list;
+    // The systems to integrate, in order (the states on the host are current): those a warp
+    // takes, then those a block takes.
+    std::vector<long long> list, large;
     list.reserve(std::size_t(s.systems()));
     for (std::int64_t k = 0; k < s.systems(); ++k)
-      if (!running_only || s.state[std::size_t(k)].status == int(Outcome::running)) list.push_back(k);
+      if (!running_only || s.state[std::size_t(k)].status == int(Outcome::running))
+        (s.size_of(k) >= Policy::kBlockBodies ? large : list).push_back(k);
+    const auto small_count = (long long)list.size();
+    list.insert(list.end(), large.begin(), large.end());
     if (list.empty()) return;
     work_.upload(list.data(), list.size(), stream_->get());
     DeviceView v{body_[0].data(), body_[1].data(), body_[2].data(), body_[3].data(), body_[4].data(),
                  body_[5].data(), body_[6].data(), offset_.data(), state_.data(), scratch_.data(),
-                 (long long)s.bodies(), work_.data(), (long long)list.size()};
-    const long long blocks = ((long long)list.size() + Policy::kWarpsPerBlock - 1) / Policy::kWarpsPerBlock;
-    if (blocks > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
-    ensemble_kernel<<<unsigned(blocks), Policy::kBlock, 0, stream_->get()>>>(v, p, t_target, mode);
-    NBODY_CUDA_CHECK_LAUNCH();
+                 (long long)s.bodies(), work_.data(), small_count};
+    if (small_count > 0) {
+      const long long blocks = (small_count + Policy::kWarpsPerBlock - 1) / Policy::kWarpsPerBlock;
+      if (blocks > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
+      ensemble_kernel<<<unsigned(blocks), Policy::kBlock, 0, stream_->get()>>>(v, p, t_target, mode);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
+    if (!large.empty()) {
+      v.work = work_.data() + small_count;
+      v.count = (long long)large.size();
+      if (v.count > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
+      ensemble_block_kernel<<<unsigned(v.count), Policy::kLargeBlock, 0, stream_->get()>>>(v, p, t_target, mode);
+      NBODY_CUDA_CHECK_LAUNCH();
+    }
     state_.download(s.state.data(), std::size_t(s.systems()), stream_->get());
     stream_->synchronize();
   }
