@@ -35,6 +35,11 @@ struct Options {
   int pic_steps = 0;                       // pic-scaling: timed steps a record (not sorting, transfer; 0: 10)
   std::string pic_deposit = "atomic";      // pic-scaling on GPUs: the slabs' deposit (atomic, warp)
   std::string pic_exchange = "host";       // pic-scaling on GPUs: the guard messages (host-staged, ipc)
+  // ensemble suite (bench/ensemble_suite.cpp); empty lists: the suite's defaults
+  std::vector<int> ensemble_sizes;                        // bodies a system
+  std::vector<std::int64_t> ensemble_counts;              // systems
+  std::int64_t ensemble_max_bodies = std::int64_t(1) << 28;  // the batched GPU records' bodies in all
+  std::int64_t ensemble_cpu_max_bodies = std::int64_t(1) << 18;  // the CPU records' bodies
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,
@@ -145,6 +150,12 @@ struct Record {
   // mobile particles on a rank over the mean after the steps (1: even)
   double particles_fastest_s = 0;
   double most_particles_share = 0;
+  // ensemble: the record's count of systems, those actually stepped (gpu-one, cpu: fewer), and
+  // the batched GPU's rate over the CPU's and over one system at a time (rate: 1e9 system-steps/s)
+  std::int64_t ensemble_systems = 0;
+  std::int64_t ensemble_measured_systems = 0;
+  double speedup_vs_cpu = 0;
+  double speedup_vs_one = 0;
 
   [[nodiscard]] bool timed() const noexcept { return error.empty() && skipped.empty() && repeats > 0; }
 };
@@ -208,6 +219,8 @@ void check_pic_scaling_record(Record& r, const PicScalingCheck& c);
 // The tree suite (bench/tree_suite.cpp): the Barnes-Hut tree's force error against a float64
 // direct sum on sampled targets, per opening angle, model and N, and its time per phase.
 void tree_suite(const Options& options, const std::function<void(Record)>& add);
+// bench/ensemble_suite.cpp
+void ensemble_suite(const Options& options, const std::function<void(Record)>& add);
 
 // The render suite (bench/render_suite.cpp): what a frame of a run costs beside a tree step.
 void render_suite(const Options& options, const std::function<void(Record)>& add);

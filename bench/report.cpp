@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.hpp"
 #include "core/json_writer.hpp"
+#include "core/strings.hpp"
 
 namespace nbody::bench {
 
@@ -110,6 +111,15 @@ std::string table_row(const Record& r) {
     char f[48];
     std::snprintf(f, sizeof f, ", %.1f%% of issue ceiling", 100 * r.fraction_of_ceiling);
     line += f;
+  }
+  if (r.suite == "ensemble" && r.timed()) {
+    char f[200];
+    std::snprintf(f, sizeof f, ", %.4g system-steps/s over %lld systems", r.rate * 1e9,
+                  static_cast<long long>(r.ensemble_measured_systems));
+    line += f;
+    if (r.speedup_vs_cpu > 0) line += format_line(", %.3gx the CPU", r.speedup_vs_cpu);
+    if (r.speedup_vs_one > 0) line += format_line(", %.3gx one at a time", r.speedup_vs_one);
+    if (!r.verification.empty()) line += " (" + r.verification + ")";
   }
   if (r.suite == "pic-scaling" && r.timed() && r.transfer_bytes > 0) {
     char f[160];
@@ -400,6 +410,13 @@ void write_json(const Report& rep, const std::string& path) {
     }
     if (r.suite == "tree") write_tree_fields(j, r);
     if (r.suite == "hermite") write_hermite_fields(j, r);
+    if (r.suite == "ensemble") {
+      j.field("systems", static_cast<long long>(r.ensemble_systems));
+      j.field("measured_systems", static_cast<long long>(r.ensemble_measured_systems));
+      if (r.timed()) j.field("system_steps_per_s", r.rate * 1e9);
+      if (r.speedup_vs_cpu > 0) j.field("speedup_vs_cpu", r.speedup_vs_cpu);
+      if (r.speedup_vs_one > 0) j.field("speedup_vs_one_at_a_time_gpu", r.speedup_vs_one);
+    }
     j.end_object();
   }
   j.end_array();

@@ -268,7 +268,7 @@ void profile(Context& ctx) {
 const std::vector<std::string>& suite_names() {
   static const std::vector<std::string> names = {"ladder", "blocksize", "scaling", "tune", "tune-program", "precision",
                                                  "profile", "multi-gpu", "pic", "pic-scaling", "tree", "render",
-                                                 "hermite"};
+                                                 "hermite", "ensemble"};
   return names;
 }
 
@@ -307,6 +307,8 @@ Report run(const Options& options) {
       render_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "hermite") {
       hermite_suite(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "ensemble") {
+      ensemble_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else {
       throw_input_error("suite: unknown suite '" + suite + "'");  // cmd_bench checks the names
     }

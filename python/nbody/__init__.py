@@ -32,13 +32,14 @@ import numpy as _np
 
 from . import _checks, _core
 from ._core import DeviceArray, InputError, RunState
+from .ensemble import Ensemble, EnsembleResult
 from .files import Checkpoint, Run, Snapshot, load
 from .image import Image
 from .progress import TextProgress
 
 __version__ = _core.__version__
 __all__ = [
-    "Simulation", "run", "resume", "load", "Run", "Snapshot", "Checkpoint", "parameters", "to_yt", "Image",
+    "Simulation", "Ensemble", "EnsembleResult", "run", "resume", "load", "Run", "Snapshot", "Checkpoint", "parameters", "to_yt", "Image",
     "DeviceArray", "RunState", "InputError", "TextProgress", "LAGRANGIAN_FRACTIONS", "cuda_available",
 ]
 

@@ -17,5 +17,6 @@ void bind_engine(pb::module_& m);         // engine.cpp: Engine, one Simulation
 void bind_runs(pb::module_& m);           // runs.cpp: run and resume
 void bind_device_arrays(pb::module_& m);  // device_array.cpp: DeviceArray
 void bind_render(pb::module_& m);         // render.cpp: encode_png (Simulation.render is Engine's)
+void bind_ensembles(pb::module_& m);      // ensemble.cpp: ensemble_run, ensemble_resume
 
 }  // namespace nbody::py

@@ -210,5 +210,6 @@ PYBIND11_MODULE(_core, m) {
   nbody::py::bind_engine(m);
   nbody::py::bind_runs(m);
   nbody::py::bind_render(m);
+  nbody::py::bind_ensembles(m);
   nbody::py::bind_device_arrays(m);
 }

@@ -38,6 +38,9 @@ struct BenchArgs {
   int pic_steps = 0;
   std::string pic_deposit = "atomic";
   std::string pic_exchange = "host";
+  std::string ensemble_sizes, ensemble_counts;
+  std::int64_t ensemble_max_bodies = std::int64_t(1) << 28;
+  std::int64_t ensemble_cpu_max_bodies = std::int64_t(1) << 18;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -66,7 +69,8 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "docs/pic_optimization.md), render (what a frame of a run costs beside a tree step: the 10^7-body galaxy "
                   "collision, capped by --max-n; docs/pictures.md), hermite (4th-order Hermite block steps against shared steps and leapfrog on "
                   "Plummer spheres, N = 2^12 .. --max-n (at most 2^20): time per time unit, energy error, active sets, "
-                  "interaction rates; docs/collisional.md) "
+                  "interaction rates; docs/collisional.md), ensemble (many small systems: system-steps/s batched on "
+                  "the GPU, one at a time on the GPU and on the CPU over sizes and counts; docs/ensembles.md) "
                   "(default: ladder)");
   app->add_option("-n,--n", args->n, "bodies for ladder, blocksize and profile (default: 4096)");
   CLI::Option* precision_option = app->add_option(
@@ -107,6 +111,14 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
   app->add_option("--pic-exchange", args->pic_exchange,
                   "pic-scaling on GPUs: the guard messages, host (staged through the host) or ipc (GPU to GPU, CUDA IPC; "
                   "every rank on one node) (default: host)");
+  app->add_option("--ensemble-sizes", args->ensemble_sizes,
+                  "ensemble: comma-separated bodies a system, 2..1024 (default: 3,4,8,16,32,64,128,256,512,1024; --quick: 3,16,64)");
+  app->add_option("--ensemble-counts", args->ensemble_counts,
+                  "ensemble: comma-separated numbers of systems (1e6 forms too; default: 1e2..1e7 by 10x; --quick: 100,1000)");
+  app->add_option("--ensemble-max-bodies", args->ensemble_max_bodies,
+                  "ensemble: a batched record with more bodies in all is skipped (default: 2^28)");
+  app->add_option("--ensemble-cpu-max-bodies", args->ensemble_cpu_max_bodies,
+                  "ensemble: the CPU records step at most this many bodies (the first systems; default: 2^18)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -153,6 +165,22 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                 throw_input_error("--tree-n: '" + t + "' is not a body count in [2, 2^31)");
               o.tree_n.push_back(v);
             }
+            for (const auto& t : split_list(args->ensemble_sizes)) {
+              std::int64_t v = 0;
+              if (!bench::treebench::parse_body_count(t, v) || v < 2 || v > 1024)
+                throw_input_error("--ensemble-sizes: '" + t + "' is not a system size in [2, 1024]");
+              o.ensemble_sizes.push_back(int(v));
+            }
+            for (const auto& t : split_list(args->ensemble_counts)) {
+              std::int64_t v = 0;
+              if (!bench::treebench::parse_body_count(t, v) || v < 1)
+                throw_input_error("--ensemble-counts: '" + t + "' is not a number of systems in [1, 2^31)");
+              o.ensemble_counts.push_back(v);
+            }
+            if (args->ensemble_max_bodies < 1 || args->ensemble_cpu_max_bodies < 1)
+              throw_input_error("--ensemble-max-bodies, --ensemble-cpu-max-bodies: must be >= 1");
+            o.ensemble_max_bodies = args->ensemble_max_bodies;
+            o.ensemble_cpu_max_bodies = args->ensemble_cpu_max_bodies;
             o.tree_models = split_list(args->tree_models);
             for (const auto& m : o.tree_models) (void)find_initial_conditions(m);
             for (const auto& t : split_list(args->tree_theta)) {

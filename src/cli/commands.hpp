@@ -20,6 +20,7 @@ Command add_check_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent, const std::string& command_line);
 Command add_convert_command(CLI::App& parent);
 Command add_pic_command(CLI::App& parent);  // cmd_pic.cpp
+Command add_ensemble_command(CLI::App& parent);  // cmd_ensemble.cpp
 Command add_plot_command(CLI::App& parent);  // cmd_plot.cpp
 Command add_render_command(CLI::App& parent);  // cmd_render.cpp
 Command add_movie_command(CLI::App& parent);   // cmd_movie.cpp

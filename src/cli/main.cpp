@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_bench_command(app, command_line));
   commands.push_back(cli::add_convert_command(app));
   commands.push_back(cli::add_pic_command(app));
+  commands.push_back(cli::add_ensemble_command(app));
   commands.push_back(cli::add_plot_command(app));
   commands.push_back(cli::add_render_command(app));
   commands.push_back(cli::add_movie_command(app));

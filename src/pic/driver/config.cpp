@@ -364,16 +364,6 @@ std::string toml_text(const toml::table& t) {
   return o.str();
 }
 
-std::string toml_text_of(const toml::node& n) {
-  std::ostringstream o;
-  n.visit([&](const auto& v) {
-    if constexpr (toml::is_table<decltype(v)>) o << toml::toml_formatter(v);
-    else if constexpr (toml::is_array<decltype(v)>) o << toml::toml_formatter(v);
-    else o << v;
-  });
-  return o.str();
-}
-
 // The deck without what a resumed run may change: the run's length, the outputs, and how the
 // work is spread over ranks ([parallel], [balance]: the deterministic deposition gives the same
 // bits on any number and shape of blocks).
@@ -417,30 +407,6 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
   c.deck = toml_text(root);
   c.deck_identity = toml_text(identity_of(root));
   return c;
-}
-
-std::string first_deck_difference(const std::string& identity_a, const std::string& identity_b) {
-  const toml::table a = toml::parse(identity_a), b = toml::parse(identity_b);
-  std::string first;
-  auto compare = [&](const toml::table& x, const toml::table& y) {
-    for (const auto& [table, node] : x) {
-      const std::string tname(table.str());
-      const toml::table* tx = node.as_table();
-      const toml::table* ty = y[tname].as_table();
-      if (!tx) {
-        if (!y.contains(tname) || toml_text_of(node) != toml_text_of(*y.get(tname))) return tname;
-        continue;
-      }
-      for (const auto& [key, value] : *tx) {
-        const std::string k(key.str());
-        if (!ty || !ty->contains(k) || toml_text_of(value) != toml_text_of(*ty->get(k))) return tname + "." + k;
-      }
-    }
-    return std::string();
-  };
-  first = compare(a, b);
-  if (first.empty()) first = compare(b, a);
-  return first;
 }
 
 PicConfig read_pic_config(const std::string& path, const std::vector<std::string>& overrides, const PicFlags& flags) {

@@ -95,9 +95,6 @@ PicConfig read_pic_config(const std::string& path, const std::vector<std::string
 // The same from the text of a configuration; `name` names it in error messages.
 PicConfig read_pic_config_text(const std::string& text, const std::string& name,
                                const std::vector<std::string>& overrides, const PicFlags& flags = {});
-// The first "table.key" in which two decks' identities differ ("" when they agree), for the
-// refusal of a resume that changes the physics.
-std::string first_deck_difference(const std::string& identity_a, const std::string& identity_b);
 // Checks the values (also after overrides): the Courant limit, species with particles, a laser
 // with an amplitude, ...
 void validate_pic_config(const PicConfig& c);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
+#include "config/deck_identity.hpp"
 #include "core/fnv1a.hpp"
 #include "io/atomic_file.hpp"
 #include "io/run_files.hpp"

@@ -1,0 +1,37 @@
+#pragma once
+// The two ways an ensemble is integrated, behind one interface: across the CPU's cores (one
+// system a thread at a time, OpenMP) and on a GPU (one warp a system, ensemble/cuda/). Both
+// advance every running system to the end of an interval; a system that has stopped is left out
+// of the work. Each system gives the same bits whatever the batch it is in.
+#include <memory>
+#include <string>
+
+#include "ensemble/params.hpp"
+#include "ensemble/store.hpp"
+
+namespace nbody::ensemble {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  // The start of a run: each system's energy, |L| and first step (its state in `s`).
+  virtual void start(EnsembleStore& s, const Params& p) = 0;
+  // Every running system of `s` advanced to t_target; `s` holds the result on return.
+  virtual void advance(EnsembleStore& s, const Params& p, double t_target) = 0;
+  // The bodies of `s` as the backend holds them (the GPU keeps them between intervals and copies
+  // them back here; the states are current after every call above).
+  virtual void fetch(EnsembleStore& /*s*/) {}
+};
+
+// threads: 0 for OpenMP's count.
+std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
+// An input error when the build has no CUDA or no device is usable.
+std::unique_ptr<Backend> make_gpu_backend();
+// Whether make_gpu_backend can succeed here.
+bool gpu_backend_available();
+
+// The final energy and |L| of system k (the results table), computed as the integrators do.
+void final_invariants(EnsembleStore& s, std::int64_t k, double eps2, double& energy, double& l_norm);
+
+}  // namespace nbody::ensemble

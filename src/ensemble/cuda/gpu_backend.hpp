@@ -1,0 +1,12 @@
+#pragma once
+// The GPU backend's factory (host declarations only: no CUDA headers).
+#include <memory>
+
+#include "ensemble/backend.hpp"
+
+namespace nbody::ensemble::cuda {
+
+std::unique_ptr<Backend> make_backend();
+bool available();
+
+}  // namespace nbody::ensemble::cuda

@@ -1,0 +1,93 @@
+// Ensembles on the CPU: Kepler's equation, a two-body orbit against the analytic one for every
+// integrator (and their orders), a distant flyby that leaves its binary as it was.
+#include <gtest/gtest.h>
+
+#include "ensemble_support.hpp"
+#include "support.hpp"
+
+namespace nbody::test {
+namespace {
+
+using namespace nbody::ensemble;
+constexpr double kTwoPi = 2 * std::numbers::pi;
+
+TEST(EnsembleKepler, SolvesKeplersEquation) {
+  for (double e : {0.0, 0.3, 0.9, 0.999})
+    for (double M = -7; M < 7; M += 0.37) {
+      const double E = solve_kepler(M, e);
+      EXPECT_NEAR(std::remainder(E - e * std::sin(E) - M, kTwoPi), 0.0, 1e-14) << "e " << e << " M " << M;
+    }
+  for (double e : {1.2, 3.0})
+    for (double M = -20; M < 20; M += 1.3) {
+      const double H = solve_kepler_hyperbolic(M, e);
+      EXPECT_NEAR(e * std::sinh(H) - H, M, 1e-12 * (1 + std::fabs(M)));
+    }
+}
+
+TEST(EnsembleKepler, ElementsRoundTrip) {
+  Elements el;
+  el.a = 1.7, el.e = 0.4, el.inc = 0.3, el.node = 1.1, el.peri = 2.0, el.mean = 0.7;
+  double r[3], v[3];
+  elements_to_state(el, 1.3, r, v);
+  const Elements back = state_to_elements(r, v, 1.3);
+  EXPECT_NEAR(back.a, el.a, 1e-13);
+  EXPECT_NEAR(back.e, el.e, 1e-13);
+  EXPECT_NEAR(back.inc, el.inc, 1e-13);
+  EXPECT_NEAR(back.node, el.node, 1e-12);
+  EXPECT_NEAR(back.peri, el.peri, 1e-12);
+  EXPECT_NEAR(back.mean, el.mean, 1e-12);
+}
+
+// The error of the relative position after one period of an e = 0.5 orbit, against the
+// analytic orbit (Kepler's equation), with fixed step dt.
+double kepler_error(Integrator integ, double dt, double eta = 0.01) {
+  Elements el;
+  el.a = 1, el.e = 0.5, el.inc = 0.2, el.mean = 0.3;
+  const double mu = 1.001;
+  EnsembleStore s;
+  const SystemBodies b = two_body(el);
+  s.add_system(b.m, b.pos, b.vel);
+  Params p;
+  p.integrator = integ, p.dt = dt, p.eta = eta;
+  p.t_end = kTwoPi / std::sqrt(mu);  // one period
+  auto cpu = make_cpu_backend(1);
+  integrate(*cpu, s, p, 4);
+  EXPECT_EQ(s.state[0].status, int(Outcome::end_time));
+  Elements at = el;
+  at.mean = el.mean + std::sqrt(mu) * p.t_end;  // (the same point of the orbit)
+  double ra[3], va[3], r[3], v[3];
+  elements_to_state(at, mu, ra, va);
+  relative(s, 0, r, v);
+  return std::hypot(r[0] - ra[0], r[1] - ra[1], r[2] - ra[2]);
+}
+
+TEST(EnsembleKepler, TwoBodyOrbitMatchesTheAnalyticOne) {
+  EXPECT_LT(kepler_error(Integrator::leapfrog, 1e-3), 1e-4);
+  EXPECT_LT(kepler_error(Integrator::yoshida4, 1e-2), 1e-5);
+  EXPECT_LT(kepler_error(Integrator::hermite4, 5e-3), 1e-6);
+  EXPECT_LT(kepler_error(Integrator::hermite4_adaptive, 0.1, 0.002), 5e-6);
+}
+
+TEST(EnsembleKepler, AdaptiveStepsConvergeWithEta) {
+  // Aarseth's step goes as sqrt(eta): a fourth-order error falls about as eta^2.
+  const double coarse = kepler_error(Integrator::hermite4_adaptive, 0.1, 0.02);
+  const double fine = kepler_error(Integrator::hermite4_adaptive, 0.1, 0.005);
+  RecordProperty("ratio", sci(coarse / fine));
+  EXPECT_GT(coarse / fine, 6.0);
+}
+
+TEST(EnsembleKepler, IntegratorsConvergeAtTheirOrder) {
+  // Halving the step: leapfrog's error / 4, Yoshida's and Hermite's / 16.
+  const double lf = kepler_error(Integrator::leapfrog, 4e-3) / kepler_error(Integrator::leapfrog, 2e-3);
+  const double yo = kepler_error(Integrator::yoshida4, 2e-2) / kepler_error(Integrator::yoshida4, 1e-2);
+  const double he = kepler_error(Integrator::hermite4, 1e-2) / kepler_error(Integrator::hermite4, 5e-3);
+  RecordProperty("leapfrog_ratio", sci(lf));
+  RecordProperty("yoshida4_ratio", sci(yo));
+  RecordProperty("hermite4_ratio", sci(he));
+  EXPECT_NEAR(lf, 4.0, 0.6);
+  EXPECT_NEAR(yo, 16.0, 3.0);
+  EXPECT_NEAR(he, 16.0, 3.0);
+}
+
+}  // namespace
+}  // namespace nbody::test
