@@ -164,9 +164,11 @@ void ensemble_suite(const Options& o, const std::function<void(Record)>& add) {
       EnsembleStore cpu0 = plummer_batch(n, 1);
       auto cpu = make_cpu_backend(1);
       const Params p = bench_params();
+      // The same calls as measure() made: to the state's time plus 3 steps, then plus the rest
+      // (each target from the time the state has, as timed_steps computes it).
       cpu->start(cpu0, p);
-      cpu->advance(cpu0, p, 3 * p.dt);
-      cpu->advance(cpu0, p, 3 * p.dt + double(gpu_steps - 3) * p.dt);
+      cpu->advance(cpu0, p, cpu0.state[0].t + 3.0 * p.dt);
+      cpu->advance(cpu0, p, cpu0.state[0].t + double(gpu_steps - 3) * p.dt);
       r.verified = cpu0.state[0].steps == gpu_steps &&
                    std::memcmp(cpu0.x.data(), again.x.data(), sizeof(double) * std::size_t(n)) == 0 &&
                    std::memcmp(cpu0.vx.data(), again.vx.data(), sizeof(double) * std::size_t(n)) == 0;
