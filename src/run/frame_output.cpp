@@ -102,10 +102,11 @@ void FrameOutput::write(RunState& state) {
     settings_.camera.width = render::auto_width<double>(p.x, p.y, p.z, p.m, settings_.camera.centre);
     settings_.auto_width = false;
   }
-  if (frames_ == 0 && settings_.resolved) settings_.resolved(settings_.camera);
   Simulation& sim = state.simulation();
+  // The components drawn, checked against the bodies' names before anything of the frames is kept.
   if (frames_ == 0)
     settings_.camera.shown = render::component_mask(settings_.components, sim.component_names(), "--render-components");
+  if (frames_ == 0 && settings_.resolved) settings_.resolved(settings_.camera);
   // Coloured by component where the bodies have two components or more (the model's: a galaxy's
   // disk, bulge and halo). On a GPU the map is projected and shaded there (3 bytes a pixel come
   // back); on the host the worker shades it.
