@@ -5,6 +5,8 @@
 
 #include <sstream>
 
+#include "nbody/error.hpp"
+
 namespace nbody {
 namespace {
 
@@ -42,6 +44,16 @@ std::string first_deck_difference(const std::string& identity_a, const std::stri
   first = compare(a, b);
   if (first.empty()) first = compare(b, a);
   return first;
+}
+
+void naming_the_deck(const std::string& kind, const std::string& file, const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const Error& e) {
+    const std::string what = e.what(), prefix = kind + " config: ";
+    if (e.kind() != ErrorKind::input || what.rfind(prefix, 0) != 0) throw;
+    throw_input_error(kind + " config '" + file + "': " + what.substr(prefix.size()));
+  }
 }
 
 }  // namespace nbody

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 
+#include "config/deck_identity.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
 
@@ -288,14 +289,10 @@ EnsembleConfig read_ensemble_config_text(const std::string& text, const std::str
   }
   EnsembleConfig c;
   c.source = name;
-  try {
+  naming_the_deck("ensemble", name, [&] {
     read_config(root, c);
     validate(c);
-  } catch (const Error& e) {
-    const std::string what = e.what(), prefix = "ensemble config: ";
-    if (e.kind() != ErrorKind::input || what.rfind(prefix, 0) != 0) throw;
-    throw_input_error("ensemble config '" + name + "': " + what.substr(prefix.size()));
-  }
+  });
   c.deck = toml_text(root);
   toml::table identity = root;
   identity.erase("output");

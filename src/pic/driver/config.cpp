@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "comm/communicator.hpp"
+#include "config/deck_identity.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
 #include "pic/parallel/domain.hpp"
@@ -395,15 +396,10 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
   apply_flags(root, flags);
   PicConfig c;
   c.source = name;
-  try {
+  naming_the_deck("pic", name, [&] {  // "pic config 'deck.toml': grid.dx: ..."
     read_table(root, c);
     validate_pic_config(c);
-  } catch (const Error& e) {
-    // (the file named in the line: "pic config 'deck.toml': grid.dx: ...")
-    const std::string what = e.what(), prefix = "pic config: ";
-    if (e.kind() != ErrorKind::input || what.rfind(prefix, 0) != 0) throw;
-    throw_input_error("pic config '" + name + "': " + what.substr(prefix.size()));
-  }
+  });
   c.deck = toml_text(root);
   c.deck_identity = toml_text(identity_of(root));
   return c;
