@@ -12,6 +12,13 @@ Budget budget_for(bool gpu, bool quick) {
   return gpu ? Budget{10, 50, 1.0, 0.2} : Budget{3, 10, 3.0, 0.0};
 }
 
+double median(std::vector<double> v, double empty) {
+  if (v.empty()) return empty;
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size();
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
 int steps_per_repeat(double estimated_step_seconds) {
   if (!(estimated_step_seconds > 0)) return 10;
   return std::clamp(int(std::lround(1.0 / estimated_step_seconds)), 1, 10);

@@ -1,6 +1,8 @@
 #pragma once
 // Timing a rung: warm-up, then repeats from the same initial state until a time budget is spent;
 // medians per step.
+#include <vector>
+
 #include "bench.hpp"
 #include "ladder/rung.hpp"
 #include "nbody/particles.hpp"
@@ -15,6 +17,9 @@ struct Budget {
 };
 
 [[nodiscard]] Budget budget_for(bool gpu, bool quick);
+
+// The median of the values (the mean of the middle two for an even count); `empty` for none.
+[[nodiscard]] double median(std::vector<double> v, double empty = 0);
 
 // Steps per timed repeat: the documents' 10, fewer when one step takes long.
 [[nodiscard]] int steps_per_repeat(double estimated_step_seconds);

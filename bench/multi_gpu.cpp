@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "measure.hpp"
 #include "comm/block_gather.hpp"
 #include "comm/communicator.hpp"
 #include "core/fnv1a.hpp"
@@ -35,12 +36,6 @@ namespace {
 
 constexpr double kEps = 1.0 / 256;        // softening of the measured passes (Plummer)
 constexpr double kMaxPassSeconds = 40.0;  // a pass estimated longer than this is skipped
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 struct Measured {
   double pass = 0, force = 0, gather = 0, mean = 0, min = 0;

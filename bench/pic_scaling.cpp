@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "measure.hpp"
 #include "comm/communicator.hpp"
 #include "nbody/error.hpp"
 #include "pic/driver/config.hpp"
@@ -70,13 +71,6 @@
 
 namespace nbody::bench {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 struct Split {
   double particles = 0, fields = 0, comm = 0, migration = 0, step = 0;

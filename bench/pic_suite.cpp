@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "measure.hpp"
 #include "nbody/error.hpp"
 #include "pic/driver/config.hpp"
 #include "pic/cuda/pic_gpu.hpp"
@@ -46,13 +47,6 @@ using pic::DepositKernel;
 using pic::PicGpu;
 using pic::PicGpuOptions;
 using pic::PicSimulation;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 double max_abs(const std::vector<double>& a) {
   double m = 0;

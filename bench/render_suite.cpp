@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "measure.hpp"
 #include "gravity/names.hpp"
 #include "nbody/config.hpp"
 #include "nbody/error.hpp"
@@ -41,12 +42,6 @@ namespace nbody::bench {
 namespace {
 
 #if NBODY_HAVE_RENDER
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 // Runs `f` once to warm up, then `repeats` times; fills the record's times (one "step" a call).
 void time_calls(Record& r, int repeats, const std::function<void()>& f) {
   f();

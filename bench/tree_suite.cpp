@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "measure.hpp"
 #include "gravity/params.hpp"
 #include "gravity/tree/cpu_tree.hpp"
 #include "gravity/tree/cuda_tree.hpp"
@@ -68,13 +69,6 @@ constexpr std::int64_t kFp64MaxN = 1 << 20;
 constexpr double kGpuWarmupSeconds = 0.3;
 constexpr double kTreeBytesEstimate = 160;  // device bytes a body of the tree takes, at most (measured ~110)
 constexpr double kDeviceReserve = 2e9;      // the walk's scratch, CUB and the CUDA context
-
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size();
-  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
   char buf[256];
@@ -202,16 +196,16 @@ struct PassTimes {
     for (std::size_t k = 0; k < force.size(); ++k) step.push_back(force[k] + kick_drift[k]);
     r.steps = 1;
     r.repeats = int(force.size());
-    r.median_s = median(step);
+    r.median_s = median(step, -1);
     r.min_s = *std::min_element(step.begin(), step.end());
     r.mean_s = 0;
     for (double s1 : step) r.mean_s += s1 / double(step.size());
     TreeFields& t = r.tree;
-    t.force_s = median(force);
-    t.kick_drift_s = median(kick_drift);
+    t.force_s = median(force, -1);
+    t.kick_drift_s = median(kick_drift, -1);
     t.step_s = r.median_s;
-    t.keys_s = median(keys), t.sort_s = median(sort), t.build_s = median(build);
-    t.multipoles_s = median(multipoles), t.walk_s = median(walk);
+    t.keys_s = median(keys, -1), t.sort_s = median(sort, -1), t.build_s = median(build, -1);
+    t.multipoles_s = median(multipoles, -1), t.walk_s = median(walk, -1);
     t.m2p_per_particle = double(s.m2p) / double(n);
     t.p2p_per_particle = double(s.p2p) / double(n);
     t.cells = s.cells, t.groups = s.groups, t.depth = s.depth;
@@ -325,7 +319,7 @@ Record direct_sum(const Plan& plan, const Unit& u, const std::string& device, Pr
       times.push_back(sys.measure_seconds([&] { sys.compute_accelerations(); }));
     r.steps = 1;
     r.repeats = int(times.size());
-    r.median_s = median(times);
+    r.median_s = median(times, -1);
     r.min_s = *std::min_element(times.begin(), times.end());
     for (double t : times) r.mean_s += t / double(times.size());
     r.rate = double(u.n) * double(u.n) / r.median_s / 1e9;
