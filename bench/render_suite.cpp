@@ -175,8 +175,8 @@ void render_suite(const Options& o, const std::function<void(Record)>& add) {
     if (step.median_s > 0) map.verification += fraction_text(map.median_s, step.median_s);
     if (kept.colours.empty()) {  // a CPU run: the worker's frame is shaded from this map
       kept.map = m;
-      kept.colours = render::shade(m, style.colormap, render::density_scale(m, style.decades));
       const render::Scale s = render::density_scale(m, style.decades);
+      kept.colours = render::shade(m, style.colormap, s);
       kept.lo = s.lo, kept.hi = s.hi, kept.by_component = true;
     }
   } catch (const Error& e) {
