@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "config/deck_identity.hpp"
+#include "config/set_value.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
 
@@ -241,16 +242,7 @@ void apply_override(toml::table& root, const std::string& o) {
   if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq)
     throw_input_error("ensemble --set " + quoted_text(o) + ": expected table.key=value");
   const std::string table = o.substr(0, dot), key = o.substr(dot + 1, eq - dot - 1), value = o.substr(eq + 1);
-  toml::table parsed;
-  try {
-    parsed = toml::parse("v = " + value);
-  } catch (const toml::parse_error&) {
-    try {
-      parsed = toml::parse("v = \"" + value + "\"");
-    } catch (const toml::parse_error&) {
-      throw_input_error("ensemble --set " + quoted_text(o) + ": cannot read the value");
-    }
-  }
+  const toml::table parsed = read_set_value(value, "ensemble --set " + quoted_text(o));
   if (!root.contains(table)) root.insert(table, toml::table{});
   toml::table* t = root[table].as_table();
   if (t == nullptr) throw_input_error("ensemble --set " + quoted_text(o) + ": " + table + " is not a table");

@@ -12,6 +12,7 @@
 
 #include "comm/communicator.hpp"
 #include "config/deck_identity.hpp"
+#include "config/set_value.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
 #include "pic/parallel/domain.hpp"
@@ -306,16 +307,7 @@ void apply_override(toml::table& root, const std::string& o) {
   const auto eq = o.find('=');
   if (eq == std::string::npos) throw_input_error("pic --set " + quoted_text(o) + ": expected table.key=value");
   const std::string path = o.substr(0, eq), value = o.substr(eq + 1);
-  toml::table parsed;
-  try {
-    parsed = toml::parse("v = " + value);
-  } catch (const toml::parse_error&) {
-    try {
-      parsed = toml::parse("v = \"" + value + "\"");  // a bare word is a string
-    } catch (const toml::parse_error&) {
-      throw_input_error("pic --set " + quoted_text(o) + ": cannot read the value");
-    }
-  }
+  const toml::table parsed = read_set_value(value, "pic --set " + quoted_text(o));
   std::vector<std::string> parts;
   std::stringstream ss(path);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
