@@ -41,6 +41,17 @@ std::vector<double> Communicator::allreduce_sum(std::span<const double> mine) {
   return sum;
 }
 
+std::vector<std::int64_t> Communicator::alltoall_counts(std::span<const std::int64_t> send_counts) {
+  if (send_counts.size() != std::size_t(size())) {
+    throw_runtime_error("alltoall_counts: " + std::to_string(send_counts.size()) + " counts for " +
+                        std::to_string(size()) + " ranks");
+  }
+  std::vector<std::int64_t> recv(send_counts.size());
+  const std::vector<std::int64_t> ones(send_counts.size(), 1);
+  alltoallv(send_counts.data(), ones, recv.data(), ones, DataType::i64);
+  return recv;
+}
+
 // ---- one process ----
 
 std::shared_ptr<Communicator> NullCommunicator::split(bool member) {
@@ -73,6 +84,14 @@ std::unique_ptr<Request> NullCommunicator::iallgatherv_in_place(void*, std::span
     throw_runtime_error("iallgatherv: " + std::to_string(counts.size()) + " counts for 1 rank");
   }
   return std::make_unique<DoneRequest>();  // one rank: its piece is already in place
+}
+
+void NullCommunicator::alltoallv(const void* send, std::span<const std::int64_t> send_counts, void* recv,
+                                 std::span<const std::int64_t> recv_counts, DataType type) {
+  if (send_counts.size() != 1 || recv_counts.size() != 1 || send_counts[0] != recv_counts[0]) {
+    throw_runtime_error("alltoallv: counts for " + std::to_string(send_counts.size()) + " ranks, or unequal, for 1 rank");
+  }
+  if (send_counts[0] > 0 && send != recv) std::memmove(recv, send, std::size_t(send_counts[0]) * size_of(type));
 }
 
 void NullCommunicator::send(const void*, std::int64_t, DataType, int dest, int) {

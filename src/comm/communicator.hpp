@@ -120,6 +120,11 @@ class Communicator {
                                                                       DataType type) = 0;
   // Element-wise maximum over the ranks (exact: no rounding, so no order to fix).
   virtual void allreduce_max(double* data, std::int64_t count) = 0;
+  // Personalised exchange (migration, redistribution): `send` holds send_counts[q] items for
+  // rank q, in rank order; `recv` gets recv_counts[q] items from rank q, in rank order. Both count
+  // arrays have size() entries and must match the peers' (alltoall_counts gives them).
+  virtual void alltoallv(const void* send, std::span<const std::int64_t> send_counts, void* recv,
+                         std::span<const std::int64_t> recv_counts, DataType type) = 0;
   // Point to point (halos, migration): blocking, matched by (peer, tag).
   virtual void send(const void* data, std::int64_t count, DataType type, int dest, int tag) = 0;
   virtual void recv(void* data, std::int64_t count, DataType type, int source, int tag) = 0;
@@ -167,6 +172,30 @@ class Communicator {
     allgatherv(mine.data(), all.data(), counts, data_type_of<T>());
     return all;
   }
+  // What every rank sends to this one, from what this one sends to every rank (send_counts has
+  // size() entries).
+  [[nodiscard]] std::vector<std::int64_t> alltoall_counts(std::span<const std::int64_t> send_counts);
+  // Items of `send`, send_counts[q] of them for rank q (in rank order), to their ranks: what this
+  // rank receives, in rank order (and its per-rank counts in `recv_counts` when not null).
+  template <class T>
+  [[nodiscard]] std::vector<T> alltoallv(std::span<const T> send, std::span<const std::int64_t> send_counts,
+                                         std::vector<std::int64_t>* recv_counts = nullptr) {
+    std::vector<std::int64_t> rc = alltoall_counts(send_counts);
+    std::int64_t total = 0;
+    for (auto c : rc) total += c;
+    std::vector<T> recv(static_cast<std::size_t>(total));
+    constexpr auto words = std::int64_t(sizeof(T) / size_of(data_type_of<T>()));
+    if constexpr (words == 1) {
+      alltoallv(send.data(), send_counts, recv.data(), rc, data_type_of<T>());
+    } else {
+      std::vector<std::int64_t> sw(send_counts.begin(), send_counts.end()), rw(rc);
+      for (auto& c : sw) c *= words;
+      for (auto& c : rw) c *= words;
+      alltoallv(send.data(), sw, recv.data(), rw, data_type_of<T>());
+    }
+    if (recv_counts != nullptr) *recv_counts = std::move(rc);
+    return recv;
+  }
   // Element-wise sums over the ranks in rank order (the same bits on every rank, for any
   // transport): every rank's values are gathered, then added rank 0 first.
   [[nodiscard]] std::vector<double> allreduce_sum(std::span<const double> mine);
@@ -193,6 +222,8 @@ class NullCommunicator final : public Communicator {
   std::unique_ptr<Request> iallgatherv_in_place(void*, std::span<const std::int64_t> counts,
                                                 std::span<const std::int64_t> displs, DataType) override;
   void allreduce_max(double*, std::int64_t) override {}
+  void alltoallv(const void* send, std::span<const std::int64_t> send_counts, void* recv,
+                 std::span<const std::int64_t> recv_counts, DataType type) override;
   void send(const void*, std::int64_t, DataType, int dest, int tag) override;
   void recv(void*, std::int64_t, DataType, int source, int tag) override;
   std::unique_ptr<Request> isend(const void*, std::int64_t, DataType, int dest, int tag) override;

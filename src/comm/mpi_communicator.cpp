@@ -172,6 +172,18 @@ class MpiCommunicator final : public Communicator {
     NBODY_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, data, as_count(count, "allreduce"), MPI_DOUBLE, MPI_MAX, comm_));
   }
 
+  void alltoallv(const void* send, std::span<const std::int64_t> send_counts, void* recv,
+                 std::span<const std::int64_t> recv_counts, DataType type) override {
+    if (send_counts.size() != std::size_t(size_) || recv_counts.size() != std::size_t(size_)) {
+      throw_runtime_error("MPI: alltoallv: " + std::to_string(send_counts.size()) + " send and " +
+                          std::to_string(recv_counts.size()) + " receive counts for " + std::to_string(size_) + " ranks");
+    }
+    const auto [sc, sd] = counts_and_displacements(send_counts);
+    const auto [rc, rd] = counts_and_displacements(recv_counts);
+    NBODY_MPI_CHECK(MPI_Alltoallv(send, sc.data(), sd.data(), mpi_type(type), recv, rc.data(), rd.data(),
+                                  mpi_type(type), comm_));
+  }
+
   void send(const void* data, std::int64_t count, DataType type, int dest, int tag) override {
     NBODY_MPI_CHECK(MPI_Send(data, as_count(count, "send"), mpi_type(type), dest, tag, comm_));
   }

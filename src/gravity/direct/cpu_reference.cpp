@@ -100,7 +100,60 @@ void acc_jerk_with(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, 
   }
 }
 
+// One piece of a streamed pass: accelerations_with's loop over sources [first, first + s.n).
+template <class T, class Law>
+void accumulate_with(const TargetView<T>& t, const std::uint64_t* own_index, const SourceView<T>& s,
+                     std::int64_t first, Vec3Span<double> sums, const Law& law) {
+  const auto count = static_cast<std::int64_t>(t.n);
+  const auto n = static_cast<std::int64_t>(s.n);
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double xi = t.x[i], yi = t.y[i], zi = t.z[i];
+    const std::int64_t own = static_cast<std::int64_t>(own_index[i]) - first;
+    double ax = sums.x[i], ay = sums.y[i], az = sums.z[i];
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (j == own) continue;
+      law.accumulate(double(s.x[j]) - xi, double(s.y[j]) - yi, double(s.z[j]) - zi, double(s.m[j]), ax, ay, az);
+    }
+    sums.x[i] = ax;
+    sums.y[i] = ay;
+    sums.z[i] = az;
+  }
+}
+
+// One piece of potential_energy_with's sums.
+template <class T, class Law>
+void accumulate_potential_with(const TargetView<T>& t, const std::uint64_t* own_index, const SourceView<T>& s,
+                               std::int64_t first, double* phi, const Law& law) {
+  const auto count = static_cast<std::int64_t>(t.n);
+  const auto n = static_cast<std::int64_t>(s.n);
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double xi = t.x[i], yi = t.y[i], zi = t.z[i];
+    const std::int64_t own = static_cast<std::int64_t>(own_index[i]) - first;
+    double p = phi[i];
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (j == own) continue;
+      p += law.potential(double(s.x[j]) - xi, double(s.y[j]) - yi, double(s.z[j]) - zi, double(s.m[j]));
+    }
+    phi[i] = p;
+  }
+}
+
 }  // namespace
+
+template <class T>
+void reference_accumulate_pulls(const TargetView<T>& t, const std::uint64_t* target_index, const SourceView<T>& piece,
+                                std::int64_t first, Vec3Span<double> sums, const GravityParams& g) {
+  with_reference_law(g, [&](const auto& law) { accumulate_with(t, target_index, piece, first, sums, law); });
+}
+
+template <class T>
+void reference_accumulate_potential(const TargetView<T>& t, const std::uint64_t* target_index,
+                                    const SourceView<T>& piece, std::int64_t first, double* phi,
+                                    const GravityParams& g) {
+  with_reference_law(g, [&](const auto& law) { accumulate_potential_with(t, target_index, piece, first, phi, law); });
+}
 
 template <class T>
 void reference_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, const GravityParams& g) {
@@ -130,7 +183,11 @@ void reference_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> 
                                            const GravityParams&);                                            \
   template double reference_potential_energy<T>(const SourceView<T>&, const GravityParams&);                  \
   template void reference_acc_jerk<T>(const IndexView&, const MotionView<T>&, Vec3Span<T>, Vec3Span<T>,       \
-                                      const GravityParams&);
+                                      const GravityParams&);                                                 \
+  template void reference_accumulate_pulls<T>(const TargetView<T>&, const std::uint64_t*, const SourceView<T>&, \
+                                              std::int64_t, Vec3Span<double>, const GravityParams&);          \
+  template void reference_accumulate_potential<T>(const TargetView<T>&, const std::uint64_t*,                 \
+                                                  const SourceView<T>&, std::int64_t, double*, const GravityParams&);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)
 #undef NBODY_INSTANTIATE

@@ -131,7 +131,113 @@ void acc_jerk_impl(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, 
   }
 }
 
+// One piece of a streamed pass (simd_accumulate_pulls): float32 as accelerations_impl's chunks,
+// float64 in chunks of kFloatChunk added to the running sum.
+template <class T, class Pair>
+void accumulate_impl(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<double> sums, const Pair pair) {
+  const auto count = static_cast<std::int64_t>(t.n);
+  const auto n = static_cast<std::int64_t>(s.n);
+  const T* __restrict__ x = s.x;
+  const T* __restrict__ y = s.y;
+  const T* __restrict__ z = s.z;
+  const T* __restrict__ m = s.m;
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
+  for (std::int64_t i = 0; i < count; ++i) {
+    const T xi = t.x[i], yi = t.y[i], zi = t.z[i];
+    T ax = T(sums.x[i]), ay = T(sums.y[i]), az = T(sums.z[i]);  // exact: the sums are of T
+    if constexpr (std::is_same_v<T, float>) {
+      add_float_pulls(pair, x, y, z, m, n, xi, yi, zi, ax, ay, az);
+    } else {
+      for (std::int64_t c = 0; c < n; c += kFloatChunk) {
+        const std::int64_t end = std::min(n, c + kFloatChunk);
+        T cx = 0, cy = 0, cz = 0;
+#pragma omp simd reduction(+ : cx, cy, cz)
+        for (std::int64_t j = c; j < end; ++j) pair.accumulate(x[j] - xi, y[j] - yi, z[j] - zi, m[j], cx, cy, cz);
+        ax += cx;
+        ay += cy;
+        az += cz;
+      }
+    }
+    sums.x[i] = ax;
+    sums.y[i] = ay;
+    sums.z[i] = az;
+  }
+}
+
+// One piece of simd_accumulate_potential.
+template <class T, class Pair>
+void accumulate_potential_impl(const TargetView<T>& t, const std::uint64_t* own_index, const SourceView<T>& s,
+                               std::int64_t first, double* phi, const Pair pair) {
+  const auto count = static_cast<std::int64_t>(t.n);
+  const auto n = static_cast<std::int64_t>(s.n);
+  const T* __restrict__ x = s.x;
+  const T* __restrict__ y = s.y;
+  const T* __restrict__ z = s.z;
+  const T* __restrict__ m = s.m;
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
+  for (std::int64_t i = 0; i < count; ++i) {
+    const T xi = t.x[i], yi = t.y[i], zi = t.z[i];
+    const std::int64_t own = static_cast<std::int64_t>(own_index[i]) - first;
+    double p = phi[i];
+    for (std::int64_t c = 0; c < n; c += kStreamAlign) {
+      const std::int64_t stop = std::min(n, c + kStreamAlign);
+      // The chunk without the target's own term: [c, own) and (own, stop), or all of it.
+      const std::int64_t cut = (own >= c && own < stop) ? own : stop;
+      const std::int64_t resume = cut == own ? own + 1 : stop;
+      T q = 0;
+#pragma omp simd reduction(+ : q)
+      for (std::int64_t j = c; j < cut; ++j) q += pair.potential(x[j] - xi, y[j] - yi, z[j] - zi, m[j]);
+#pragma omp simd reduction(+ : q)
+      for (std::int64_t j = resume; j < stop; ++j) q += pair.potential(x[j] - xi, y[j] - yi, z[j] - zi, m[j]);
+      p += double(q);
+    }
+    phi[i] = p;
+  }
+}
+
 }  // namespace
+
+template <class T>
+void simd_accumulate_potential(const TargetView<T>& t, const std::uint64_t* target_index, const SourceView<T>& piece,
+                               std::int64_t first, double* phi, const GravityParams& g) {
+  gravity::with_pair_law<T>(
+      g, [&](const auto pair) { accumulate_potential_impl(t, target_index, piece, first, phi, pair); });
+}
+
+template <class T>
+void simd_accumulate_pulls(const TargetView<T>& t, const SourceView<T>& piece, Vec3Span<double> sums,
+                           const GravityParams& g) {
+  gravity::with_pair_law<T>(g, [&](const auto pair) { accumulate_impl(t, piece, sums, pair); });
+}
+
+void simd_accumulate_pulls_mixed(const TargetView<double>& t, const SourceView<double>& s, Vec3Span<double> sums,
+                                 const GravityParams& g) {
+  const auto count = static_cast<std::int64_t>(t.n);
+  const auto n = static_cast<std::int64_t>(s.n);
+  const auto size = static_cast<std::size_t>(n);
+  std::vector<float> xf(size), yf(size), zf(size), mf(size);
+  for (std::int64_t j = 0; j < n; ++j) {
+    xf[j] = float(s.x[j]);
+    yf[j] = float(s.y[j]);
+    zf[j] = float(s.z[j]);
+    mf[j] = float(s.m[j]);
+  }
+  gravity::with_pair_law<float>(g, [&](const auto pair) {
+    const float* __restrict__ x = xf.data();
+    const float* __restrict__ y = yf.data();
+    const float* __restrict__ z = zf.data();
+    const float* __restrict__ m = mf.data();
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float xi = float(t.x[i]), yi = float(t.y[i]), zi = float(t.z[i]);
+      double ax = sums.x[i], ay = sums.y[i], az = sums.z[i];
+      add_float_pulls(pair, x, y, z, m, n, xi, yi, zi, ax, ay, az);
+      sums.x[i] = ax;
+      sums.y[i] = ay;
+      sums.z[i] = az;
+    }
+  });
+}
 
 template <class T>
 void simd_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span<T> a, const GravityParams& g) {
@@ -183,7 +289,10 @@ void simd_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, 
 #define NBODY_INSTANTIATE(T)                                                                                     \
   template void simd_accelerations<T>(const TargetView<T>&, const SourceView<T>&, Vec3Span<T>, const GravityParams&); \
   template double simd_potential_energy<T>(const SourceView<T>&, const GravityParams&);                            \
-  template void simd_acc_jerk<T>(const IndexView&, const MotionView<T>&, Vec3Span<T>, Vec3Span<T>, const GravityParams&);
+  template void simd_acc_jerk<T>(const IndexView&, const MotionView<T>&, Vec3Span<T>, Vec3Span<T>, const GravityParams&); \
+  template void simd_accumulate_pulls<T>(const TargetView<T>&, const SourceView<T>&, Vec3Span<double>, const GravityParams&); \
+  template void simd_accumulate_potential<T>(const TargetView<T>&, const std::uint64_t*, const SourceView<T>&, \
+                                             std::int64_t, double*, const GravityParams&);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)
 #undef NBODY_INSTANTIATE
