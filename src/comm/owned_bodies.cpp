@@ -121,6 +121,10 @@ void sort_by_curve(OwnedBodies<T>& b, const SfcDomain& d) {
 
 template <class T>
 MigrationStats rebalance(Communicator& c, OwnedBodies<T>& b, SfcDomain& domain, double threshold) {
+  if (!(threshold >= 1.0)) {
+    throw_input_error("rebalance threshold: " + std::to_string(threshold) +
+                      " is not a ratio of the largest rank's work to the mean (>= 1)");
+  }
   MigrationStats s;
   const bool fresh = domain.ranks() != c.size();
   if (!fresh) {

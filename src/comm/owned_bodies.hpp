@@ -54,7 +54,8 @@ void sort_by_curve(OwnedBodies<T>& b, const SfcDomain& d);
 // The step between force passes: when `domain` has no ranges yet, or the measured imbalance of the
 // work the bodies carry exceeds `threshold` (largest rank over the mean; e.g. 1.1), the bodies are
 // decomposed again (a new key box and ranges); then every body goes to the owner of its point
-// and each rank's bodies are sorted by curve. Collective.
+// and each rank's bodies are sorted by curve. A threshold below 1 (or NaN) is an input error.
+// Collective.
 template <class T>
 MigrationStats rebalance(Communicator& c, OwnedBodies<T>& b, SfcDomain& domain, double threshold);
 

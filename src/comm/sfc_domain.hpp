@@ -6,12 +6,14 @@
 // id. Found by a bisection on the curve in which every step is one exchange of P - 1 integer
 // partial sums (no body is gathered; integer sums have no order to fix).
 //
-// Why Morton and not Hilbert: the tree's keys are Morton keys, and a range of the curve that
-// starts and ends on cell boundaries is a union of whole octree cells. A rank's range is then a
-// set of whole subtrees of the global octree, which the distributed tree (focus tree or LET) is
-// built on. A Hilbert curve cuts domains with less surface (fewer halo cells, since consecutive
-// Hilbert cells are face neighbours), which is why Cornerstone and GADGET-4 use it; switching is
-// a change of the key function for both the tree and the domain together.
+// Why Morton and not Hilbert: the tree's keys are Morton keys (gravity/tree/keys.hpp), so the
+// bodies a rank owns are a contiguous run of the order the tree sorts them in, and every octree
+// cell inside a rank's range is whole on that rank; only the cells holding one of the P - 1
+// splitters are cut. (The distributed tree will round the splitters to cell boundaries of the
+// global coarse tree, as Cornerstone assigns whole leaves, so that no cell is cut.) A Hilbert
+// curve cuts domains with less surface (consecutive Hilbert cells are face neighbours, so fewer
+// halo cells), which is why Cornerstone and GADGET-4 use it; switching means changing the key
+// function of the tree and of the domain together, and is left for when halos are measured.
 #include <compare>
 #include <cstdint>
 #include <span>

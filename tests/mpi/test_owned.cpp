@@ -139,6 +139,22 @@ TEST(Migration, EveryBodyExactlyOnceWithItsBits) {
   }
 }
 
+// Every rank at once (a rank alone would leave the others in the collective): an id outside
+// 0..n-1 and a threshold that is no ratio are input errors.
+TEST(Migration, RefusesIdsOutsideTheRunAndBadThresholds) {
+  comm::SfcDomain d;
+  auto b = owned_model<double>(world(), cube(300), d);
+  EXPECT_THROW(comm::rebalance(world(), b, d, 0.5), Error);
+  ASSERT_GT(b.size(), 0u);
+  b.p.id[0] = 300 + std::uint64_t(world().rank());
+  try {
+    (void)owned_moments(world(), b);
+    ADD_FAILURE() << "no error for id " << b.p.id[0];
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("body id " + std::to_string(b.p.id[0])), std::string::npos) << e.what();
+  }
+}
+
 TEST(OwnedIc, TheBitsOfTheWholeModel) {
   for (const char* name : {"cube", "shell"}) {
     IcRequest req = cube(777, 5);
