@@ -94,6 +94,10 @@ void draw_galaxy_collision(const IcRequest&, Particles<double>&, std::size_t, st
 void draw_shell(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
 void draw_expand(const IcRequest&, Particles<double>&, std::size_t, std::size_t);
 
+// The radius of the uniform sphere of virial ratio model.virial_ratio in Henon units (an input
+// error for a ratio outside [0, 2)).
+[[nodiscard]] double uniform_sphere_radius(const IcRequest& request);
+
 // The documents' set-up: positions and velocities uniform in [-1, 1]^3, unit masses (G = 1).
 Particles<double> make_cube(const IcRequest& request);
 // Plummer sphere (Aarseth, Henon & Wielen 1974) in Henon units: G = M = 1, E = -1/4, centred,

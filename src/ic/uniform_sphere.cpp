@@ -37,6 +37,8 @@ double sphere_radius(const IcRequest& req) {
 
 }  // namespace
 
+double uniform_sphere_radius(const IcRequest& req) { return sphere_radius(req); }
+
 void draw_uniform_sphere(const IcRequest& req, Particles<double>& p, std::size_t begin, std::size_t end) {
   const double radius = sphere_radius(req);
   const auto n = static_cast<std::size_t>(req.n);

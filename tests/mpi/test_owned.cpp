@@ -156,7 +156,7 @@ TEST(Migration, RefusesIdsOutsideTheRunAndBadThresholds) {
 }
 
 TEST(OwnedIc, TheBitsOfTheWholeModel) {
-  for (const char* name : {"cube", "shell"}) {
+  for (const char* name : {"cube", "shell", "plummer", "king", "hernquist", "uniform-sphere"}) {
     IcRequest req = cube(777, 5);
     req.name = name;
     const Particles<double> whole = make_initial_conditions(req);
@@ -170,9 +170,9 @@ TEST(OwnedIc, TheBitsOfTheWholeModel) {
       ASSERT_EQ(got.vz[i], whole.vz[i]) << name << " body " << i;
     }
   }
-  IcRequest plummer = cube(100);
-  plummer.name = "plummer";
-  EXPECT_THROW((void)draw_owned_bodies<double>(world(), plummer), Error);
+  IcRequest galaxy = cube(100);
+  galaxy.name = "disk-galaxy";
+  EXPECT_THROW((void)draw_owned_bodies<double>(world(), galaxy), Error);
 }
 
 // The accelerations of the owned sum, gathered by id, and one process's solver on the whole set.
