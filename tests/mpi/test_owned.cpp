@@ -201,6 +201,13 @@ void expect_single_process_bits(OwnedKernel kernel, const GravityParams& g, std:
     ASSERT_EQ(gz[std::size_t(i)], wz[std::size_t(i)]) << "body " << i;
   }
   for (auto w : b.work) EXPECT_EQ(w, std::uint64_t(n - 1));
+  // What the pass moved to this rank: its id block (an id and 4 values a body), then every other
+  // block's 4 values, one broadcast per block.
+  const comm::Block mine = comm::id_block(n, world().size(), world().rank(), direct::kStreamAlign);
+  int blocks = 0;
+  for (int r = 0; r < world().size(); ++r) blocks += comm::id_block(n, world().size(), r, direct::kStreamAlign).count > 0;
+  EXPECT_EQ(sum.last_traffic().values_received, 5 * mine.count + 4 * (n - mine.count));
+  EXPECT_EQ(sum.last_traffic().broadcasts, blocks);
 }
 
 TEST(OwnedDirectSum, OneProcessBitsFloat32) {
