@@ -84,6 +84,10 @@ SfcPoint curve_point(const OwnedBodies<T>& b, const SfcDomain& d, std::size_t i)
 template <class T>
 MigrationStats migrate(Communicator& c, OwnedBodies<T>& b, std::span<const int> dest) {
   const int p = c.size(), me = c.rank();
+  if (dest.size() != b.size()) {
+    throw_runtime_error("migrate: " + std::to_string(dest.size()) + " destinations for " + std::to_string(b.size()) +
+                        " bodies");
+  }
   const Record<T> rec{b.extra.size()};
   std::vector<std::int64_t> count(std::size_t(p), 0);
   std::vector<std::size_t> keep, leave;

@@ -23,20 +23,16 @@ class BroadcastStream final : public SourceStream<T> {
     for (int r = 0; r < p; ++r) {
       const comm::Block b = comm::id_block(n, p, r, direct::kStreamAlign);
       if (b.count == 0) continue;
+      // The block goes out first (its rank packs it), then every rank adds it: no rank waits for
+      // another's compute before its block arrives.
+      buffer_.resize(std::size_t(4 * b.count));
       if (r == comm_->rank()) {
         if (b.first != first) throw_runtime_error("source stream: this rank's block starts at the wrong id");
-        visit(SourceView<T>{mine[0].data(), mine[1].data(), mine[2].data(), mine[3].data(), int(b.count)}, b.first);
-        // Its own block goes out packed, as the others receive it.
-        buffer_.resize(std::size_t(4 * b.count));
         for (int f = 0; f < 4; ++f) std::copy(mine[f].begin(), mine[f].end(), buffer_.begin() + f * b.count);
-      } else {
-        buffer_.resize(std::size_t(4 * b.count));
       }
       comm_->broadcast(std::span<T>(buffer_), r);
-      if (r != comm_->rank()) {
-        const T* at = buffer_.data();
-        visit(SourceView<T>{at, at + b.count, at + 2 * b.count, at + 3 * b.count, int(b.count)}, b.first);
-      }
+      const T* at = buffer_.data();
+      visit(SourceView<T>{at, at + b.count, at + 2 * b.count, at + 3 * b.count, int(b.count)}, b.first);
     }
   }
 
