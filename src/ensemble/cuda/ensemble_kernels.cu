@@ -1,7 +1,11 @@
 // The ensemble's GPU path: one warp a system (system_step.hpp with the warp's lanes over the
-// bodies), or one block a system for the large ones (kBlockBodies); the systems that still run
-// listed before each launch, so that a stopped system takes no warp. Compiled with -fmad=false (src/ensemble/CMakeLists.txt): each system follows the
-// CPU path's arithmetic operation for operation.
+// bodies), one block a system for the large ones (GpuShape::block_bodies), or, for the small
+// systems of a fixed-step integrator, a group of lanes a system with the state in registers
+// (group_kernel.cu); the systems that still run listed before each launch, so that a stopped
+// system takes no lanes. The bodies stay on the device between intervals (fetch copies them
+// back); each call copies back the per-system states only. Compiled with -fmad=false
+// (src/ensemble/CMakeLists.txt): each system follows the CPU path's arithmetic operation for
+// operation.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -12,7 +16,9 @@
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
+#include "ensemble/cuda/device_view.hpp"
 #include "ensemble/cuda/gpu_backend.hpp"
+#include "ensemble/cuda/group_kernel.cuh"
 #include "ensemble/cuda/launch_policy.hpp"
 #include "ensemble/system_step.hpp"
 #include "nbody/error.hpp"
@@ -21,6 +27,7 @@ namespace nbody::ensemble::cuda {
 namespace {
 
 using Policy = EnsemblePolicy;
+static_assert(Policy::kDoublesPerBody == 7 + kScratchArrays, "a staged body: its state, its mass, the work arrays");
 using nbody::cuda::DeviceBuffer;
 
 struct WarpExec {
@@ -30,17 +37,6 @@ struct WarpExec {
     for (int i = lane; i < n; i += Policy::kWarp) f(i);
   }
   __device__ void sync() { __syncwarp(); }
-};
-
-// The store on the device: the bodies, the offsets, the states, the work arrays.
-struct DeviceView {
-  double *x, *y, *z, *vx, *vy, *vz, *m;
-  const long long* offset;
-  SystemState* state;
-  double* scratch;  // kScratchArrays x bodies
-  long long bodies;
-  const long long* work;  // the systems to integrate
-  long long count;
 };
 
 struct BlockExec {
@@ -82,7 +78,8 @@ __global__ void __launch_bounds__(Policy::kBlock) ensemble_kernel(DeviceView v, 
     for (int a = 0; a < kScratchArrays; ++a) slots[a] = v.scratch + a * v.bodies + b;
   }
   double** refs[] = {&s.ax,  &s.ay,  &s.az,  &s.jx,  &s.jy,  &s.jz,  &s.x0,  &s.y0,  &s.z0, &s.vx0,
-                     &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w};
+                     &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w,
+                     &s.cx,  &s.cy,  &s.cz,  &s.cvx, &s.cvy, &s.cvz};
   for (int a = 0; a < kScratchArrays; ++a) *refs[a] = slots[a];
   __syncwarp();
   SystemState st = v.state[k];
@@ -98,7 +95,7 @@ __global__ void __launch_bounds__(Policy::kBlock) ensemble_kernel(DeviceView v, 
   if (lane == 0) v.state[k] = st;
 }
 
-// One block a system (at least kBlockBodies bodies): bodies and work arrays in global memory.
+// One block a system (at least GpuShape::block_bodies bodies): bodies and work arrays in global memory.
 // Every thread holds the same SystemState and takes the same branches, so each __syncthreads
 // is reached by all.
 __global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(DeviceView v, Params p, double t_target,
@@ -111,7 +108,8 @@ __global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(Dev
   s.n = int(v.offset[k + 1] - b);
   s.x = v.x + b, s.y = v.y + b, s.z = v.z + b, s.vx = v.vx + b, s.vy = v.vy + b, s.vz = v.vz + b, s.m = v.m + b;
   double** refs[] = {&s.ax,  &s.ay,  &s.az,  &s.jx,  &s.jy,  &s.jz,  &s.x0,  &s.y0,  &s.z0, &s.vx0,
-                     &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w};
+                     &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w,
+                     &s.cx,  &s.cy,  &s.cz,  &s.cvx, &s.cvy, &s.cvz};
   for (int a = 0; a < kScratchArrays; ++a) *refs[a] = v.scratch + a * v.bodies + b;
   SystemState st = v.state[k];
   BlockExec ex;
@@ -123,11 +121,15 @@ __global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(Dev
 
 class GpuBackend final : public Backend {
  public:
-  GpuBackend() {
+  explicit GpuBackend(const GpuShape& shape) : shape_(shape) {
     nbody::cuda::DeviceInfo info;
     std::string why;
     if (!nbody::cuda::query_device(0, &info, &why)) throw_input_error("ensemble: run.device = \"cuda\": " + why);
-    name_ = "GPU (" + info.name + ", one warp a system)";
+    if (shape_.block_bodies < 2) throw_input_error("ensemble: the block shape's threshold must be >= 2 bodies");
+    if (shape_.group_max < 0 || shape_.group_max > Policy::kGroupMaxBodies)
+      throw_input_error("ensemble: the group shape takes systems of at most " + std::to_string(Policy::kGroupMaxBodies) +
+                        " bodies");
+    name_ = "GPU (" + info.name + ", " + shape_name(shape_) + ")";
     stream_ = std::make_unique<nbody::cuda::Stream>();  // (after the device is known to be usable)
   }
   [[nodiscard]] std::string name() const override { return name_; }
@@ -162,46 +164,77 @@ class GpuBackend final : public Backend {
     state_ = DeviceBuffer<SystemState>(std::max<std::size_t>(systems, 1));
     state_.upload(s.state.data(), systems, stream_->get());
     // Work arrays in global memory only for the systems too large to stage in shared memory.
-    scratch_ = DeviceBuffer<double>(s.largest_system() > Policy::kSharedBodies ? kScratchArrays * n : 1);
+    // (and for every system a block takes).
+    const int largest = s.largest_system();
+    scratch_ = DeviceBuffer<double>(largest > Policy::kSharedBodies || largest >= shape_.block_bodies ? kScratchArrays * n
+                                                                                                      : 1);
     work_ = DeviceBuffer<long long>(std::max<std::size_t>(systems, 1));
+    list_.clear();
     stream_->synchronize();  // (the host vectors may change once this returns)
     uploaded_for_ = &s;
     bodies_ = s.bodies();
   }
 
+  // The shape that takes system k (of n bodies): 0 warp, 1 block, else the group's lanes.
+  [[nodiscard]] int shape_of(int n, const Params& p, int mode) const {
+    if (n >= shape_.block_bodies) return 1;
+    if (mode == 1 && group_integrator(p.integrator) && n <= shape_.group_max) return Policy::group_for(n);
+    return 0;
+  }
+
   void launch(EnsembleStore& s, const Params& p, double t_target, int mode, bool running_only) {
-    // The systems to integrate, in order (the states on the host are current): those a warp
-    // takes, then those a block takes.
-    std::vector<long long> list, large;
-    list.reserve(std::size_t(s.systems()));
-    for (std::int64_t k = 0; k < s.systems(); ++k)
-      if (!running_only || s.state[std::size_t(k)].status == int(Outcome::running))
-        (s.size_of(k) >= Policy::kBlockBodies ? large : list).push_back(k);
-    const auto small_count = (long long)list.size();
-    list.insert(list.end(), large.begin(), large.end());
+    // The systems to integrate, in order (the states on the host are current), by shape: those
+    // a warp takes, those a block takes, then those of each group size.
+    constexpr int kGroupSizes[] = {4, 8, 16, 32};
+    std::vector<long long> by[2 + 4];
+    for (std::int64_t k = 0; k < s.systems(); ++k) {
+      if (running_only && s.state[std::size_t(k)].status != int(Outcome::running)) continue;
+      const int shape = shape_of(s.size_of(k), p, mode);
+      int slot = shape;
+      for (int g = 0; g < 4; ++g)
+        if (shape == kGroupSizes[g]) slot = 2 + g;
+      by[slot].push_back(k);
+    }
+    std::vector<long long> list;
+    long long at[2 + 4 + 1] = {0};
+    for (int c = 0; c < 6; ++c) {
+      list.insert(list.end(), by[c].begin(), by[c].end());
+      at[c + 1] = (long long)list.size();
+    }
     if (list.empty()) return;
-    work_.upload(list.data(), list.size(), stream_->get());
+    // The list is copied only when it changed (a system stopped, another store, another shape).
+    if (list != list_) {
+      work_.upload(list.data(), list.size(), stream_->get());
+      list_ = std::move(list);
+    }
     DeviceView v{body_[0].data(), body_[1].data(), body_[2].data(), body_[3].data(), body_[4].data(),
                  body_[5].data(), body_[6].data(), offset_.data(), state_.data(), scratch_.data(),
-                 (long long)s.bodies(), work_.data(), small_count};
-    if (small_count > 0) {
-      const long long blocks = (small_count + Policy::kWarpsPerBlock - 1) / Policy::kWarpsPerBlock;
+                 (long long)s.bodies(), work_.data(), at[1]};
+    if (v.count > 0) {
+      const long long blocks = (v.count + Policy::kWarpsPerBlock - 1) / Policy::kWarpsPerBlock;
       if (blocks > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
       ensemble_kernel<<<unsigned(blocks), Policy::kBlock, 0, stream_->get()>>>(v, p, t_target, mode);
       NBODY_CUDA_CHECK_LAUNCH();
     }
-    if (!large.empty()) {
-      v.work = work_.data() + small_count;
-      v.count = (long long)large.size();
+    v.work = work_.data() + at[1];
+    v.count = at[2] - at[1];
+    if (v.count > 0) {
       if (v.count > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
       ensemble_block_kernel<<<unsigned(v.count), Policy::kLargeBlock, 0, stream_->get()>>>(v, p, t_target, mode);
       NBODY_CUDA_CHECK_LAUNCH();
+    }
+    for (int g = 0; g < 4; ++g) {
+      v.work = work_.data() + at[2 + g];
+      v.count = at[3 + g] - at[2 + g];
+      launch_group_kernel(v, p, t_target, kGroupSizes[g], stream_->get());
     }
     state_.download(s.state.data(), std::size_t(s.systems()), stream_->get());
     stream_->synchronize();
   }
 
+  GpuShape shape_;
   std::string name_;
+  std::vector<long long> list_;  // the work list on the device
   std::unique_ptr<nbody::cuda::Stream> stream_;
   DeviceBuffer<double> body_[7];
   DeviceBuffer<long long> offset_, work_;
@@ -213,7 +246,7 @@ class GpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend() { return std::make_unique<GpuBackend>(); }
+std::unique_ptr<Backend> make_backend(const GpuShape& shape) { return std::make_unique<GpuBackend>(shape); }
 
 bool available() {
   nbody::cuda::DeviceInfo info;
