@@ -26,10 +26,11 @@ class Backend {
 
 // threads: 0 for OpenMP's count.
 std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
-// How the GPU takes each system (docs/ensembles.md, "Measuring"): a system of block_bodies
-// bodies or more gets a block of its own; a smaller one a warp, or, with a fixed-step integrator
-// (leapfrog, yoshida4) and at most group_max bodies, a group of 4 to 32 lanes (one a body) with
-// its state in registers. group_max 0: no group shape.
+// How the GPU takes each system (docs/ensembles.md): a system of block_bodies bodies or more
+// gets a block of its own; one of at most group_max bodies a group of 4 to 32 lanes (one a
+// body; with a fixed-step integrator, leapfrog or yoshida4, the state in registers; with the
+// others, groups of up to 16 lanes, several systems a warp); any other a warp. group_max 0: no
+// groups.
 struct GpuShape {
   int group_max = 32;
   int block_bodies = 128;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cuda/check.hpp"
+#include "ensemble/cuda/group_exec.cuh"
 #include "ensemble/cuda/group_kernel.cuh"
 #include "ensemble/cuda/launch_policy.hpp"
 #include "nbody/error.hpp"
@@ -18,18 +19,6 @@ namespace nbody::ensemble::cuda {
 namespace {
 
 using Policy = EnsemblePolicy;
-
-// The lanes of a group (G of a warp), as system_step.hpp's Exec.
-template <int G>
-struct GroupExec {
-  int lane;
-  unsigned mask;
-  template <class F>
-  __device__ void for_bodies(int n, F&& f) {
-    for (int i = lane; i < n; i += G) f(i);
-  }
-  __device__ void sync() { __syncwarp(mask); }
-};
 
 // The smallest value over the group's lanes (NaN as +inf: as min_w skips NaN).
 template <int G>
@@ -97,7 +86,7 @@ __global__ void __launch_bounds__(Policy::kGroupBlock) ensemble_group_kernel(Dev
   __shared__ Source bodies[Policy::kGroupBlock];
   __shared__ double work[Policy::kGroupBlock];
   const int g = int(threadIdx.x) / G, i = int(threadIdx.x) % G;
-  const unsigned mask = (G == 32 ? 0xffffffffu : ((1u << G) - 1u)) << (int(threadIdx.x) % Policy::kWarp / G * G);
+  const unsigned mask = group_mask<G>(int(threadIdx.x));
   const long long q = (long long)blockIdx.x * kGroups + g;
   if (q >= v.count) return;  // (the whole group)
   const long long k = v.work[q];
