@@ -40,6 +40,9 @@ struct Options {
   std::vector<std::int64_t> ensemble_counts;              // systems
   std::int64_t ensemble_max_bodies = std::int64_t(1) << 28;  // the batched GPU records' bodies in all
   std::int64_t ensemble_cpu_max_bodies = std::int64_t(1) << 18;  // the CPU records' bodies
+  std::vector<std::string> ensemble_shapes;  // the GPU's shapes (auto, group, warp, block; empty: auto)
+  int ensemble_block_bodies = 0;             // a block a system from this size (0: the policy's)
+  std::int64_t ensemble_scatterings = 0;     // scattering records of this many systems (0: none)
 };
 
 // What a tree-suite record measured (suite "tree"; rung tree-gpu, tree-cpu, direct-gpu,

@@ -2,13 +2,17 @@
 // "Measuring"). For each system size (3 ... 1024 bodies, Plummer spheres, leapfrog, float64) and
 // each count of systems (1e2 ... 1e7; above --ensemble-max-bodies bodies in all a record says it
 // was skipped):
-//   gpu-batched   every system in one launch, one warp a system (the production path)
+//   gpu-batched   every system in one launch (the production path), once for each shape of
+//                 --ensemble-shape (auto, group, warp, block; the record's shape column names it)
 //   gpu-one       the same systems one at a time on the GPU (a batch of one per launch), up to 32
 //                 of them, as a program that integrates one system per call would
 //   cpu           the OpenMP path over every core, on at most --ensemble-cpu-max-bodies bodies
-// Each record: a warm-up call, then a call of S steps, S chosen from the warm-up so that it takes
-// about 0.3 s (0.05 s with --quick); the time includes the states' copy back (what a run pays per
-// interval). The batched GPU result of system 0 is compared bit for bit with the CPU path's.
+// Each record: a warm-up call of 3 steps, a probe of 32, then one call of S steps (at least 32),
+// S chosen from the probe so that it takes about 0.3 s (0.05 s with --quick), as one interval of
+// a run: the time includes what a run pays per interval (the per-system states' copy back), not
+// the bodies' (they stay on the device; a run copies them for its outputs only). Afterwards the
+// batched GPU result of system 0, copied back, is compared bit for bit with the CPU path's
+// (the promise of docs/ensembles.md, "Reproducibility").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "core/strings.hpp"
 #include "ensemble/backend.hpp"
 #include "ensemble/generators.hpp"
 
@@ -68,7 +73,10 @@ double timed_steps(std::vector<std::unique_ptr<Backend>>& b, std::vector<Ensembl
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// One record: warm-up (3 steps), then S steps sized from it.
+constexpr std::int64_t kWarmSteps = 3, kProbeSteps = 32;
+constexpr double kSymmetricEta = 2e-5;  // hermite4_symmetric's eta in the scattering records
+
+// One record: warm-up, probe, then S steps sized from the probe.
 Record measure(const std::string& rung, int n, std::int64_t count, std::vector<std::unique_ptr<Backend>>& b,
                std::vector<EnsembleStore>& s, bool quick) {
   Record r;
@@ -79,9 +87,11 @@ Record measure(const std::string& rung, int n, std::int64_t count, std::vector<s
   r.shape = std::to_string(count) + " systems";
   const Params p = bench_params();
   for (std::size_t q = 0; q < s.size(); ++q) b[q]->start(s[q], p);
-  const double warm = timed_steps(b, s, p, 3) / 3;
+  (void)timed_steps(b, s, p, kWarmSteps);
+  const double per_step = timed_steps(b, s, p, kProbeSteps) / double(kProbeSteps);
   const double target = quick ? 0.05 : 0.3;
-  const auto steps = std::clamp<std::int64_t>(std::int64_t(target / std::max(warm, 1e-9)), 1, 100000);
+  const auto steps =
+      std::clamp<std::int64_t>(std::int64_t(target / std::max(per_step, 1e-9)), kProbeSteps, 100000);
   const double seconds = timed_steps(b, s, p, steps);
   std::int64_t systems = 0;
   for (const auto& st : s) systems += st.systems();
@@ -94,7 +104,90 @@ Record measure(const std::string& rung, int n, std::int64_t count, std::vector<s
   return r;
 }
 
+// The scattering example's systems (examples/ensemble/scattering.toml: an equal-mass circular
+// binary, a third star at v_inf = 0.5, b up to 4 a), each run to its escape or t = 400.
+Params scattering_params(Integrator integrator) {
+  Params p;
+  p.integrator = integrator;
+  p.dt = 0.1;
+  p.eta = integrator == Integrator::hermite4_symmetric ? kSymmetricEta : 2e-5;
+  p.t_end = 400;
+  p.escape_radius = 40;
+  return p;
+}
+
+// One scattering record: every system integrated to its end (40 intervals), timed; the rate in
+// system-steps per second, the worst |dE/E| over the systems in energy_error.
+Record scattering_record(const std::string& rung, Integrator integrator, std::int64_t count, Backend& b) {
+  Record r;
+  r.suite = "ensemble";
+  r.rung = rung;
+  r.precision = "fp64";
+  r.n = 3;
+  r.shape = std::to_string(count) + " scatterings";
+  ScatteringSpec spec;
+  spec.m1 = spec.m2 = spec.m3 = 0.5, spec.v_inf = 0.5, spec.b_max = 4, spec.r0 = 30;
+  EnsembleStore s;
+  for (std::int64_t k = 0; k < count; ++k) {
+    const SystemBodies sys = scattering_system(spec, 1, k);
+    s.add_system(sys.m, sys.pos, sys.vel);
+  }
+  const Params p = scattering_params(integrator);
+  constexpr int kIntervals = 40;
+  const auto t0 = Clock::now();
+  b.start(s, p);
+  for (int q = 1; q <= kIntervals; ++q) b.advance(s, p, q == kIntervals ? p.t_end : p.t_end * q / kIntervals);
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  b.fetch(s);
+  std::int64_t steps = 0, diverged = 0;
+  double worst = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    const SystemState& st = s.state[std::size_t(k)];
+    steps += st.steps;
+    double e = 0, l = 0;
+    final_invariants(s, k, p.eps2, e, l);
+    const double de = std::fabs((e - st.e0) / st.e0);
+    worst = de > worst || de != de ? de : worst;
+    diverged += st.status == int(Outcome::diverged) || st.status == int(Outcome::step_limit);
+  }
+  r.steps = int(std::min<std::int64_t>(steps, 2147483647));
+  r.repeats = 1;
+  r.median_s = r.mean_s = r.min_s = seconds;
+  r.rate = double(steps) / seconds / 1e9;
+  r.energy_error = worst;
+  r.ensemble_systems = r.ensemble_measured_systems = count;
+  r.verified = worst <= 1e-10 && diverged == 0;
+  r.verification = format_line("%s, eta %.3g, max |dE/E| %.3g over the systems%s, %.4g systems/s",
+                               integrator_name(integrator), p.eta, worst,
+                               diverged > 0 ? (", " + std::to_string(diverged) + " stopped early").c_str() : "",
+                               double(count) / seconds);
+  return r;
+}
+
 }  // namespace
+
+bool system0_has_cpu_bits(const EnsembleStore& gpu, int n) {
+  // The GPU's system 0 after its calls (3, 32, then the rest of its steps), against a CPU run of
+  // the same sphere through the same calls: each target from the state's own time, as
+  // timed_steps computes it.
+  const std::int64_t gpu_steps = gpu.state[0].steps;
+  const std::int64_t rest = gpu_steps - kWarmSteps - kProbeSteps;
+  if (rest < 1) return false;
+  EnsembleStore cpu0 = plummer_batch(n, 1);
+  auto cpu = make_cpu_backend(1);
+  const Params p = bench_params();
+  cpu->start(cpu0, p);
+  for (const std::int64_t steps : {kWarmSteps, kProbeSteps, rest})
+    cpu->advance(cpu0, p, cpu0.state[0].t + double(steps) * p.dt);
+  const EnsembleStore again = gpu.single(0);
+  const auto bytes = sizeof(double) * std::size_t(n);
+  bool same = cpu0.state[0].steps == gpu_steps && std::memcmp(&cpu0.state[0].t, &again.state[0].t, 8) == 0;
+  for (const auto& [a, c] : {std::pair{&cpu0.x, &again.x}, std::pair{&cpu0.y, &again.y}, std::pair{&cpu0.z, &again.z},
+                             std::pair{&cpu0.vx, &again.vx}, std::pair{&cpu0.vy, &again.vy},
+                             std::pair{&cpu0.vz, &again.vz}})
+    same = same && std::memcmp(a->data(), c->data(), bytes) == 0;
+  return same;
+}
 
 void ensemble_suite(const Options& o, const std::function<void(Record)>& add) {
   std::vector<int> sizes = o.quick ? std::vector<int>{3, 16, 64} : std::vector<int>{3, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
@@ -103,6 +196,19 @@ void ensemble_suite(const Options& o, const std::function<void(Record)>& add) {
   if (!o.ensemble_sizes.empty()) sizes.assign(o.ensemble_sizes.begin(), o.ensemble_sizes.end());
   if (!o.ensemble_counts.empty()) counts = o.ensemble_counts;
   const bool gpu = gpu_backend_available();
+  // The scattering records (--ensemble-scatterings): the adaptive Hermite and the symmetric one.
+  if (o.ensemble_scatterings > 0) {
+    for (const Integrator integ : {Integrator::hermite4_adaptive, Integrator::hermite4_symmetric}) {
+      auto cpu = make_cpu_backend(0);
+      const std::string tag = integ == Integrator::hermite4_symmetric ? "scatter-h4sym" : "scatter-h4";
+      add(scattering_record("cpu-" + tag, integ, std::min<std::int64_t>(o.ensemble_scatterings, 256), *cpu));
+      if (gpu_backend_available()) {
+        auto g = make_gpu_backend();
+        add(scattering_record("gpu-" + tag, integ, o.ensemble_scatterings, *g));
+      }
+    }
+  }
+  const std::vector<std::string> shapes = o.ensemble_shapes.empty() ? std::vector<std::string>{"auto"} : o.ensemble_shapes;
   for (const int n : sizes) {
     for (const std::int64_t count : counts) {
       const double bodies = double(n) * double(count);
@@ -152,28 +258,24 @@ void ensemble_suite(const Options& o, const std::function<void(Record)>& add) {
         add(r);
         continue;
       }
-      std::vector<std::unique_ptr<Backend>> b;
-      b.push_back(make_gpu_backend());
-      std::vector<EnsembleStore> s{std::move(batch)};
-      Record r = measure("gpu-batched", n, count, b, s, o.quick);
-      if (cpu_rate > 0) r.speedup_vs_cpu = r.rate / cpu_rate;
-      if (one_rate > 0) r.speedup_vs_one = r.rate / one_rate;
-      // System 0 against the CPU's after as many steps (its own run on the CPU).
-      EnsembleStore again = s[0].single(0);
-      const std::int64_t gpu_steps = again.state[0].steps;
-      EnsembleStore cpu0 = plummer_batch(n, 1);
-      auto cpu = make_cpu_backend(1);
-      const Params p = bench_params();
-      // The same calls as measure() made: to the state's time plus 3 steps, then plus the rest
-      // (each target from the time the state has, as timed_steps computes it).
-      cpu->start(cpu0, p);
-      cpu->advance(cpu0, p, cpu0.state[0].t + 3.0 * p.dt);
-      cpu->advance(cpu0, p, cpu0.state[0].t + double(gpu_steps - 3) * p.dt);
-      r.verified = cpu0.state[0].steps == gpu_steps &&
-                   std::memcmp(cpu0.x.data(), again.x.data(), sizeof(double) * std::size_t(n)) == 0 &&
-                   std::memcmp(cpu0.vx.data(), again.vx.data(), sizeof(double) * std::size_t(n)) == 0;
-      r.verification = r.verified ? "system 0 has the CPU path's bits" : "system 0 differs from the CPU path";
-      add(r);
+      for (const std::string& shape_text : shapes) {
+        GpuShape shape;
+        (void)gpu_shape_named(shape_text, shape);
+        if (o.ensemble_block_bodies > 0 && shape_text != "block") shape.block_bodies = o.ensemble_block_bodies;
+        std::vector<std::unique_ptr<Backend>> b;
+        b.push_back(make_gpu_backend(shape));
+        std::vector<EnsembleStore> s{shapes.size() > 1 ? plummer_batch(n, count) : std::move(batch)};
+        Record r = measure("gpu-batched", n, count, b, s, o.quick);
+        r.shape += ", " + shape_text;
+        if (o.ensemble_block_bodies > 0 && shape_text != "block")
+          r.shape += " (block from " + std::to_string(shape.block_bodies) + ")";
+        if (cpu_rate > 0) r.speedup_vs_cpu = r.rate / cpu_rate;
+        if (one_rate > 0) r.speedup_vs_one = r.rate / one_rate;
+        b[0]->fetch(s[0]);  // (the bodies are on the device until fetched; not timed)
+        r.verified = system0_has_cpu_bits(s[0], n);
+        r.verification = r.verified ? "system 0 has the CPU path's bits" : "system 0 differs from the CPU path";
+        add(r);
+      }
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "bench.hpp"
+#include "ensemble/backend.hpp"
 #include "ic/ic.hpp"
 #include "tree_measure.hpp"
 #include "ladder/rung.hpp"
@@ -41,6 +42,9 @@ struct BenchArgs {
   std::string ensemble_sizes, ensemble_counts;
   std::int64_t ensemble_max_bodies = std::int64_t(1) << 28;
   std::int64_t ensemble_cpu_max_bodies = std::int64_t(1) << 18;
+  std::string ensemble_shape;
+  int ensemble_block_bodies = 0;
+  std::string ensemble_scatterings;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -119,6 +123,15 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "ensemble: a batched record with more bodies in all is skipped (default: 2^28)");
   app->add_option("--ensemble-cpu-max-bodies", args->ensemble_cpu_max_bodies,
                   "ensemble: the CPU records step at most this many bodies (the first systems; default: 2^18)");
+  app->add_option("--ensemble-shape", args->ensemble_shape,
+                  "ensemble: comma-separated GPU shapes, a batched record each: auto (= group: a group of lanes a "
+                  "system up to 32 bodies, a warp, a block from 128), warp (no groups), block (default: auto)");
+  app->add_option("--ensemble-scatterings", args->ensemble_scatterings,
+                  "ensemble: also time this many three-body scatterings (the scattering example) to their ends with "
+                  "hermite4_adaptive and hermite4_symmetric, the worst |dE/E| reported (the CPU: at most 256; "
+                  "default: none)");
+  app->add_option("--ensemble-block-bodies", args->ensemble_block_bodies,
+                  "ensemble: a block a system from this many bodies, 2..1024 (default: 128; not for the block shape)");
   app->add_option("--json", args->json, "write every result and the environment as JSON");
   app->add_option("--csv", args->csv, "write every result as CSV");
 
@@ -180,6 +193,21 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (args->ensemble_max_bodies < 1 || args->ensemble_cpu_max_bodies < 1)
               throw_input_error("--ensemble-max-bodies, --ensemble-cpu-max-bodies: must be >= 1");
             o.ensemble_max_bodies = args->ensemble_max_bodies;
+            for (const auto& t : split_list(args->ensemble_shape)) {
+              ensemble::GpuShape shape;
+              if (!ensemble::gpu_shape_named(t, shape))
+                throw_input_error("--ensemble-shape: '" + t + "' is not a shape (auto, group, warp, block)");
+              o.ensemble_shapes.push_back(t);
+            }
+            if (args->ensemble_block_bodies != 0 && (args->ensemble_block_bodies < 2 || args->ensemble_block_bodies > 1024))
+              throw_input_error("--ensemble-block-bodies: " + std::to_string(args->ensemble_block_bodies) +
+                                " is not a system size in [2, 1024]");
+            o.ensemble_block_bodies = args->ensemble_block_bodies;
+            if (!args->ensemble_scatterings.empty() &&
+                (!bench::treebench::parse_body_count(args->ensemble_scatterings, o.ensemble_scatterings) ||
+                 o.ensemble_scatterings < 1))
+              throw_input_error("--ensemble-scatterings: '" + args->ensemble_scatterings +
+                                "' is not a number of systems in [1, 2^31)");
             o.ensemble_cpu_max_bodies = args->ensemble_cpu_max_bodies;
             o.tree_models = split_list(args->tree_models);
             for (const auto& m : o.tree_models) (void)find_initial_conditions(m);

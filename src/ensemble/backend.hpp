@@ -26,8 +26,22 @@ class Backend {
 
 // threads: 0 for OpenMP's count.
 std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
+// How the GPU takes each system (docs/ensembles.md): a system of block_bodies bodies or more
+// gets a block of its own; one of at most group_max bodies a group of 4 to 32 lanes (one a
+// body; with a fixed-step integrator, leapfrog or yoshida4, the state in registers; with the
+// others, groups of up to 16 lanes, several systems a warp); any other a warp. group_max 0: no
+// groups.
+struct GpuShape {
+  int group_max = 32;
+  int block_bodies = 128;
+};
+// The shape by name: "auto" (the defaults above), "warp" (no group), "group" (as auto),
+// "block" (a block for every system); false for another name.
+bool gpu_shape_named(const std::string& name, GpuShape& shape);
+std::string shape_name(const GpuShape& shape);
+
 // An input error when the build has no CUDA or no device is usable.
-std::unique_ptr<Backend> make_gpu_backend();
+std::unique_ptr<Backend> make_gpu_backend(const GpuShape& shape = {});
 // Whether make_gpu_backend can succeed here.
 bool gpu_backend_available();
 

@@ -154,7 +154,8 @@ void read_config(const toml::table& root, EnsembleConfig& c) {
         else if (s == "yoshida4") p.integrator = Integrator::yoshida4;
         else if (s == "hermite4") p.integrator = Integrator::hermite4;
         else if (s == "hermite4_adaptive") p.integrator = Integrator::hermite4_adaptive;
-        else bad(k, quoted_text(s) + " is not one of leapfrog, yoshida4, hermite4, hermite4_adaptive");
+        else if (s == "hermite4_symmetric") p.integrator = Integrator::hermite4_symmetric;
+        else bad(k, quoted_text(s) + " is not one of leapfrog, yoshida4, hermite4, hermite4_adaptive, hermite4_symmetric");
       }},
       {"dt", [&](auto& k, auto* v) { p.dt = positive(v, k); }},
       {"eta", [&](auto& k, auto* v) { p.eta = num_in(v, k, 1e-8, 1, "must be in [1e-8, 1]"); }},
@@ -231,7 +232,7 @@ void validate(EnsembleConfig& c) {
   if (p.t_end / double(c.intervals) / p.dt > 1e12)
     bad("integrator.dt", format_line("%.6g makes more than 1e12 steps of an interval (time.t_end / time.intervals = %.6g)",
                                      p.dt, p.t_end / double(c.intervals)));
-  if (p.integrator == Integrator::hermite4_adaptive && p.min_dt >= p.dt)
+  if ((p.integrator == Integrator::hermite4_adaptive || p.integrator == Integrator::hermite4_symmetric) && p.min_dt >= p.dt)
     bad("integrator.min_dt", format_line("%.6g must be below integrator.dt = %.6g (the largest step)", p.min_dt, p.dt));
 }
 

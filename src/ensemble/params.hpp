@@ -5,7 +5,8 @@
 
 namespace nbody::ensemble {
 
-enum class Integrator : int { leapfrog = 0, yoshida4 = 1, hermite4 = 2, hermite4_adaptive = 3 };
+// hermite4_symmetric: the adaptive Hermite with P(EC)^2 and compensated summation.
+enum class Integrator : int { leapfrog = 0, yoshida4 = 1, hermite4 = 2, hermite4_adaptive = 3, hermite4_symmetric = 4 };
 
 // Why a system stopped (0: it has not).
 enum class Outcome : int {
@@ -38,6 +39,7 @@ inline const char* integrator_name(Integrator i) {
     case Integrator::yoshida4: return "yoshida4";
     case Integrator::hermite4: return "hermite4";
     case Integrator::hermite4_adaptive: return "hermite4_adaptive";
+    case Integrator::hermite4_symmetric: return "hermite4_symmetric";
   }
   return "unknown";
 }

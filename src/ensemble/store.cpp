@@ -45,7 +45,8 @@ SystemRef system_ref(EnsembleStore& s, std::int64_t k, Scratch& work) {
   r.m = s.m.data() + b;
   if (work.a[0].size() < std::size_t(r.n)) work.reserve(std::size_t(r.n));
   double** slots[] = {&r.ax,  &r.ay,  &r.az,  &r.jx,  &r.jy,  &r.jz,  &r.x0,  &r.y0,  &r.z0, &r.vx0,
-                      &r.vy0, &r.vz0, &r.ax0, &r.ay0, &r.az0, &r.jx0, &r.jy0, &r.jz0, &r.w};
+                      &r.vy0, &r.vz0, &r.ax0, &r.ay0, &r.az0, &r.jx0, &r.jy0, &r.jz0, &r.w,
+                      &r.cx,  &r.cy,  &r.cz,  &r.cvx, &r.cvy, &r.cvz};
   static_assert(sizeof(slots) / sizeof(slots[0]) == kScratchArrays);
   for (int q = 0; q < kScratchArrays; ++q) *slots[q] = work.a[q].data();
   return r;

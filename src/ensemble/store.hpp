@@ -26,7 +26,7 @@ struct EnsembleStore {
 };
 
 // Work arrays for the systems a CPU thread or the GPU integrates (kScratchArrays per body).
-inline constexpr int kScratchArrays = 19;
+inline constexpr int kScratchArrays = 25;
 struct Scratch {
   std::vector<double> a[kScratchArrays];
   void reserve(std::size_t bodies) {

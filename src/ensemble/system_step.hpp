@@ -27,6 +27,8 @@ struct SystemRef {
   double *ax, *ay, *az, *jx, *jy, *jz;  // acceleration and jerk at the current state
   // Hermite's start-of-step copies (x0, v0, a0, j0) and one per-body scratch value.
   double *x0, *y0, *z0, *vx0, *vy0, *vz0, *ax0, *ay0, *az0, *jx0, *jy0, *jz0, *w;
+  // The low parts of the compensated sums of x and v (hermite4_symmetric, within an interval).
+  double *cx, *cy, *cz, *cvx, *cvy, *cvz;
 };
 
 // The per-system scalars that a step changes (the store keeps them between intervals).
@@ -40,6 +42,12 @@ struct SystemState {
 
 // Square root as in hermite_math.hpp (correctly rounded on both backends).
 NBODY_HD double root(double v) { return hermite::square_root(v); }
+// 1 / sqrt(r2) of a pair's force, as every kernel of every backend computes it.
+NBODY_HD double inv_root(double r2) { return 1.0 / root(r2); }
+
+// Yoshida's weights: w1 = 1 / (2 - 2^(1/3)), w0 = 1 - 2 w1.
+inline constexpr double kYoshidaW1 = 1.3512071919596576;
+inline constexpr double kYoshidaW0 = -1.7024143839193153;
 
 // Accelerations (and jerks) from the positions (and velocities); w[i] = the smallest squared
 // separation of body i from any other (the collision check).
@@ -54,7 +62,7 @@ NBODY_HD void evaluate(const SystemRef& s, double eps2, bool jerk, Exec& ex) {
       const double d2 = dx * dx + dy * dy + dz * dz;
       rmin2 = d2 < rmin2 ? d2 : rmin2;
       const double r2 = d2 + eps2;
-      const double inv = 1.0 / root(r2);
+      const double inv = inv_root(r2);
       const double mr3 = s.m[j] * inv * inv * inv;
       ax += mr3 * dx, ay += mr3 * dy, az += mr3 * dz;
       if (jerk) {
@@ -105,18 +113,32 @@ NBODY_HD void leapfrog_kdk(const SystemRef& s, double h, double eps2, Exec& ex) 
 // Yoshida's fourth-order composition of three KDK steps.
 template <class Exec>
 NBODY_HD void yoshida4_step(const SystemRef& s, double h, double eps2, Exec& ex) {
-  // w1 = 1 / (2 - 2^(1/3)), w0 = 1 - 2 w1
-  constexpr double w1 = 1.3512071919596576;
-  constexpr double w0 = -1.7024143839193153;
-  leapfrog_kdk(s, w1 * h, eps2, ex);
-  leapfrog_kdk(s, w0 * h, eps2, ex);
-  leapfrog_kdk(s, w1 * h, eps2, ex);
+  leapfrog_kdk(s, kYoshidaW1 * h, eps2, ex);
+  leapfrog_kdk(s, kYoshidaW0 * h, eps2, ex);
+  leapfrog_kdk(s, kYoshidaW1 * h, eps2, ex);
 }
 
-// One Hermite predict-evaluate-correct step over h (a and j current at the start and the end).
-// With `next_dt`, the Aarseth step of the system (the smallest over its bodies) goes there.
+// The Hermite corrector of one component with compensated (Kahan) summation: the increments
+// of hermite::correct added to the start-of-step x0, v0 with the low parts cx, cv carried from
+// step to step (written only with `commit`, the last correction of a step).
+NBODY_HD void correct_compensated(double x0, double v0, double a0, double j0, double a1, double j1, double h,
+                                  double& cx, double& cv, bool commit, double& x1, double& v1) {
+  const double h2 = (1.0 / 12.0) * h * h;
+  const double yv = (0.5 * h * (a0 + a1) + h2 * (j0 - j1)) - cv;
+  const double tv = v0 + yv;
+  const double yx = (0.5 * h * (v0 + tv) + h2 * (a0 - a1)) - cx;
+  const double tx = x0 + yx;
+  if (commit) cv = (tv - v0) - yv, cx = (tx - x0) - yx;
+  x1 = tx, v1 = tv;
+}
+
+// One Hermite step over h (a and j current at the start and the end): predict, then
+// `iterations` times evaluate and correct (P(EC)^n: n = 2 makes the scheme nearly
+// time-symmetric); with `compensated`, the corrections by correct_compensated. With `next_dt`,
+// the Aarseth step of the system (the smallest over its bodies) goes there.
 template <class Exec>
-NBODY_HD void hermite4_step(const SystemRef& s, double h, double eps2, double eta, double* next_dt, Exec& ex) {
+NBODY_HD void hermite4_step(const SystemRef& s, double h, double eps2, double eta, double* next_dt, Exec& ex,
+                            int iterations = 1, bool compensated = false) {
   ex.for_bodies(s.n, [&](int i) {
     s.x0[i] = s.x[i], s.y0[i] = s.y[i], s.z0[i] = s.z[i];
     s.vx0[i] = s.vx[i], s.vy0[i] = s.vy[i], s.vz0[i] = s.vz[i];
@@ -127,30 +149,40 @@ NBODY_HD void hermite4_step(const SystemRef& s, double h, double eps2, double et
     hermite::predict(s.z0[i], s.vz0[i], s.az0[i], s.jz0[i], h, s.z[i], s.vz[i]);
   });
   ex.sync();
-  evaluate(s, eps2, true, ex);
-  const double rmin2 = min_w(s);
-  ex.sync();  // (every lane has read w before it is reused)
-  ex.for_bodies(s.n, [&](int i) {
-    hermite::correct(s.x0[i], s.vx0[i], s.ax0[i], s.jx0[i], s.ax[i], s.jx[i], h, s.x[i], s.vx[i]);
-    hermite::correct(s.y0[i], s.vy0[i], s.ay0[i], s.jy0[i], s.ay[i], s.jy[i], h, s.y[i], s.vy[i]);
-    hermite::correct(s.z0[i], s.vz0[i], s.az0[i], s.jz0[i], s.az[i], s.jz[i], h, s.z[i], s.vz[i]);
-    if (next_dt != nullptr) {
-      double sx, sy, sz, cx, cy, cz;
-      hermite::snap_crackle(s.ax0[i], s.jx0[i], s.ax[i], s.jx[i], h, sx, cx);
-      hermite::snap_crackle(s.ay0[i], s.jy0[i], s.ay[i], s.jy[i], h, sy, cy);
-      hermite::snap_crackle(s.az0[i], s.jz0[i], s.az[i], s.jz[i], h, sz, cz);
-      const double a2 = s.ax[i] * s.ax[i] + s.ay[i] * s.ay[i] + s.az[i] * s.az[i];
-      const double j2 = s.jx[i] * s.jx[i] + s.jy[i] * s.jy[i] + s.jz[i] * s.jz[i];
-      const double dt = hermite::aarseth_step(eta, a2, j2, sx * sx + sy * sy + sz * sz, cx * cx + cy * cy + cz * cz);
-      s.w[i] = dt == dt ? dt : INFINITY;  // (NaN: a body without force sets no limit)
-    }
-  });
-  ex.sync();
+  double rmin2 = INFINITY;
+  for (int it = 0; it < iterations; ++it) {
+    const bool last = it + 1 == iterations;
+    evaluate(s, eps2, true, ex);
+    if (it == 0) rmin2 = min_w(s);
+    ex.sync();  // (every lane has read w before it is reused)
+    ex.for_bodies(s.n, [&](int i) {
+      if (compensated) {
+        correct_compensated(s.x0[i], s.vx0[i], s.ax0[i], s.jx0[i], s.ax[i], s.jx[i], h, s.cx[i], s.cvx[i], last, s.x[i], s.vx[i]);
+        correct_compensated(s.y0[i], s.vy0[i], s.ay0[i], s.jy0[i], s.ay[i], s.jy[i], h, s.cy[i], s.cvy[i], last, s.y[i], s.vy[i]);
+        correct_compensated(s.z0[i], s.vz0[i], s.az0[i], s.jz0[i], s.az[i], s.jz[i], h, s.cz[i], s.cvz[i], last, s.z[i], s.vz[i]);
+      } else {
+        hermite::correct(s.x0[i], s.vx0[i], s.ax0[i], s.jx0[i], s.ax[i], s.jx[i], h, s.x[i], s.vx[i]);
+        hermite::correct(s.y0[i], s.vy0[i], s.ay0[i], s.jy0[i], s.ay[i], s.jy[i], h, s.y[i], s.vy[i]);
+        hermite::correct(s.z0[i], s.vz0[i], s.az0[i], s.jz0[i], s.az[i], s.jz[i], h, s.z[i], s.vz[i]);
+      }
+      if (last && next_dt != nullptr) {
+        double sx, sy, sz, cx, cy, cz;
+        hermite::snap_crackle(s.ax0[i], s.jx0[i], s.ax[i], s.jx[i], h, sx, cx);
+        hermite::snap_crackle(s.ay0[i], s.jy0[i], s.ay[i], s.jy[i], h, sy, cy);
+        hermite::snap_crackle(s.az0[i], s.jz0[i], s.az[i], s.jz[i], h, sz, cz);
+        const double a2 = s.ax[i] * s.ax[i] + s.ay[i] * s.ay[i] + s.az[i] * s.az[i];
+        const double j2 = s.jx[i] * s.jx[i] + s.jy[i] * s.jy[i] + s.jz[i] * s.jz[i];
+        const double dt = hermite::aarseth_step(eta, a2, j2, sx * sx + sy * sy + sz * sz, cx * cx + cy * cy + cz * cz);
+        s.w[i] = dt == dt ? dt : INFINITY;  // (NaN: a body without force sets no limit)
+      }
+    });
+    ex.sync();
+  }
   if (next_dt != nullptr) *next_dt = min_w(s);
   ex.sync();
-  // The corrected state's force for the next step (the evaluation above was at the prediction).
-  // Hermite keeps the evaluated a, j at the predicted point, as is usual for the PEC scheme;
-  // the smallest separation of the step is the prediction's.
+  // The corrected state's force for the next step: Hermite keeps the last evaluated a, j (at the
+  // prediction, or with iterations at the previous correction), as is usual for P(EC)^n; the
+  // smallest separation of the step is the prediction's.
   ex.for_bodies(s.n, [&](int i) { s.w[i] = rmin2; });
   ex.sync();
 }
@@ -221,7 +253,7 @@ NBODY_HD void start_system(const SystemRef& s, const Params& p, SystemState& st,
   angular_momentum(s, L);
   st.l0 = norm3(L);
   st.dt = p.dt;
-  if (p.integrator == Integrator::hermite4_adaptive) {
+  if (p.integrator == Integrator::hermite4_adaptive || p.integrator == Integrator::hermite4_symmetric) {
     evaluate(s, p.eps2, true, ex);
     ex.for_bodies(s.n, [&](int i) {
       const double a2 = s.ax[i] * s.ax[i] + s.ay[i] * s.ay[i] + s.az[i] * s.az[i];
@@ -237,68 +269,23 @@ NBODY_HD void start_system(const SystemRef& s, const Params& p, SystemState& st,
   if (!finite_state(s) || !(st.e0 - st.e0 == 0)) st.status = int(Outcome::diverged), st.stop_time = st.t;
 }
 
-// Advances a running system from st.t to t_target (the end of the interval), stopping it where
-// a condition fires. Every lane holds the same `st` (written alike by each).
+// The steps of a fixed-step integrator over `span`: the interval in k equal steps of at most dt.
+struct FixedSteps {
+  std::int64_t k;
+  double h;
+};
+NBODY_HD FixedSteps fixed_steps(double span, double dt) {
+  std::int64_t k = std::int64_t(ceil(span / dt - 1e-9));
+  k = k < 1 ? 1 : k;
+  return {k, span / double(k)};
+}
+
+// The end of an interval (or of the steps before a collision): the collision, the energy limit,
+// an escape, the end time, in this order. Every lane holds the same `st` and `rmin2` (the
+// smallest squared separation after the last step); only x, v, m and w of `s` are used.
 template <class Exec>
-NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
-  if (st.status != int(Outcome::running)) return;
-  const bool hermite = p.integrator == Integrator::hermite4 || p.integrator == Integrator::hermite4_adaptive;
-  evaluate(s, p.eps2, hermite, ex);  // (a function of the state: the same after a checkpoint)
-  double rmin2 = min_w(s);
-  ex.sync();
+NBODY_HD void finish_interval(const SystemRef& s, const Params& p, SystemState& st, double rmin2, Exec& ex) {
   const double coll2 = p.collision_radius * p.collision_radius;
-  if (p.integrator == Integrator::hermite4_adaptive) {
-    while (st.t < t_target) {
-      if (coll2 > 0 && rmin2 < coll2) break;
-      if (st.dt < p.min_dt) {
-        st.status = int(Outcome::step_limit), st.stop_time = st.t;
-        return;
-      }
-      const double left = t_target - st.t;
-      const bool last = st.dt >= left;
-      const double h = last ? left : st.dt;
-      double next = 0;
-      hermite4_step(s, h, p.eps2, p.eta, &next, ex);
-      rmin2 = min_w(s);
-      ex.sync();
-      st.t = last ? t_target : st.t + h;
-      ++st.steps;
-      // A step cut short to meet the interval's end leaves the step size as it was (its snap
-      // and crackle come from a shorter, noisier difference).
-      if (!last || h >= 0.5 * st.dt) {
-        const double grown = 2.0 * st.dt;
-        st.dt = next < grown ? next : grown;
-        st.dt = st.dt < p.dt ? st.dt : p.dt;
-      }
-      if (!finite_state(s)) {
-        st.status = int(Outcome::diverged), st.stop_time = st.t;
-        return;
-      }
-    }
-  } else {
-    // Fixed steps: the interval in equal steps of at most dt.
-    const double span = t_target - st.t;
-    std::int64_t k = std::int64_t(ceil(span / p.dt - 1e-9));
-    k = k < 1 ? 1 : k;
-    const double h = span / double(k);
-    for (std::int64_t q = 0; q < k; ++q) {
-      if (coll2 > 0 && rmin2 < coll2) {
-        st.t += double(q) * h;
-        break;
-      }
-      if (p.integrator == Integrator::leapfrog) leapfrog_kdk(s, h, p.eps2, ex);
-      else if (p.integrator == Integrator::yoshida4) yoshida4_step(s, h, p.eps2, ex);
-      else hermite4_step(s, h, p.eps2, p.eta, nullptr, ex);
-      rmin2 = min_w(s);
-      ex.sync();
-      ++st.steps;
-      if (q + 1 == k) st.t = t_target;
-    }
-    if (!finite_state(s)) {
-      st.status = int(Outcome::diverged), st.stop_time = st.t;
-      return;
-    }
-  }
   if (coll2 > 0 && rmin2 < coll2) {
     st.status = int(Outcome::collision), st.stop_time = st.t;
     return;
@@ -317,6 +304,77 @@ NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& s
     return;
   }
   if (st.t >= p.t_end) st.status = int(Outcome::end_time), st.stop_time = st.t;
+}
+
+// Advances a running system from st.t to t_target (the end of the interval), stopping it where
+// a condition fires. Every lane holds the same `st` (written alike by each).
+template <class Exec>
+NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
+  if (st.status != int(Outcome::running)) return;
+  const bool symmetric = p.integrator == Integrator::hermite4_symmetric;
+  const bool adaptive = p.integrator == Integrator::hermite4_adaptive || symmetric;
+  evaluate(s, p.eps2, adaptive || p.integrator == Integrator::hermite4, ex);  // (a function of the state)
+  double rmin2 = min_w(s);
+  ex.sync();
+  const double coll2 = p.collision_radius * p.collision_radius;
+  if (symmetric) {
+    // The compensated sums start at the interval (their low parts are dropped at its end: one
+    // rounding an interval, the same after a checkpoint).
+    ex.for_bodies(s.n, [&](int i) { s.cx[i] = s.cy[i] = s.cz[i] = s.cvx[i] = s.cvy[i] = s.cvz[i] = 0; });
+    ex.sync();
+  }
+  if (adaptive) {
+    while (st.t < t_target) {
+      if (coll2 > 0 && rmin2 < coll2) break;
+      if (st.dt < p.min_dt) {
+        st.status = int(Outcome::step_limit), st.stop_time = st.t;
+        return;
+      }
+      const double left = t_target - st.t;
+      const bool last = st.dt >= left;
+      const double h = last ? left : st.dt;
+      double next = 0;
+      hermite4_step(s, h, p.eps2, p.eta, &next, ex, symmetric ? 2 : 1, symmetric);
+      rmin2 = min_w(s);
+      ex.sync();
+      st.t = last ? t_target : st.t + h;
+      ++st.steps;
+      // A step cut short to meet the interval's end leaves the step size as it was (its snap
+      // and crackle come from a shorter, noisier difference).
+      if (!last || h >= 0.5 * st.dt) {
+        const double grown = 2.0 * st.dt;
+        st.dt = next < grown ? next : grown;
+        st.dt = st.dt < p.dt ? st.dt : p.dt;
+      }
+      if (!finite_state(s)) {
+        st.status = int(Outcome::diverged), st.stop_time = st.t;
+        return;
+      }
+    }
+  } else {
+    // Fixed steps: the interval in equal steps of at most dt.
+    const FixedSteps steps = fixed_steps(t_target - st.t, p.dt);
+    const std::int64_t k = steps.k;
+    const double h = steps.h;
+    for (std::int64_t q = 0; q < k; ++q) {
+      if (coll2 > 0 && rmin2 < coll2) {
+        st.t += double(q) * h;
+        break;
+      }
+      if (p.integrator == Integrator::leapfrog) leapfrog_kdk(s, h, p.eps2, ex);
+      else if (p.integrator == Integrator::yoshida4) yoshida4_step(s, h, p.eps2, ex);
+      else hermite4_step(s, h, p.eps2, p.eta, nullptr, ex);
+      rmin2 = min_w(s);
+      ex.sync();
+      ++st.steps;
+      if (q + 1 == k) st.t = t_target;
+    }
+    if (!finite_state(s)) {
+      st.status = int(Outcome::diverged), st.stop_time = st.t;
+      return;
+    }
+  }
+  finish_interval(s, p, st, rmin2, ex);
 }
 
 }  // namespace nbody::ensemble

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include <filesystem>
@@ -197,6 +198,27 @@ TEST(EnsembleResume, AResumeThatChangesThePhysicsIsRefused) {
 
 namespace nbody::test {
 namespace {
+
+// examples/ensemble/cross_section.py on a small run of the scattering example: every system
+// in one class, the cross-sections printed (the bar chart needs matplotlib and is not drawn).
+TEST(EnsembleExamples, CrossSectionScriptReadsARun) {
+  if (std::system("python3 -c 'import tomllib' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3 with tomllib";
+  const fs::path base = temp_dir("ensemble_cross_section");
+  const std::string dir = NBODY_EXAMPLES "/ensemble/";
+  const auto s = run_nbody("ensemble --config " + dir + "scattering.toml --out " + (base / "s").string() +
+                           " --set ensemble.systems=20 --set time.t_end=40 --set time.intervals=4");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const std::string out = (base / "cs.txt").string();
+  ASSERT_EQ(std::system(("python3 " + dir + "cross_section.py " + (base / "s").string() + " > " + out).c_str()), 0);
+  int counted = 0;
+  for (const auto& line : lines(read_text(out))) {
+    for (const char* c : {"preservation", "exchange", "ionisation", "resonant at t_end", "other stop"}) {
+      if (line.find(c) == std::string::npos || line.find("sigma =") == std::string::npos) continue;
+      counted += std::atoi(line.c_str() + line.find(c) + std::string(c).size());
+    }
+  }
+  EXPECT_EQ(counted, 20);
+}
 
 // The examples as written, made small by --set (their sizes are for a real experiment).
 TEST(EnsembleExamples, RunAsWritten) {

@@ -55,8 +55,102 @@ TEST_P(EnsembleGpu, TheBitsOfTheCpuPath) {
 
 INSTANTIATE_TEST_SUITE_P(Integrators, EnsembleGpu,
                          testing::Values(Integrator::leapfrog, Integrator::yoshida4, Integrator::hermite4,
-                                         Integrator::hermite4_adaptive),
+                                         Integrator::hermite4_adaptive, Integrator::hermite4_symmetric),
                          [](const auto& info) { return std::string(integrator_name(info.param)); });
+
+// The benchmark's situation (bench/ensemble_suite.cpp): Plummer spheres at dt = 1e-4 and
+// eps^2 = 1e-4 over thousands of steps, in three calls (3, 32 and 2000 steps) whose targets come
+// from the state's own time, the bodies copied back once at the end (fetch) — through each GPU
+// shape: every system has the CPU path's bits. The sizes take each group (3: 4 lanes, 5: 8,
+// 16: 16, 32: 32) and a warp's global-memory path (40).
+class EnsembleGpuBench : public testing::TestWithParam<std::tuple<Integrator, const char*>> {
+ protected:
+  void SetUp() override {
+    if (!gpu_backend_available()) GTEST_SKIP() << "no usable CUDA device";
+  }
+};
+
+EnsembleStore bench_spheres() {
+  EnsembleStore s;
+  for (const int n : {3, 5, 16, 32, 40}) {
+    PlummerSpec spec;
+    spec.n = n;
+    for (std::int64_t k = 0; k < 3; ++k) {
+      const SystemBodies b = plummer_system(spec, 1, k);
+      s.add_system(b.m, b.pos, b.vel);
+    }
+  }
+  return s;
+}
+
+void bench_calls(Backend& b, EnsembleStore& s, const Params& p) {
+  b.start(s, p);
+  for (const int steps : {3, 32, 2000}) b.advance(s, p, s.state[0].t + double(steps) * p.dt);
+  b.fetch(s);
+}
+
+TEST_P(EnsembleGpuBench, TheBitsOfTheCpuPathOverThousandsOfSteps) {
+  Params p;
+  p.integrator = std::get<0>(GetParam());
+  p.dt = 1e-4, p.eps2 = 1e-4, p.t_end = 1e30;
+  GpuShape shape;
+  ASSERT_TRUE(gpu_shape_named(std::get<1>(GetParam()), shape));
+  const EnsembleStore initial = bench_spheres();
+  EnsembleStore on_gpu = initial, on_cpu = initial;
+  auto gpu = make_gpu_backend(shape);
+  auto cpu = make_cpu_backend(2);
+  bench_calls(*gpu, on_gpu, p);
+  bench_calls(*cpu, on_cpu, p);
+  ASSERT_EQ(on_gpu.state[0].steps, 2035);
+  for (std::int64_t k = 0; k < initial.systems(); ++k) EXPECT_TRUE(same_system(on_gpu, k, on_cpu.single(k)));
+  // (the spheres moved: a comparison of the initial states would not pass)
+  EXPECT_FALSE(same_bits(on_gpu.x, 0, initial.x, 3));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, EnsembleGpuBench,
+                         testing::Combine(testing::Values(Integrator::leapfrog, Integrator::yoshida4),
+                                          testing::Values("auto", "warp", "block")),
+                         [](const auto& info) {
+                           return std::string(integrator_name(std::get<0>(info.param))) + "_" + std::get<1>(info.param);
+                         });
+
+// Systems stopped within the run by a collision or the energy limit, among them spheres of 5 and
+// 16 bodies (the group kernel's end-of-interval checks): every shape stops them as the CPU does.
+TEST(EnsembleGpuShapes, StopsAsTheCpuPathInEveryShape) {
+  if (!gpu_backend_available()) GTEST_SKIP() << "no usable CUDA device";
+  Params p;
+  p.integrator = Integrator::leapfrog;
+  p.dt = 0.01, p.t_end = 2.0, p.eps2 = 1e-6;
+  p.collision_radius = 2e-2, p.energy_limit = 1e-4, p.escape_radius = 4;
+  EnsembleStore initial = mixed_batch(4);
+  for (const int n : {5, 16}) {
+    PlummerSpec spec;
+    spec.n = n;
+    for (std::int64_t k = 0; k < 6; ++k) {
+      const SystemBodies b = plummer_system(spec, 5, k);
+      initial.add_system(b.m, b.pos, b.vel);
+    }
+  }
+  EnsembleStore on_cpu = initial;
+  auto cpu = make_cpu_backend(2);
+  integrate(*cpu, on_cpu, p, 8);
+  int small_collisions = 0, small_limits = 0;
+  for (std::int64_t k = 0; k < on_cpu.systems(); ++k) {
+    if (on_cpu.size_of(k) > 16) continue;
+    small_collisions += on_cpu.state[std::size_t(k)].status == int(Outcome::collision);
+    small_limits += on_cpu.state[std::size_t(k)].status == int(Outcome::energy_limit);
+  }
+  EXPECT_GT(small_collisions, 0);
+  EXPECT_GT(small_limits, 0);
+  for (const char* name : {"auto", "warp", "block"}) {
+    GpuShape shape;
+    ASSERT_TRUE(gpu_shape_named(name, shape));
+    EnsembleStore on_gpu = initial;
+    auto gpu = make_gpu_backend(shape);
+    integrate(*gpu, on_gpu, p, 8);
+    for (std::int64_t k = 0; k < initial.systems(); ++k) EXPECT_TRUE(same_system(on_gpu, k, on_cpu.single(k))) << name;
+  }
+}
 
 TEST(EnsembleGpuRun, TheProgramOnTheGpuWritesTheCpuResults) {
   if (!gpu_backend_available()) GTEST_SKIP() << "no usable CUDA device";

@@ -6,7 +6,7 @@
 
 namespace nbody::ensemble::cuda {
 
-std::unique_ptr<Backend> make_backend();
+std::unique_ptr<Backend> make_backend(const GpuShape& shape);
 bool available();
 
 }  // namespace nbody::ensemble::cuda

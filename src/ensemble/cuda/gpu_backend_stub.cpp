@@ -4,7 +4,7 @@
 
 namespace nbody::ensemble::cuda {
 
-std::unique_ptr<Backend> make_backend() {
+std::unique_ptr<Backend> make_backend(const GpuShape& /*shape*/) {
   throw_input_error("ensemble: run.device = \"cuda\": this build has no CUDA (configure with NBODY_ENABLE_CUDA=ON)");
 }
 bool available() { return false; }

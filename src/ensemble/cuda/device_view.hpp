@@ -1,0 +1,18 @@
+#pragma once
+// The ensemble's store as the kernels see it on the device (plain data: pointers into the
+// backend's buffers), shared by the warp, block and group kernels.
+#include "ensemble/system_step.hpp"
+
+namespace nbody::ensemble::cuda {
+
+struct DeviceView {
+  double *x, *y, *z, *vx, *vy, *vz, *m;
+  const long long* offset;
+  SystemState* state;
+  double* scratch;  // kScratchArrays x bodies
+  long long bodies;
+  const long long* work;  // the systems to integrate
+  long long count;
+};
+
+}  // namespace nbody::ensemble::cuda
