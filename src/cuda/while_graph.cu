@@ -34,6 +34,7 @@ WhileGraph::WhileGraph(cudaStream_t stream, const std::function<void(cudaGraphCo
     } catch (...) {
       cudaGraph_t ignored = nullptr;
       cudaStreamEndCapture(stream_, &ignored);
+      (void)cudaGetLastError();  // the failed call's error is not left for the next launch's check
       throw;
     }
     cudaGraph_t captured = nullptr;
@@ -41,6 +42,8 @@ WhileGraph::WhileGraph(cudaStream_t stream, const std::function<void(cudaGraphCo
     NBODY_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
   } catch (...) {
     cudaGraphDestroy(graph_);
+    graph_ = nullptr;
+    (void)cudaGetLastError();
     throw;
   }
 }

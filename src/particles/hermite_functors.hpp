@@ -207,6 +207,23 @@ struct HermiteCorrectAtBlock {
   NBODY_HD void operator()(int k) const { HermiteCorrect<T>{h, double(*next) * tick, eta}(k); }
 };
 
+// The corrector and then the next level of the k-th active body at the block time *next: the two
+// element-wise steps of the host's loop in one pass (the level reads the criterion the corrector
+// just wrote, h.dt_next[k], in the same thread).
+template <class T>
+struct CorrectAndLevelAtBlock {
+  HermiteFields<T> h;
+  HermiteSchedule s;
+  const long long* next;
+  double tick;
+  double eta;
+  double dt;
+  NBODY_HD void operator()(int k) const {
+    HermiteCorrectAtBlock<T>{h, next, tick, eta}(k);
+    NextLevelAtBlock{s, h.active, h.dt_next, next, dt}(k);
+  }
+};
+
 // The start: a, j := a1[k], j1[k] for the k-th active body; dt_next[k] := eta |a| / |j|.
 template <class T>
 struct HermiteStart {

@@ -93,8 +93,7 @@ class OpsImpl final : public ParticleOps<T> {
         exec_.for_each(h.p.n, HermitePredictAtBlock<T>{h, next, tick});
         exec_.select(s.n, EndsAtBlock{{s.level, s.last}, next}, index, -1);
         pass(count);
-        exec_.for_each_counted(count, s.n, HermiteCorrectAtBlock<T>{h, next, tick, eta});
-        exec_.for_each_counted(count, s.n, NextLevelAtBlock{s, h.active, h.dt_next, next, dt});
+        exec_.for_each_counted(count, s.n, CorrectAndLevelAtBlock<T>{h, s, next, tick, eta, dt});
         if (share) exec_.share_max(s.level, s.n);
       };
       return exec_.make_loop(s.n, StepEnd{s.level, s.last}, step);
