@@ -12,6 +12,9 @@
 //                  of two), and the effective rate sum(active x N) / wall;
 //   block-mixed    the same as block with --precision mixed (the acceleration-and-jerk pass's
 //                  pair terms in float32 from float64 differences, summed in float64);
+//   block-host     (GPU only) the same as block with the host driving every block step instead
+//                  of the device loop (IntegratorOptions::device_loop = false): the same bits,
+//                  the loop's gain measured in the same call;
 //   leapfrog       (dt = 1/1024): the same two intervals, 64 untimed steps then 64 timed ones;
 //                  the wall time per time unit and |dE/E| from t = 0 to 1/8, as the block steps'.
 // Shared steps at N > 2^15 and leapfrog at N > 2^17 are skipped (minutes a record).
@@ -110,8 +113,10 @@ Record integrate(const Particles<double>& p, const std::string& device, const st
   h.eta = leapfrog ? kLeapfrogDt : eta;
   IntegratorOptions o;
   const bool mixed = rung == "block-mixed";
+  const bool host_loop = rung == "block-host";
   if (mixed) r.precision = "mixed";
-  o.mode = rung == "block" || mixed ? StepMode::block : rung == "shared" ? StepMode::automatic : StepMode::fixed;
+  o.device_loop = !host_loop;
+  o.mode = rung == "block" || mixed || host_loop ? StepMode::block : rung == "shared" ? StepMode::automatic : StepMode::fixed;
   o.eta = eta;
   o.softening = eps;
   auto s = make(device, p.size(), eps, mixed ? Precision::mixed : Precision::fp64);
@@ -179,7 +184,8 @@ void hermite_suite(const Options& options, const std::function<void(Record)>& ad
       add(std::move(r));
     }
     for (const double eps : {4.0 / double(n), 1e-3}) {
-      for (const std::string rung : {"block", "block-mixed", "shared", "leapfrog"}) {
+      for (const std::string rung : {"block", "block-host", "block-mixed", "shared", "leapfrog"}) {
+        if (rung == "block-host" && device != "cuda") continue;  // the CPU's loop is the host's
         for (const double eta : {0.01, 0.02}) {
           if (rung == "leapfrog" && eta != 0.01) continue;  // no eta: one record per eps
           const bool too_long = (rung == "shared" && n > kMaxSharedN) || (rung == "leapfrog" && n > kMaxLeapfrogN);

@@ -215,11 +215,12 @@ __device__ __forceinline__ T fold_component(const T* __restrict__ partial, int c
 template <class T, class Policy>
 __device__ __forceinline__ void fold_elements(const T* __restrict__ partial, int count, const AccJerkShape& shape, T G,
                                               const Vec3Span<T>& acc, const Vec3Span<T>& jerk) {
-  T* out[6] = {acc.x, acc.y, acc.z, jerk.x, jerk.y, jerk.z};
   const int elements = 6 * count;
   for (int e = int(blockIdx.x * blockDim.x + threadIdx.x); e < elements; e += int(gridDim.x * blockDim.x)) {
     const int c = e / count, k = e - c * count;
-    out[c][k] = G * fold_component<T, Policy>(partial, count, shape, k, c);
+    // selected, not indexed: an array of the six pointers would live in local memory
+    T* const out = c == 0 ? acc.x : c == 1 ? acc.y : c == 2 ? acc.z : c == 3 ? jerk.x : c == 4 ? jerk.y : jerk.z;
+    out[k] = G * fold_component<T, Policy>(partial, count, shape, k, c);
   }
 }
 
