@@ -12,8 +12,12 @@
 //                  of two), and the effective rate sum(active x N) / wall;
 //   block-mixed    the same as block with --precision mixed (the acceleration-and-jerk pass's
 //                  pair terms in float32 from float64 differences, summed in float64);
-//   leapfrog       (dt = 1/1024): 16 steps after one untimed step, per time unit, |dE/E|.
-// Shared steps at N > 2^15 are skipped (every body active at every step: minutes a record).
+//   block-host     (GPU only) the same as block with the host driving every block step instead
+//                  of the device loop (IntegratorOptions::device_loop = false): the same bits,
+//                  the loop's gain measured in the same call;
+//   leapfrog       (dt = 1/1024): the same two intervals, 64 untimed steps then 64 timed ones;
+//                  the wall time per time unit and |dE/E| from t = 0 to 1/8, as the block steps'.
+// Shared steps at N > 2^15 and leapfrog at N > 2^17 are skipped (minutes a record).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,9 +38,11 @@ namespace {
 
 constexpr double kInterval = 1.0 / 16;     // the start-up interval and the timed one (dt_max)
 constexpr double kLeapfrogDt = 1.0 / 1024;
-constexpr int kLeapfrogSteps = 16;
+constexpr int kLeapfrogSteps = 64;  // an interval of kInterval
+static_assert(kLeapfrogSteps * kLeapfrogDt == kInterval, "leapfrog covers the block steps' interval");
 constexpr std::int64_t kMaxN = std::int64_t(1) << 20;
 constexpr std::int64_t kMaxSharedN = std::int64_t(1) << 15;
+constexpr std::int64_t kMaxLeapfrogN = std::int64_t(1) << 17;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -107,8 +113,10 @@ Record integrate(const Particles<double>& p, const std::string& device, const st
   h.eta = leapfrog ? kLeapfrogDt : eta;
   IntegratorOptions o;
   const bool mixed = rung == "block-mixed";
+  const bool host_loop = rung == "block-host";
   if (mixed) r.precision = "mixed";
-  o.mode = rung == "block" || mixed ? StepMode::block : rung == "shared" ? StepMode::automatic : StepMode::fixed;
+  o.device_loop = !host_loop;
+  o.mode = rung == "block" || mixed || host_loop ? StepMode::block : rung == "shared" ? StepMode::automatic : StepMode::fixed;
   o.eta = eta;
   o.softening = eps;
   auto s = make(device, p.size(), eps, mixed ? Precision::mixed : Precision::fp64);
@@ -118,7 +126,7 @@ Record integrate(const Particles<double>& p, const std::string& device, const st
   const double e0 = energy(*s);
   const double dt = leapfrog ? kLeapfrogDt : kInterval;
   const int steps = leapfrog ? kLeapfrogSteps : 1;
-  integ->step(*s, dt);  // the start-up
+  for (int k = 0; k < steps; ++k) integ->step(*s, dt);  // the start-up interval
   s->ops().synchronize();
   const BlockStepStats before = integ->block_stats();
   const std::uint64_t pairs_before = s->interactions();
@@ -176,14 +184,17 @@ void hermite_suite(const Options& options, const std::function<void(Record)>& ad
       add(std::move(r));
     }
     for (const double eps : {4.0 / double(n), 1e-3}) {
-      for (const std::string rung : {"block", "block-mixed", "shared", "leapfrog"}) {
+      for (const std::string rung : {"block", "block-host", "block-mixed", "shared", "leapfrog"}) {
+        if (rung == "block-host" && device != "cuda") continue;  // the CPU's loop is the host's
         for (const double eta : {0.01, 0.02}) {
           if (rung == "leapfrog" && eta != 0.01) continue;  // no eta: one record per eps
-          if (rung == "shared" && n > kMaxSharedN) {
+          const bool too_long = (rung == "shared" && n > kMaxSharedN) || (rung == "leapfrog" && n > kMaxLeapfrogN);
+          if (too_long) {
             Record r = base(rung, n, device);
             r.hermite.softening = eps;
             r.hermite.eta = eta;
-            r.skipped = "skipped: shared steps above N = 2^15 (every body active at every step)";
+            r.skipped = rung == "shared" ? "skipped: shared steps above N = 2^15 (every body active at every step)"
+                                         : "skipped: leapfrog above N = 2^17 (128 all-pairs steps)";
             add(std::move(r));
             continue;
           }

@@ -1,6 +1,8 @@
 // Hermite block steps where the store lives: the schedule's operations (the next block time,
 // the active block in index order) against a plain host computation; the force pass's bits for
-// a body whatever else is active (every launch mode of the GPU pass makes the same additions);
+// a body whatever else is active (every launch mode of the GPU pass makes the same additions, and
+// so does the pass that reads its count on the device); the device's block-step loop against the
+// host's;
 // block steps against the float64 CPU reference (the same levels and block counts, positions
 // within a stated bound); shared adaptive steps the same bits twice; the energy error of a
 // Plummer sphere at eps = 4/N; a hard binary inside a small cluster keeping its orbit.
@@ -73,14 +75,23 @@ TEST_P(HermiteBlocks, AccelerationAndJerkBitsDoNotDependOnTheActiveSet) {
     auto s = make_system<T>(GetParam(), n, {1.0, 0.01});
     s->upload(make_plummer({"plummer", static_cast<std::int64_t>(n), 11}).as<T>());
     const Location at = s->store().location();
-    auto pass = [&](const std::vector<std::int32_t>& targets) {
+    // counted: the count read where the solver computes (the device loop's pass), the arrays
+    // sized for every body.
+    auto pass = [&](const std::vector<std::int32_t>& targets, bool counted = false) {
       const std::size_t c = targets.size();
-      Array<std::int32_t> index(at, c);
+      Array<std::int32_t> index(at, counted ? n : c), count(at, 1);
       copy_bytes(index.data(), at, targets.data(), Location::host(), c * sizeof(std::int32_t), s->store().stream());
+      const auto ci = static_cast<std::int32_t>(c);
+      copy_bytes(count.data(), at, &ci, Location::host(), sizeof ci, s->store().stream());
       std::vector<Array<T>> out;
-      for (int k = 0; k < 6; ++k) out.emplace_back(at, c);
-      s->solver().acc_jerk({index.data(), static_cast<int>(c)}, s->view().motion(),
-                           {out[0].data(), out[1].data(), out[2].data()}, {out[3].data(), out[4].data(), out[5].data()});
+      for (int k = 0; k < 6; ++k) out.emplace_back(at, counted ? n : c);
+      const Vec3Span<T> acc{out[0].data(), out[1].data(), out[2].data()};
+      const Vec3Span<T> jerk{out[3].data(), out[4].data(), out[5].data()};
+      if (counted) {
+        s->solver().acc_jerk_counted(index.data(), count.data(), static_cast<int>(n), s->view().motion(), acc, jerk);
+      } else {
+        s->solver().acc_jerk({index.data(), static_cast<int>(c)}, s->view().motion(), acc, jerk);
+      }
       std::vector<std::vector<T>> host(6, std::vector<T>(c));
       for (int k = 0; k < 6; ++k) {
         copy_bytes(host[k].data(), Location::host(), out[k].data(), at, c * sizeof(T), s->store().stream());
@@ -92,13 +103,21 @@ TEST_P(HermiteBlocks, AccelerationAndJerkBitsDoNotDependOnTheActiveSet) {
     for (std::size_t i = 3; i < n; i += n / (gpu ? 20000 : 300)) mid.push_back(static_cast<std::int32_t>(i));
     for (std::size_t i = 5; i < n; i += n / 97) small.push_back(static_cast<std::int32_t>(i));
     const auto whole = pass(all);
-    for (const auto* set : {&mid, &small}) {
-      const auto part = pass(*set);
-      for (std::size_t k = 0; k < set->size(); ++k) {
-        const auto i = static_cast<std::size_t>((*set)[k]);
-        for (int c = 0; c < 6; ++c) {
-          ASSERT_EQ(std::memcmp(&part[c][k], &whole[c][i], sizeof(T)), 0)
-              << "body " << i << " component " << c << " with " << set->size() << " active";
+    const bool counted = s->solver().capabilities().counted_jerk;
+    if (counted) s->solver().reserve_counted_jerk(static_cast<std::int64_t>(n));
+    EXPECT_EQ(counted, gpu);
+    for (const auto* set : {&all, &mid, &small}) {
+      for (bool on_device : {false, true}) {
+        if (on_device && !counted) continue;
+        if (set == &all && !on_device) continue;
+        const auto part = pass(*set, on_device);
+        for (std::size_t k = 0; k < set->size(); ++k) {
+          const auto i = static_cast<std::size_t>((*set)[k]);
+          for (int c = 0; c < 6; ++c) {
+            ASSERT_EQ(std::memcmp(&part[c][k], &whole[c][i], sizeof(T)), 0)
+                << "body " << i << " component " << c << " with " << set->size() << " active"
+                << (on_device ? ", the count on the device" : "");
+          }
         }
       }
     }
@@ -114,11 +133,13 @@ struct BlockRun {
 };
 
 BlockRun run_blocks(const std::string& backend, const Particles<double>& initial, const GravityParams& g,
-                    StepMode mode, double eta, double dt, int intervals) {
-  auto s = make_system<double>(backend, initial.size(), g, Precision::fp64);
+                    StepMode mode, double eta, double dt, int intervals, bool device_loop = true,
+                    Precision precision = Precision::fp64) {
+  auto s = make_system<double>(backend, initial.size(), g, precision);
   IntegratorOptions o;
   o.mode = mode;
   o.eta = eta;
+  o.device_loop = device_loop;
   auto integ = make_integrator<double>("hermite4", o);
   s->upload(initial);
   integ->prepare(*s);
@@ -232,6 +253,77 @@ TEST_P(HermiteBlocksFp64, HardBinaryInAClusterKeepsItsOrbit) {
   EXPECT_GE(binary_level, others[31] + 8) << "the binary's level against the cluster's median";
   testing::Test::RecordProperty("semi_major_axis_change", sci(std::fabs(a_end - a_start) / a_start));
   testing::Test::RecordProperty("eccentricity_change", sci(std::fabs(e_end - e_start)));
+}
+
+// The block steps of an interval as one loop on the device (a conditional graph; on the CPU
+// there is none and both runs are the host's loop) against the host driving each block step:
+// the same bits, levels and statistics, for block and shared adaptive steps, with the Plummer
+// and the spline law; on the GPU every interval ran as a device loop. The mixed-precision
+// solver (float64 state) runs the same comparison.
+TEST_P(HermiteBlocksFp64, DeviceLoopGivesTheBitsOfTheHostLoop) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  const bool gpu = GetParam().backend == "cuda";
+  const auto initial = make_plummer({"plummer", 700, 25});
+  struct Case {
+    StepMode mode;
+    GravityParams g;
+    Precision precision;
+  };
+  GravityParams spline{1.0, 0.01};
+  spline.law = SofteningLaw::spline;
+  std::vector<Case> cases = {{StepMode::block, {1.0, 4.0 / 700}, Precision::fp64},
+                             {StepMode::automatic, {1.0, 0.01}, Precision::fp64},
+                             {StepMode::block, spline, Precision::fp64}};
+  if (gpu) {
+    cases.push_back({StepMode::block, {1.0, 4.0 / 700}, Precision::mixed});
+  } else {
+    cases.resize(1);  // the CPU has no device loop: one case shows both runs are the host's
+  }
+  for (const Case& c : cases) {
+    const auto host = run_blocks(GetParam().backend, initial, c.g, c.mode, 0.02, 1.0 / 16, 3, false, c.precision);
+    const auto loop = run_blocks(GetParam().backend, initial, c.g, c.mode, 0.02, 1.0 / 16, 3, true, c.precision);
+    const std::string what = std::string(c.mode == StepMode::block ? "block" : "auto") + " " +
+                             std::string(to_string(c.precision)) + (c.g.law == SofteningLaw::spline ? " spline" : "");
+    EXPECT_EQ(host.stats.device_loops, 0u) << what;
+    EXPECT_EQ(loop.stats.device_loops, gpu ? 3u : 0u) << what;
+    EXPECT_EQ(loop.levels, host.levels) << what;
+    EXPECT_EQ(loop.stats.block_steps, host.stats.block_steps) << what;
+    EXPECT_EQ(loop.stats.active, host.stats.active) << what;
+    EXPECT_EQ(loop.stats.histogram, host.stats.histogram) << what;
+    for (auto f : {&Particles<double>::x, &Particles<double>::y, &Particles<double>::z, &Particles<double>::vx,
+                          &Particles<double>::vy, &Particles<double>::vz}) {
+      EXPECT_EQ(std::memcmp((loop.p.*f).data(), (host.p.*f).data(), initial.size() * sizeof(double)), 0) << what;
+    }
+    EXPECT_NE(std::memcmp(loop.p.x.data(), initial.x.data(), initial.size() * sizeof(double)), 0) << what;
+    EXPECT_GT(loop.stats.block_steps, 3u) << what;
+  }
+}
+
+// The device loop twice from the same start: the same bits (block steps, Plummer softening).
+TEST_P(HermiteBlocksFp64, DeviceLoopGivesTheSameBitsTwice) {
+  NBODY_SKIP_IF_UNAVAILABLE(GetParam());
+  const auto initial = make_plummer({"plummer", 500, 26});
+  const GravityParams g{1.0, 4.0 / 500};
+  const auto a = run_blocks(GetParam().backend, initial, g, StepMode::block, 0.02, 1.0 / 16, 2);
+  const auto b = run_blocks(GetParam().backend, initial, g, StepMode::block, 0.02, 1.0 / 16, 2);
+  EXPECT_EQ(std::memcmp(a.p.x.data(), b.p.x.data(), a.p.x.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(a.p.vy.data(), b.p.vy.data(), a.p.vy.size() * sizeof(double)), 0);
+  EXPECT_EQ(a.levels, b.levels);
+  EXPECT_EQ(a.stats.active, b.stats.active);
+}
+
+// The counters of the block steps: bin b holds the active sets 2^b <= active < 2^(b+1), an
+// empty one in bin 0, the largest in the last bin (the device's loop and the host count alike).
+TEST(HermiteBlockCounts, BinsArePowersOfTwo) {
+  EXPECT_EQ(particles::block_bin(0), 0);
+  EXPECT_EQ(particles::block_bin(1), 0);
+  EXPECT_EQ(particles::block_bin(2), 1);
+  EXPECT_EQ(particles::block_bin(3), 1);
+  EXPECT_EQ(particles::block_bin(4), 2);
+  EXPECT_EQ(particles::block_bin(490), 8);
+  EXPECT_EQ(particles::block_bin(65535), 15);
+  EXPECT_EQ(particles::block_bin(65536), 16);
+  EXPECT_EQ(particles::block_bin(std::uint64_t(1) << 40), particles::BlockCounts::kBins - 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HermiteBlocks, testing::ValuesIn(backend_cases()), case_name);

@@ -12,6 +12,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/for_each.cuh"
 #include "cuda/launch_policy.hpp"
+#include "cuda/while_graph.hpp"
 #include "nbody/error.hpp"
 #include "particles/ops_impl.hpp"
 #include "particles/store.hpp"
@@ -134,6 +135,27 @@ __global__ void __launch_bounds__(cuda::ReductionPolicy::kBlock) max_int_kernel(
   }
 }
 
+// f(i) for i < *count: a fixed grid (ElementwisePolicy's for `most` elements), the count read on
+// the device.
+template <class F>
+__global__ void __launch_bounds__(cuda::ElementwisePolicy::kBlock) for_each_counted_kernel(const int* count, F f) {
+  const int n = *count;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) f(i);
+}
+
+#if NBODY_HAVE_WHILE_GRAPHS
+// The end of a block step in the device's loop: its count into the statistics (as the host
+// counts them), and the loop goes on while the block time is before the interval's end.
+__global__ void block_loop_tail(cudaGraphConditionalHandle handle, const long long* next, const int* count,
+                                unsigned long long* counts) {
+  const auto active = static_cast<unsigned long long>(*count);
+  counts[0] += 1;
+  counts[1] += active;
+  counts[2 + particles::block_bin(active)] += 1;
+  cudaGraphSetConditional(handle, *next < hermite::kTicks ? 1u : 0u);
+}
+#endif
+
 struct FillFrom {
   std::int32_t* v;
   const std::int32_t* value;
@@ -192,15 +214,7 @@ class CudaExecutor {
   template <class F>
   const long long* min_count_start(int n, const F& f) {
     using P = cuda::ReductionPolicy;
-    if (block_min_.size() == 0) {
-      block_min_ = cuda::DeviceBuffer<long long>(P::kBlocks);
-      block_count_ = cuda::DeviceBuffer<int>(P::kBlocks);
-      done_ = cuda::DeviceBuffer<unsigned>(1);
-      NBODY_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), stream_));
-      min_count_ = cuda::DeviceBuffer<long long>(2);
-      min_count_host_ = cuda::PinnedBuffer<long long>(2);
-      min_count_ready_ = std::make_unique<cuda::Event>(cudaEventDisableTiming);
-    }
+    ensure_min_count();
     min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, f, block_min_.data(), block_count_.data(), done_.data(),
                                                            min_count_.data());
     NBODY_CUDA_CHECK_LAUNCH();
@@ -242,6 +256,50 @@ class CudaExecutor {
     cuda::launch_for_each(n, FillFrom{v, top_.data()}, stream_);
   }
 
+  static constexpr bool kLoopsWithoutHost = NBODY_HAVE_WHILE_GRAPHS != 0;
+
+  template <class F>
+  void for_each_counted(const int* count, int most, const F& f) {
+    if (most <= 0) return;
+    using P = cuda::ElementwisePolicy;
+    for_each_counted_kernel<<<P::blocks(std::size_t(most)), P::kBlock, 0, stream_>>>(count, f);
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+
+  // select's scratch and count, allocated for n (the size does not depend on the predicate's
+  // value).
+  template <class F>
+  void select_reserve(int n, const F& pred, std::int32_t* out) {
+    if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
+    const thrust::counting_iterator<int> first(0);
+    std::size_t need = 0;
+    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, first, out, selected_.data(), n, pred, stream_));
+    if (select_temp_.size() < need) select_temp_ = cuda::DeviceBuffer<unsigned char>(need);
+  }
+
+#if NBODY_HAVE_WHILE_GRAPHS
+  // The loop of make_loop's contract (ops_impl.hpp): a WhileGraph whose body is the least end,
+  // the body's work and the tail (statistics, condition).
+  template <class End, class Body>
+  std::unique_ptr<particles::BlockLoop> make_loop(int n, const End& end, const Body& body) {
+    ensure_min_count();
+    if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
+    auto loop = std::make_unique<Loop>(stream_);
+    const int* count = selected_.data();
+    unsigned long long* counts = loop->counts_.data();
+    loop->graph_ = std::make_unique<cuda::WhileGraph>(stream_, [&](cudaGraphConditionalHandle handle) {
+      using P = cuda::ReductionPolicy;
+      min_count_kernel<<<P::kBlocks, P::kBlock, 0, stream_>>>(n, end, block_min_.data(), block_count_.data(),
+                                                             done_.data(), min_count_.data());
+      NBODY_CUDA_CHECK_LAUNCH();
+      body(static_cast<const long long*>(min_count_.data()), count);
+      block_loop_tail<<<1, 1, 0, stream_>>>(handle, min_count_.data(), count, counts);
+      NBODY_CUDA_CHECK_LAUNCH();
+    });
+    return loop;
+  }
+#endif
+
   void synchronize() { NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
   double measure_seconds(const std::function<void()>& work) {
     cuda::Event start, stop;
@@ -252,6 +310,46 @@ class CudaExecutor {
   }
 
  private:
+#if NBODY_HAVE_WHILE_GRAPHS
+  // The block steps of an interval: one launch of the graph, then one copy of the statistics.
+  class Loop final : public particles::BlockLoop {
+   public:
+    explicit Loop(cudaStream_t stream) : stream_(stream), counts_(kCounts), host_(kCounts) {}
+    particles::BlockCounts run() override {
+      NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, kCounts * sizeof(unsigned long long), stream_));
+      graph_->launch();
+      NBODY_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counts_.data(), kCounts * sizeof(unsigned long long),
+                                       cudaMemcpyDeviceToHost, stream_));
+      NBODY_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      particles::BlockCounts c;
+      c.block_steps = host_.data()[0];
+      c.active = host_.data()[1];
+      for (int b = 0; b < particles::BlockCounts::kBins; ++b) c.histogram[b] = host_.data()[2 + b];
+      return c;
+    }
+
+   private:
+    friend class CudaExecutor;
+    static constexpr std::size_t kCounts = 2 + particles::BlockCounts::kBins;
+    cudaStream_t stream_;
+    cuda::DeviceBuffer<unsigned long long> counts_;  // steps, active, histogram
+    cuda::PinnedBuffer<unsigned long long> host_;
+    std::unique_ptr<cuda::WhileGraph> graph_;
+  };
+#endif
+
+  void ensure_min_count() {
+    using P = cuda::ReductionPolicy;
+    if (block_min_.size() != 0) return;
+    block_min_ = cuda::DeviceBuffer<long long>(P::kBlocks);
+    block_count_ = cuda::DeviceBuffer<int>(P::kBlocks);
+    done_ = cuda::DeviceBuffer<unsigned>(1);
+    NBODY_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), stream_));
+    min_count_ = cuda::DeviceBuffer<long long>(2);
+    min_count_host_ = cuda::PinnedBuffer<long long>(2);
+    min_count_ready_ = std::make_unique<cuda::Event>(cudaEventDisableTiming);
+  }
+
   double* partials(std::size_t count) {
     if (partials_.size() < count) partials_ = cuda::DeviceBuffer<double>(count);
     return partials_.data();

@@ -30,6 +30,8 @@ struct SolverCapabilities {
   bool potential = false;  // potential_energy
   bool jerk = false;       // acc_jerk (hermite4)
   bool euler_steps = false;  // fused Euler steps (an optimisation; Euler works with any solver)
+  bool counted_jerk = false;  // acc_jerk_counted: the count read where the solver computes (a
+                              // device's block-step loop; the solver queues on the store's stream)
 };
 
 // The error of asking a solver for something its capabilities do not include.
@@ -72,6 +74,20 @@ class ForceSolver {
   void acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) {
     do_acc_jerk(targets, sources, acc, jerk);
     count(targets.count, sources.n);
+  }
+  // The same pass for a count that lives where the solver computes: the targets index[0, *count),
+  // at most `max_count` of them, queued without the host knowing *count (a device's block-step
+  // loop, captured into a graph; capabilities().counted_jerk). The same bits as acc_jerk for the
+  // same targets. It allocates nothing: reserve_counted_jerk(sources) once before, outside any
+  // capture. Not counted in interactions(): count_counted_jerk adds the passes' pairs once the
+  // host knows how many targets they had.
+  void acc_jerk_counted(const std::int32_t* index, const int* count, int max_count, const MotionView<T>& sources,
+                        Vec3Span<T> acc, Vec3Span<T> jerk) {
+    do_acc_jerk_counted(index, count, max_count, sources, acc, jerk);
+  }
+  virtual void reserve_counted_jerk(std::int64_t sources) { (void)sources; }
+  void count_counted_jerk(std::uint64_t targets, std::int64_t sources) noexcept {
+    interactions_ += targets * std::uint64_t(sources);
   }
   // `count` of the documents' Euler steps (v += a(x) dt, then x += v dt) of the bodies of p,
   // fused into the force pass; the same bits as separate passes of this solver. Only where
@@ -123,6 +139,11 @@ class ForceSolver {
                            Vec3Span<T> jerk) {
     (void)targets, (void)sources, (void)acc, (void)jerk;
     unsupported("jerks");
+  }
+  virtual void do_acc_jerk_counted(const std::int32_t* index, const int* count, int max_count,
+                                   const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) {
+    (void)index, (void)count, (void)max_count, (void)sources, (void)acc, (void)jerk;
+    unsupported("jerks for a count on the device");
   }
   virtual void do_euler_steps(const ParticleView<T>& p, double dt, std::int64_t count_steps) {
     (void)p, (void)dt, (void)count_steps;

@@ -22,15 +22,24 @@
 // The whole block step runs where the store lives: the schedule (each body's level and time in
 // ticks) is a pair of store-side arrays, the next block time is a reduction over the bodies,
 // the active block is compacted there in index order, and the prediction, the force pass, the
-// corrector and the new levels are element-wise operations or the solver's pass. Per block step
-// only the next block time and the size of its block reach the host (the solver shapes its pass
-// by the count); the levels are copied to the host once per interval, for checkpoints.
+// corrector and the new levels are element-wise operations or the solver's pass.
+//
+// On a GPU whose solver can take the active count from device memory (counted_jerk), the block
+// steps of an interval are one loop on the device (ParticleOps::hermite_block_loop: a CUDA graph
+// whose conditional node repeats the block step until the interval's end, made once per
+// interval length): one launch and one wait an interval, the statistics counted on the device.
+// Elsewhere (the CPU, the distributed solver) the host drives each block step: only the next
+// block time and the size of its block reach it (the solver shapes its pass by the count). Both
+// make the same operations in the same order: the same bits. The levels are copied to the host
+// once per interval, for checkpoints.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "integrate/integrator.hpp"
@@ -43,6 +52,8 @@ namespace {
 
 using hermite::kTicks;
 using particles::BlockTime;
+static_assert(particles::BlockCounts::kBins == std::tuple_size_v<decltype(BlockStepStats::histogram)>,
+              "the device's histogram has the statistics' bins");
 
 // The Hermite state of a system: per body the jerk, the body's own time t_i and its level as
 // store fields (the acceleration a_i at t_i is the system's acceleration field), and scratch
@@ -126,6 +137,32 @@ class HermiteState {
   void share_finest() { s_.ops().hermite_share_finest(schedule_); }
   int active_count() const { return h_.active.count; }
 
+  // The block steps of an interval of dt as one loop where the store lives (made on first use
+  // and for each new dt), or null where there is none. A loop that cannot be made (a device
+  // or driver without conditional graph nodes) is reported once; the host loop takes over.
+  particles::BlockLoop* block_loop(double dt, double eta, bool share) {
+    if (loop_ && loop_dt_ == dt) return loop_.get();
+    loop_.reset();
+    if (!s_.solver().capabilities().counted_jerk || loop_failed_) return nullptr;
+    const int n = h_.p.n;
+    try {
+      s_.solver().reserve_counted_jerk(n);
+      const particles::HermiteFields<T> h = with_steps(true);
+      loop_ = s_.ops().hermite_block_loop(
+          h, schedule_, index_.data(), std::ldexp(dt, -hermite::kMaxLevel), dt, eta, share, [&](const int* count) {
+            s_.solver().acc_jerk_counted(index_.data(), count, n, {as_const(h_.xp), as_const(h_.vp), h_.p.m, n}, h_.a1,
+                                         h_.j1);
+          });
+    } catch (const Error& e) {
+      std::fprintf(stderr, "hermite4: block steps driven by the host (no device loop: %s)\n", e.what());
+      loop_failed_ = true;
+      loop_.reset();
+    }
+    loop_dt_ = dt;
+    all_active_ = false;  // the loop selects into the index array
+    return loop_.get();
+  }
+
   // The levels, to and from the host.
   void download_levels(std::vector<std::int32_t>& out) {
     out.resize(std::size_t(h_.p.n));
@@ -187,12 +224,15 @@ class HermiteState {
   Array<double> dt_;
   Array<std::int64_t> last_;
   bool all_active_ = false;
+  std::unique_ptr<particles::BlockLoop> loop_;
+  double loop_dt_ = 0;
+  bool loop_failed_ = false;
 };
 
 template <class T>
 class Hermite4 final : public Integrator<T> {
  public:
-  explicit Hermite4(const IntegratorOptions& o) : mode_(o.mode), eta_(o.eta) {}
+  explicit Hermite4(const IntegratorOptions& o) : mode_(o.mode), eta_(o.eta), device_loop_(o.device_loop) {}
 
   std::string name() const override { return "hermite4"; }
   void prepare(System<T>& s) override {
@@ -261,6 +301,17 @@ class Hermite4 final : public Integrator<T> {
     }
     const double tick = std::ldexp(dt, -hermite::kMaxLevel);
     b.reset_ticks();
+    particles::BlockLoop* loop = device_loop_ ? b.block_loop(dt, eta_, mode_ == StepMode::automatic) : nullptr;
+    if (loop != nullptr) {
+      const particles::BlockCounts c = loop->run();  // every block step of the interval
+      s.solver().count_counted_jerk(c.active, std::int64_t(s.size()));
+      stats_.block_steps += c.block_steps;
+      stats_.active += c.active;
+      for (int k = 0; k < particles::BlockCounts::kBins; ++k) stats_.histogram[std::size_t(k)] += c.histogram[k];
+      ++stats_.device_loops;
+      b.download_levels(level_);
+      return;
+    }
     std::int64_t now = 0;
     while (now < kTicks) {
       const BlockTime block = b.prepare_block(tick);  // the one value the host waits for
@@ -296,9 +347,7 @@ class Hermite4 final : public Integrator<T> {
   void count_block(std::size_t active) {
     ++stats_.block_steps;
     stats_.active += active;
-    int bin = 0;
-    while (bin + 1 < int(stats_.histogram.size()) && (std::size_t(2) << bin) <= active) ++bin;
-    ++stats_.histogram[std::size_t(bin)];
+    ++stats_.histogram[std::size_t(particles::block_bin(active))];
   }
 
   // The state on the system this integrator steps (made on first use).
@@ -313,6 +362,7 @@ class Hermite4 final : public Integrator<T> {
 
   StepMode mode_;
   double eta_;
+  bool device_loop_;
   std::unique_ptr<HermiteState<T>> state_;
   const System<T>* state_system_ = nullptr;
   bool started_ = false;

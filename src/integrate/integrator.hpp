@@ -29,6 +29,10 @@ struct IntegratorOptions {
   StepMode mode = StepMode::fixed;
   double eta = 0.02;       // accuracy parameter of the step criterion
   double softening = 0.0;  // eps, for criteria that use it (leapfrog's)
+  // hermite4 block and shared adaptive steps: run each interval's block steps as one loop on the
+  // device where the store and the solver can (particles::BlockLoop); false: the host drives
+  // every block step (the same bits; kept for comparisons).
+  bool device_loop = true;
 };
 
 // What an integrator with block or adaptive steps did (hermite4): the force passes it made
@@ -38,6 +42,7 @@ struct BlockStepStats {
   std::uint64_t block_steps = 0;
   std::uint64_t active = 0;
   std::array<std::uint64_t, 32> histogram{};
+  std::uint64_t device_loops = 0;  // intervals whose block steps ran as one loop on the device
 };
 
 template <class T>

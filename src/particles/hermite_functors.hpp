@@ -91,6 +91,43 @@ struct NextLevel {
   }
 };
 
+// The same at the block time *next (the device's copy: the block-step loop that runs without the
+// host).
+struct NextLevelAtBlock {
+  HermiteSchedule s;
+  IndexView active;
+  const double* steps;
+  const long long* next;
+  double dt;
+  NBODY_HD void operator()(int k) const { NextLevel{s, active, steps, std::int64_t(*next), dt}(k); }
+};
+
+// What the block steps of a loop did: how many, their active bodies summed, and how many had an
+// active set of 2^b <= active < 2^(b+1) (b = 0 also holds empty ones), as the host counts them.
+struct BlockCounts {
+  static constexpr int kBins = 32;
+  std::uint64_t block_steps = 0;
+  std::uint64_t active = 0;
+  std::uint64_t histogram[kBins] = {};
+};
+
+NBODY_HD int block_bin(std::uint64_t active) {
+  int bin = 0;
+  while (bin + 1 < BlockCounts::kBins && (std::uint64_t(2) << bin) <= active) ++bin;
+  return bin;
+}
+
+// The block steps of one interval run where the store lives with no trip to the host between
+// them (a device's graph that repeats the block step until the interval's end): made once for a
+// system, an interval length and a step criterion, run once an interval.
+class BlockLoop {
+ public:
+  virtual ~BlockLoop() = default;
+  // The block steps from the schedule's present state to the end of the interval; waits for
+  // them and returns what they did.
+  virtual BlockCounts run() = 0;
+};
+
 template <class T>
 NBODY_HD double squared_norm(T x, T y, T z) {
   const double dx = x, dy = y, dz = z;
@@ -157,6 +194,33 @@ struct HermiteCorrect {
     h.jerk.y[i] = h.j1.y[k];
     h.jerk.z[i] = h.j1.z[k];
     h.t[i] = t;
+  }
+};
+
+// The corrector at the block time t = *next x tick (the product the host forms from the same tick).
+template <class T>
+struct HermiteCorrectAtBlock {
+  HermiteFields<T> h;
+  const long long* next;
+  double tick;
+  double eta;
+  NBODY_HD void operator()(int k) const { HermiteCorrect<T>{h, double(*next) * tick, eta}(k); }
+};
+
+// The corrector and then the next level of the k-th active body at the block time *next: the two
+// element-wise steps of the host's loop in one pass (the level reads the criterion the corrector
+// just wrote, h.dt_next[k], in the same thread).
+template <class T>
+struct CorrectAndLevelAtBlock {
+  HermiteFields<T> h;
+  HermiteSchedule s;
+  const long long* next;
+  double tick;
+  double eta;
+  double dt;
+  NBODY_HD void operator()(int k) const {
+    HermiteCorrectAtBlock<T>{h, next, tick, eta}(k);
+    NextLevelAtBlock{s, h.active, h.dt_next, next, dt}(k);
   }
 };
 

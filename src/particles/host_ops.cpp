@@ -14,6 +14,7 @@ namespace nbody {
 namespace {
 
 struct HostExecutor {
+  static constexpr bool kLoopsWithoutHost = false;  // the host's loop is the integrator's own
   [[nodiscard]] Location location() const { return Location::host(); }
 
   template <class F>

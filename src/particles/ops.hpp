@@ -58,6 +58,17 @@ class ParticleOps {
   virtual void hermite_next_levels(const particles::HermiteSchedule& s, IndexView active, const double* steps,
                                    std::int64_t now, double dt) = 0;
   virtual void hermite_share_finest(const particles::HermiteSchedule& s) = 0;
+  // The block steps of an interval of `dt` (tick = dt / 2^kMaxLevel) as one loop where the store
+  // lives, or null where there is none (the host runs the loop itself). Each block step: the
+  // next block time (StepEnd), the prediction of every body to it, the selection of its active
+  // bodies into index (h.active.index) with their count where the store lives, `pass(count)` (the force
+  // pass for the targets index[0, *count) into h.a1, h.j1), the corrector with Aarseth's
+  // criterion (eta) into h.dt_next, the next levels, with `share` every body on the finest; the
+  // same operations as the host's loop, so the same bits. `pass` is called while the loop is
+  // made, not when it runs; what it and the loop need is allocated before.
+  [[nodiscard]] virtual std::unique_ptr<particles::BlockLoop> hermite_block_loop(
+      const particles::HermiteFields<T>& h, const particles::HermiteSchedule& s, std::int32_t* index, double tick,
+      double dt, double eta, bool share, const std::function<void(const int* count)>& pass) = 0;
   virtual void fill(double* values, double value, int n) = 0;
   virtual void fill_ticks(std::int64_t* values, std::int64_t value, int n) = 0;
   virtual void iota(std::int32_t* values, int n) = 0;

@@ -10,6 +10,14 @@
 //   select(n, pred, out, count)   the i with pred(i), ascending, into out (count of them; -1:
 //                             not known yet)
 //   share_max(v, n)           v[i] := max over v (int32), without a trip to the host
+// and, where the executor can loop without the host (a device's graphs):
+//   kLoopsWithoutHost         true where it can:
+//   make_loop(n, end, body) -> unique_ptr<BlockLoop>   each round: the least end(i) over
+//                             i < n, then body(next, count) (next: where the executor computes;
+//                             count: the count select writes there), repeated from one launch
+//                             while *next < kTicks; body is called once, while the loop is made
+//   select_reserve(n, pred, out)   select's scratch, allocated before a loop is made
+//   for_each_counted(count, most, f)  f(i) for i < *count (count where the executor computes)
 //   synchronize(), measure_seconds(work), location()
 // Included by particles/host_ops.cpp and cuda/device_ops.cu only.
 #include <array>
@@ -76,6 +84,24 @@ class OpsImpl final : public ParticleOps<T> {
     exec_.for_each(active.count, NextLevel{s, active, steps, now, dt});
   }
   void hermite_share_finest(const HermiteSchedule& s) override { exec_.share_max(s.level, s.n); }
+  std::unique_ptr<BlockLoop> hermite_block_loop(const HermiteFields<T>& h, const HermiteSchedule& s,
+                                                std::int32_t* index, double tick, double dt, double eta, bool share,
+                                                const std::function<void(const int* count)>& pass) override {
+    if constexpr (Exec::kLoopsWithoutHost) {
+      exec_.select_reserve(s.n, EndsAtBlock{{s.level, s.last}, nullptr}, index);
+      auto step = [&](const long long* next, const int* count) {
+        exec_.for_each(h.p.n, HermitePredictAtBlock<T>{h, next, tick});
+        exec_.select(s.n, EndsAtBlock{{s.level, s.last}, next}, index, -1);
+        pass(count);
+        exec_.for_each_counted(count, s.n, CorrectAndLevelAtBlock<T>{h, s, next, tick, eta, dt});
+        if (share) exec_.share_max(s.level, s.n);
+      };
+      return exec_.make_loop(s.n, StepEnd{s.level, s.last}, step);
+    } else {
+      (void)h, (void)s, (void)index, (void)tick, (void)dt, (void)eta, (void)share, (void)pass;
+      return nullptr;
+    }
+  }
   void fill_ticks(std::int64_t* values, std::int64_t value, int n) override {
     exec_.for_each(n, Fill<std::int64_t>{values, value});
   }

@@ -60,6 +60,7 @@ class DistributedSolver final : public ForceSolver<T> {
   SolverCapabilities capabilities() const override {
     SolverCapabilities c = local_->capabilities();
     c.euler_steps = false;
+    c.counted_jerk = false;  // each pass is split over the ranks by its count: the host loop
     return c;
   }
   double potential_energy(const SourceView<T>& sources) override { return local_->potential_energy(sources); }

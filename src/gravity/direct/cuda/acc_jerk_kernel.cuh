@@ -4,6 +4,8 @@
 // additions in the same order (acc_jerk_shape.hpp), no atomics. Include from .cu files only.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "gravity/direct/cuda/acc_jerk_shape.hpp"
 #include "gravity/interaction.hpp"
 #include "particles/views.hpp"
@@ -92,22 +94,23 @@ __device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int 
   return r;
 }
 
-// For the targets of block x (k = blockIdx.x * kBlock + threadIdx.x < count, body index[k]):
+// One work item of the pass: the targets of tile `tile` (k = tile * kBlock + threadIdx.x < count,
+// body index[k]) against the sources of `part`:
 //   Mode whole:  acc[k], jerk[k] = G * (fold over all groups);
-//   Mode groups: partial[(g * 6 + c) * count + k] = component c of group g = blockIdx.y;
-//   Mode chunks: partial[(h * 6 + c) * count + k] = component c of chunk h = blockIdx.y.
+//   Mode groups: partial[(g * 6 + c) * count + k] = component c of group g = part;
+//   Mode chunks: partial[(h * 6 + c) * count + k] = component c of chunk h = part.
 // a = G sum_j m_j d_ij g(|d_ij|), jerk = G sum_j m_j [dv_ij g + d_ij (d_ij . dv_ij) q] (the pair
-// law gives g and q; the i = j term is exactly zero).
+// law gives g and q; the i = j term is exactly zero). Every thread of the block calls it.
 template <class T, class Policy, AccJerkMode Mode, class Pair>
-__global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
-    acc_jerk_kernel(MotionView<T> s, IndexView targets, Pair pair, T G, AccJerkShape shape, Vec3Span<T> acc,
-                    Vec3Span<T> jerk, T* __restrict__ partial) {
-  __shared__ HermiteSourcePosition<T> tile_pos[Policy::kBlock];
-  __shared__ HermiteSourceVelocity<T> tile_vel[Policy::kBlock];
-  const int count = targets.count;
-  const int k = blockIdx.x * Policy::kBlock + threadIdx.x;
+__device__ __forceinline__ void acc_jerk_item(const MotionView<T>& s, const std::int32_t* __restrict__ index,
+                                              int count, const Pair& pair, T G, const AccJerkShape& shape,
+                                              const Vec3Span<T>& acc, const Vec3Span<T>& jerk,
+                                              T* __restrict__ partial, int tile, int part,
+                                              HermiteSourcePosition<T>* tile_pos,
+                                              HermiteSourceVelocity<T>* tile_vel) {
+  const int k = tile * Policy::kBlock + threadIdx.x;
   const bool live = k < count;
-  const int i = live ? targets.index[k] : 0;
+  const int i = live ? index[k] : 0;
   const T xi = live ? s.x.x[i] : T(0), yi = live ? s.x.y[i] : T(0), zi = live ? s.x.z[i] : T(0);
   const T ui = live ? s.v.x[i] : T(0), vi = live ? s.v.y[i] : T(0), wi = live ? s.v.z[i] : T(0);
   const int n = s.n;
@@ -135,7 +138,6 @@ __global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
       jerk.z[k] = G * total.v[5];
     }
   } else {
-    const int part = blockIdx.y;
     const AccJerkSum<T> sum = Mode == AccJerkMode::groups ? group_sum(part) : chunk_sum(part);
     if (live) {
 #pragma unroll
@@ -144,32 +146,101 @@ __global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
   }
 }
 
-// The fold of the partials of a split pass into acc[k], jerk[k], in the order of the whole pass:
+// The pass shaped on the host: block (x, y) is the item (tile x, part y).
+template <class T, class Policy, AccJerkMode Mode, class Pair>
+__global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
+    acc_jerk_kernel(MotionView<T> s, IndexView targets, Pair pair, T G, AccJerkShape shape, Vec3Span<T> acc,
+                    Vec3Span<T> jerk, T* __restrict__ partial) {
+  __shared__ HermiteSourcePosition<T> tile_pos[Policy::kBlock];
+  __shared__ HermiteSourceVelocity<T> tile_vel[Policy::kBlock];
+  acc_jerk_item<T, Policy, Mode>(s, targets.index, targets.count, pair, G, shape, acc, jerk, partial,
+                                 int(blockIdx.x), int(blockIdx.y), tile_pos, tile_vel);
+}
+
+// The pass for a count read on the device (*count_at targets): the shape acc_jerk_shape gives for
+// that count on `sm_count` SMs, its items (tile, part) visited by a fixed grid, item w by block
+// w mod gridDim.x, tiles fastest. The same items as acc_jerk_kernel's launch: the same bits.
+template <class T, class Policy, class Pair>
+__global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
+    acc_jerk_counted_kernel(MotionView<T> s, const std::int32_t* __restrict__ index, const int* __restrict__ count_at,
+                            int sm_count, Pair pair, T G, Vec3Span<T> acc, Vec3Span<T> jerk, T* __restrict__ partial) {
+  __shared__ HermiteSourcePosition<T> tile_pos[Policy::kBlock];
+  __shared__ HermiteSourceVelocity<T> tile_vel[Policy::kBlock];
+  const int count = *count_at;
+  if (count <= 0) return;
+  const AccJerkShape shape = acc_jerk_shape(s.n, count, sm_count, sizeof(T));
+  const int parts = shape.parts() > 0 ? shape.parts() : 1;
+  const int items = shape.target_blocks * parts;
+  for (int w = int(blockIdx.x); w < items; w += int(gridDim.x)) {
+    const int tile = w % shape.target_blocks, part = w / shape.target_blocks;
+    switch (shape.mode) {
+      case AccJerkMode::whole:
+        acc_jerk_item<T, Policy, AccJerkMode::whole>(s, index, count, pair, G, shape, acc, jerk, partial, tile, part,
+                                                     tile_pos, tile_vel);
+        break;
+      case AccJerkMode::groups:
+        acc_jerk_item<T, Policy, AccJerkMode::groups>(s, index, count, pair, G, shape, acc, jerk, partial, tile, part,
+                                                      tile_pos, tile_vel);
+        break;
+      case AccJerkMode::chunks:
+        acc_jerk_item<T, Policy, AccJerkMode::chunks>(s, index, count, pair, G, shape, acc, jerk, partial, tile, part,
+                                                      tile_pos, tile_vel);
+        break;
+    }
+  }
+}
+
+// Component c of target k from the partials of a split pass, in the order of the whole pass:
 // chunks into their groups, groups into the sum, each from zero.
-template <class T, class Policy, AccJerkMode Mode>
+template <class T, class Policy>
+__device__ __forceinline__ T fold_component(const T* __restrict__ partial, int count, const AccJerkShape& shape, int k,
+                                            int c) {
+  T total = T(0);
+  if (shape.mode == AccJerkMode::groups) {
+    for (int g = 0; g < shape.groups; ++g) total += partial[(std::size_t(g) * 6 + c) * count + k];
+  } else {
+    for (int g = 0; g < shape.groups; ++g) {
+      T group = T(0);
+      const int first = g * Policy::kChunksPerGroup;
+      const int last = first + Policy::kChunksPerGroup < shape.chunks ? first + Policy::kChunksPerGroup : shape.chunks;
+      for (int h = first; h < last; ++h) group += partial[(std::size_t(h) * 6 + c) * count + k];
+      total += group;
+    }
+  }
+  return total;
+}
+
+// The fold of a split pass's partials into acc, jerk: one thread a (target, component), element
+// e = c * count + k (targets fastest: the partials' layout), grid-stride.
+template <class T, class Policy>
+__device__ __forceinline__ void fold_elements(const T* __restrict__ partial, int count, const AccJerkShape& shape, T G,
+                                              const Vec3Span<T>& acc, const Vec3Span<T>& jerk) {
+  const int elements = 6 * count;
+  for (int e = int(blockIdx.x * blockDim.x + threadIdx.x); e < elements; e += int(gridDim.x * blockDim.x)) {
+    const int c = e / count, k = e - c * count;
+    // selected, not indexed: an array of the six pointers would live in local memory
+    T* const out = c == 0 ? acc.x : c == 1 ? acc.y : c == 2 ? acc.z : c == 3 ? jerk.x : c == 4 ? jerk.y : jerk.z;
+    out[k] = G * fold_component<T, Policy>(partial, count, shape, k, c);
+  }
+}
+
+template <class T, class Policy>
 __global__ void __launch_bounds__(Policy::kFoldBlock)
     fold_acc_jerk_partials(const T* __restrict__ partial, int count, AccJerkShape shape, T G, Vec3Span<T> acc,
                            Vec3Span<T> jerk) {
-  const int k = blockIdx.x * Policy::kFoldBlock + threadIdx.x;
-  if (k >= count) return;
-  T* out[6] = {acc.x, acc.y, acc.z, jerk.x, jerk.y, jerk.z};
-#pragma unroll
-  for (int c = 0; c < 6; ++c) {
-    T total = T(0);
-    if constexpr (Mode == AccJerkMode::groups) {
-      for (int g = 0; g < shape.groups; ++g) total += partial[(std::size_t(g) * 6 + c) * count + k];
-    } else {
-      for (int g = 0; g < shape.groups; ++g) {
-        T group = T(0);
-        const int first = g * Policy::kChunksPerGroup;
-        const int last =
-            first + Policy::kChunksPerGroup < shape.chunks ? first + Policy::kChunksPerGroup : shape.chunks;
-        for (int h = first; h < last; ++h) group += partial[(std::size_t(h) * 6 + c) * count + k];
-        total += group;
-      }
-    }
-    out[c][k] = G * total;
-  }
+  fold_elements<T, Policy>(partial, count, shape, G, acc, jerk);
+}
+
+// The same for a count read on the device; nothing to fold where its shape is whole.
+template <class T, class Policy>
+__global__ void __launch_bounds__(Policy::kFoldBlock)
+    fold_acc_jerk_counted(const T* __restrict__ partial, const int* __restrict__ count_at, int sources, int sm_count,
+                          T G, Vec3Span<T> acc, Vec3Span<T> jerk) {
+  const int count = *count_at;
+  if (count <= 0) return;
+  const AccJerkShape shape = acc_jerk_shape(sources, count, sm_count, sizeof(T));
+  if (shape.mode == AccJerkMode::whole) return;
+  fold_elements<T, Policy>(partial, count, shape, G, acc, jerk);
 }
 
 }  // namespace nbody::direct::cuda

@@ -34,6 +34,22 @@ struct AccJerkPolicy {
   static_assert(kMaxChunks % kChunksPerGroup == 0, "groups must be whole");
 };
 
+// The pass for a count known only on the device (the block-step loop): a fixed grid of
+// kItemBlocksPerSm blocks an SM visits the items (target tile, source part) of the shape
+// acc_jerk_shape gives for that count (at ~500 targets among 65,536 on 132 SMs: 8 tiles x 256
+// chunks = 2,048 items over 1,056 blocks, two rounds); the fold one thread a (target,
+// component), at most kFoldBlocksPerSm blocks an SM.
+struct AccJerkCountedPolicy {
+  static constexpr int kItemBlocksPerSm = AccJerkPolicy::kBlocksPerSm;
+  static constexpr int kFoldBlocksPerSm = 4;
+  [[nodiscard]] static constexpr int item_blocks(int sm_count) noexcept {
+    return kItemBlocksPerSm * std::max(sm_count, 1);
+  }
+  [[nodiscard]] static constexpr int fold_blocks(int sm_count) noexcept {
+    return kFoldBlocksPerSm * std::max(sm_count, 1);
+  }
+};
+
 enum class AccJerkMode { whole, groups, chunks };
 
 struct AccJerkShape {
@@ -44,7 +60,7 @@ struct AccJerkShape {
   int target_blocks = 0;              // ceil(targets / kBlock)
 
   // Partial sums per target component in the split modes (0: whole).
-  [[nodiscard]] int parts() const noexcept {
+  [[nodiscard]] constexpr int parts() const noexcept {
     return mode == AccJerkMode::chunks ? chunks : mode == AccJerkMode::groups ? groups : 0;
   }
 };

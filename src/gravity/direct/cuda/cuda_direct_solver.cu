@@ -66,7 +66,7 @@ class CudaDirectSolver final : public ForceSolver<T> {
     if constexpr (Mixed) return Precision::mixed;
     return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
   }
-  SolverCapabilities capabilities() const override { return {true, true, fused_euler()}; }
+  SolverCapabilities capabilities() const override { return {true, true, fused_euler(), true}; }
 
   double potential_energy(const SourceView<T>& s) override {
     const int blocks = blocks_for(std::size_t(s.n), PotentialPolicy::kBlock);
@@ -102,13 +102,11 @@ class CudaDirectSolver final : public ForceSolver<T> {
     using P = direct::AccJerkPolicy;
     const direct::AccJerkShape shape = direct::acc_jerk_shape(s.n, t.count, sm_count_, sizeof(T));
     const std::size_t need = std::size_t(t.count) * std::size_t(shape.parts()) * 6;
-    if (jerk_partials_.size() < need) {  // once: sized for every split of this N
-      jerk_partials_ = DeviceBuffer<T>(std::max(need, direct::acc_jerk_partials(s.n, sm_count_, sizeof(T))));
-    }
+    if (jerk_partials_.size() < need) reserve_partials(s.n, need);
     const T G = static_cast<T>(this->gravity().G);
     const dim3 grid(static_cast<unsigned>(shape.target_blocks), static_cast<unsigned>(std::max(1, shape.parts())));
-    const int fold_blocks = blocks_for(std::size_t(t.count), P::kFoldBlock);
-    auto launch = [&](const auto pair) {
+    const int fold_blocks = blocks_for(std::size_t(t.count) * 6, P::kFoldBlock);
+    with_jerk_law([&](const auto pair) {
       using Pair = decltype(pair);
       using direct::AccJerkMode;
       namespace dc = direct::cuda;
@@ -117,35 +115,53 @@ class CudaDirectSolver final : public ForceSolver<T> {
           dc::acc_jerk_kernel<T, P, AccJerkMode::whole, Pair>
               <<<grid, P::kBlock, 0, stream_>>>(s, t, pair, G, shape, acc, jerk, nullptr);
           NBODY_CUDA_CHECK_LAUNCH();
-          break;
+          return;
         case AccJerkMode::groups:
           dc::acc_jerk_kernel<T, P, AccJerkMode::groups, Pair>
               <<<grid, P::kBlock, 0, stream_>>>(s, t, pair, G, shape, acc, jerk, jerk_partials_.data());
-          NBODY_CUDA_CHECK_LAUNCH();
-          dc::fold_acc_jerk_partials<T, P, AccJerkMode::groups>
-              <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), t.count, shape, G, acc, jerk);
-          NBODY_CUDA_CHECK_LAUNCH();
           break;
         case AccJerkMode::chunks:
           dc::acc_jerk_kernel<T, P, AccJerkMode::chunks, Pair>
               <<<grid, P::kBlock, 0, stream_>>>(s, t, pair, G, shape, acc, jerk, jerk_partials_.data());
-          NBODY_CUDA_CHECK_LAUNCH();
-          dc::fold_acc_jerk_partials<T, P, AccJerkMode::chunks>
-              <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), t.count, shape, G, acc, jerk);
-          NBODY_CUDA_CHECK_LAUNCH();
           break;
       }
-    };
-    // Mixed: float32 Plummer pair terms from float64 differences, summed in float64 (the spline
-    // law stays float64).
-    const GravityParams& g = this->gravity();
-    if constexpr (Mixed) {
-      if (!(g.law == SofteningLaw::spline && g.eps2() > 0)) {
-        launch(direct::cuda::MixedPlummerJerk{static_cast<float>(g.eps2())});
-        return;
-      }
+      NBODY_CUDA_CHECK_LAUNCH();
+      dc::fold_acc_jerk_partials<T, P>
+          <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), t.count, shape, G, acc, jerk);
+      NBODY_CUDA_CHECK_LAUNCH();
+    });
+  }
+
+  // The scratch of every split this N can take, allocated here (never inside a capture).
+  void reserve_counted_jerk(std::int64_t sources) override {
+    const std::size_t most = direct::acc_jerk_partials(sources, sm_count_, sizeof(T));
+    if (jerk_partials_.size() < most) reserve_partials(sources, most);
+  }
+
+  // A fixed grid (AccJerkCountedPolicy) whose blocks visit the items of the shape the count on
+  // the device gives, then the fold (which returns at once where the shape is whole): two
+  // kernels whose launches depend on nothing the host must wait for.
+  void do_acc_jerk_counted(const std::int32_t* index, const int* count, int max_count, const MotionView<T>& s,
+                           Vec3Span<T> acc, Vec3Span<T> jerk) override {
+    using P = direct::AccJerkPolicy;
+    using C = direct::AccJerkCountedPolicy;
+    if (max_count <= 0) return;
+    if (jerk_partials_.size() < direct::acc_jerk_partials(s.n, sm_count_, sizeof(T))) {
+      this->unsupported("a counted pass before reserve_counted_jerk");
     }
-    gravity::with_pair_law<T>(g, launch);
+    const T G = static_cast<T>(this->gravity().G);
+    const int blocks = C::item_blocks(sm_count_);
+    const int fold_blocks = std::min(C::fold_blocks(sm_count_), blocks_for(std::size_t(max_count) * 6, P::kFoldBlock));
+    with_jerk_law([&](const auto pair) {
+      using Pair = decltype(pair);
+      namespace dc = direct::cuda;
+      dc::acc_jerk_counted_kernel<T, P, Pair>
+          <<<blocks, P::kBlock, 0, stream_>>>(s, index, count, sm_count_, pair, G, acc, jerk, jerk_partials_.data());
+      NBODY_CUDA_CHECK_LAUNCH();
+      dc::fold_acc_jerk_counted<T, P>
+          <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), count, s.n, sm_count_, G, acc, jerk);
+      NBODY_CUDA_CHECK_LAUNCH();
+    });
   }
 
   // Batches of kGraphSteps fused steps are captured once into a CUDA graph (per dt and per
@@ -262,6 +278,25 @@ class CudaDirectSolver final : public ForceSolver<T> {
   }
 
   Tc eps2() const { return static_cast<Tc>(this->gravity().eps2()); }
+
+  // f(pair) with the acceleration-and-jerk pass's pair law. Mixed: float32 Plummer pair terms
+  // from float64 differences, summed in float64 (the spline law stays float64).
+  template <class F>
+  void with_jerk_law(F&& f) {
+    const GravityParams& g = this->gravity();
+    if constexpr (Mixed) {
+      if (!(g.law == SofteningLaw::spline && g.eps2() > 0)) {
+        f(direct::cuda::MixedPlummerJerk{static_cast<float>(g.eps2())});
+        return;
+      }
+    }
+    gravity::with_pair_law<T>(g, f);
+  }
+
+  // Once: sized for every split of this N (at least `need` values).
+  void reserve_partials(std::int64_t sources, std::size_t need) {
+    jerk_partials_ = DeviceBuffer<T>(std::max(need, direct::acc_jerk_partials(sources, sm_count_, sizeof(T))));
+  }
 
   // Mixed: float32 copies of the sources, and of the targets when they are other bodies.
   SourceView<float> float_sources(const SourceView<double>& s) {
