@@ -15,6 +15,7 @@
 #include "config/set_value.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
+#include "pic/driver/config_read.hpp"
 #include "pic/parallel/domain.hpp"
 #include "pic/cuda/pic_gpu.hpp"
 #include "pic/output/images.hpp"
@@ -23,61 +24,7 @@
 namespace nbody::pic {
 namespace {
 
-constexpr double kTwoPi = 2 * kPi;
-
-// A number as an error line shows it ("1e+300", "0.02").
-std::string g(double v) { return format_line("%.6g", v); }
-
-[[noreturn]] void bad(const std::string& key, const std::string& what) {
-  throw_input_error("pic config: " + key + ": " + what);
-}
-
-// The value as the deck wrote it, for an error line.
-std::string shown(const toml::node* n) {
-  std::ostringstream o;
-  n->visit([&](const auto& v) { o << v; });
-  return o.str();
-}
-
-// Every number of a deck is finite: a NaN or an infinity names its key (nothing downstream is
-// asked to make sense of it).
-double num(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<double>()) {
-    if (!std::isfinite(*v)) bad(key, shown(n) + " is not a finite number");
-    return *v;
-  }
-  bad(key, "must be a number");
-}
-// Integers are read as 64-bit; a float is taken only when it is a whole number in range.
-std::int64_t integer(const toml::node* n, const std::string& key) {
-  if (n->is_boolean()) bad(key, "must be an integer, not true or false");
-  if (n->is_integer()) return *n->value<std::int64_t>();
-  if (auto d = n->value<double>(); d && std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < 9.0e15)
-    return std::int64_t(*d);
-  bad(key, shown(n) + " is not an integer");
-}
-// An integer that the engine holds in 32 bits (cell counts, particles per cell): out of range is
-// an error, never a wrap-around.
-int int32(const toml::node* n, const std::string& key) {
-  const std::int64_t v = integer(n, key);
-  if (v < -2147483647 || v > 2147483647) bad(key, std::to_string(v) + " is out of range (at most 2147483647)");
-  return int(v);
-}
-std::string text(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<std::string>()) return *v;
-  bad(key, "must be a string");
-}
-bool boolean(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<bool>()) return *v;
-  bad(key, "must be true or false");
-}
-std::vector<double> numbers(const toml::node* n, const std::string& key) {
-  const toml::array* a = n->as_array();
-  if (!a) bad(key, "must be an array of numbers");
-  std::vector<double> out;
-  for (const auto& e : *a) out.push_back(num(&e, key));
-  return out;
-}
+using namespace deck_read;
 
 FieldBoundary field_boundary(const std::string& s, const std::string& key) {
   if (s == "periodic") return FieldBoundary::periodic;
@@ -217,28 +164,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
     else bad(key, "unknown key");
   });
-  if (root["laser"].as_table()) c.laser.enabled = true;
-  each("laser", [&](const std::string& key, const std::string& k, const toml::node* v) {
-    Laser& l = c.laser;
-    if (k == "enabled") l.enabled = boolean(v, key);
-    else if (k == "a0") l.a0 = num(v, key);
-    else if (k == "intensity_W_cm2") c.laser_intensity_W_cm2 = num(v, key);
-    else if (k == "polarisation") {
-      if (!parse_polarisation(text(v, key), l.polarisation)) bad(key, quoted_text(text(v, key)) + " is not one of linear, linear_z, circular");
-    } else if (k == "envelope") {
-      if (!parse_envelope(text(v, key), l.envelope)) bad(key, quoted_text(text(v, key)) + " is not one of sin2, gaussian, flattop");
-    } else if (k == "duration") l.duration = num(v, key);
-    else if (k == "rise") l.rise = num(v, key);
-    else if (k == "delay") l.delay = num(v, key);
-    else if (k == "transverse") {
-      const std::string s = text(v, key);
-      if (s == "plane") l.gaussian_transverse = false;
-      else if (s == "gaussian") l.gaussian_transverse = true;
-      else bad(key, quoted_text(s) + " is not one of plane, gaussian");
-    } else if (k == "waist") l.waist = num(v, key);
-    else if (k == "y_centre") l.y_centre = num(v, key);
-    else bad(key, "unknown key");
-  });
+  if (const toml::table* t = root["laser"].as_table()) read_laser(*t, c);
   each("balance", [&](const std::string& key, const std::string& k, const toml::node* v) {
     if (k == "every") {
       const std::int64_t n = integer(v, key);
@@ -532,14 +458,7 @@ void validate_pic_config(const PicConfig& c) {
     bad("output.images_every", std::to_string(c.images_every) + " asks for images, but " + why);
   if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
     bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
-  if (c.laser.enabled) {
-    if (c.field_bc.x != FieldBoundary::open) bad("laser", "needs grid.boundary_x = \"open\" (it enters through the left boundary)");
-    if (!(c.laser.a0 > 0) && !(c.laser_intensity_W_cm2 > 0)) bad("laser", "give a0 or intensity_W_cm2 (with units.wavelength_um)");
-    if (c.laser.a0 > 0 && c.laser_intensity_W_cm2 > 0) bad("laser", "give a0 or intensity_W_cm2, not both");
-    if (!(c.laser.duration > 0)) bad("laser.duration", "must be > 0 (in laser periods)");
-    if (c.laser.envelope == Envelope::flattop && !(c.laser.rise > 0)) bad("laser.rise", "must be > 0 for a flattop envelope");
-    if (c.laser.gaussian_transverse && !(c.laser.waist > 0)) bad("laser.waist", "must be > 0 for a gaussian transverse profile");
-  }
+  validate_laser(c);
   if (c.species.empty()) bad("species", "at least one [[species]] is needed");
   std::set<std::string> names;
   for (std::size_t k = 0; k < c.species.size(); ++k) {
@@ -673,11 +592,7 @@ PicSettings pic_settings(const PicConfig& c) {
   s.field_bc.pml_cells_x = c.pml_x ? c.pml_cells : 0;
   s.seed = c.seed;
   s.laser = c.laser;
-  Laser& l = s.laser;
-  if (c.laser_intensity_W_cm2 > 0)
-    l.a0 = a0_from_intensity(c.laser_intensity_W_cm2 * 1e4, c.wavelength_um * 1e-6, l.polarisation == Polarisation::circular);
-  l.duration *= kTwoPi, l.rise *= kTwoPi, l.delay *= kTwoPi, l.waist *= kTwoPi, l.y_centre *= kTwoPi;
-  l.x_left = s.geom.x0;
+  laser_in_code_units(c, s.laser, s.geom.x0);
   return s;
 }
 

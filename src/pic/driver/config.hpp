@@ -62,6 +62,8 @@ struct PicConfig {
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0
+  double laser_angle_deg = 0;        // laser.angle_deg: the incidence angle (laser.angle in radians)
+  bool laser_focus_given = false;    // laser.focus_x was given (transverse = "focused" needs it)
   // output
   std::string out_dir;
   std::int64_t diag_every = 10;
