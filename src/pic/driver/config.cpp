@@ -31,63 +31,6 @@ FieldBoundary field_boundary(const std::string& s, const std::string& key) {
   if (s == "open") return FieldBoundary::open;
   bad(key, quoted_text(s) + " is not one of periodic, open" + std::string(key == "grid.boundary_x" ? ", pml" : ""));
 }
-ParticleBoundary particle_boundary(const std::string& s, const std::string& key) {
-  if (s == "periodic") return ParticleBoundary::periodic;
-  if (s == "absorb") return ParticleBoundary::absorb;
-  if (s == "reflect") return ParticleBoundary::reflect;
-  if (s == "thermal") return ParticleBoundary::thermal;
-  bad(key, quoted_text(s) + " is not one of periodic, absorb, reflect, thermal");
-}
-
-void read_species(const toml::table& t, SpeciesConfig& s, const std::string& where) {
-  static const std::set<std::string> known = {
-      "name", "type", "charge", "mass", "ppc_x", "ppc_y", "ppc", "regular", "immobile", "profile", "density",
-      "x_start", "x_end", "y_min", "y_max", "ramp", "scale", "table_x", "table_n", "temperature_keV",
-      "drift_ux", "drift_uy", "drift_uz", "boundary_xmin", "boundary_xmax", "boundary_ymin", "boundary_ymax",
-      "seed"};
-  for (const auto& [k, v] : t) {
-    const std::string key = where + "." + std::string(k.str());
-    if (!known.count(std::string(k.str()))) bad(key, "unknown key");
-    const std::string name(k.str());
-    if (name == "name") s.name = text(&v, key);
-    else if (name == "type") s.type = text(&v, key);
-    else if (name == "charge") s.charge = num(&v, key);
-    else if (name == "mass") s.mass = num(&v, key);
-    else if (name == "ppc_x") s.ppc_x = int32(&v, key);
-    else if (name == "ppc_y") s.ppc_y = int32(&v, key);
-    else if (name == "ppc") {
-      // ppc = N: as square a sub-lattice as N allows (ppc_x >= ppc_y).
-      const std::int64_t n = integer(&v, key);
-      if (n < 1) bad(key, "must be >= 1");
-      int py = int(std::floor(std::sqrt(double(n))));
-      while (n % py) --py;
-      s.ppc_y = py;
-      s.ppc_x = int(n / py);
-    } else if (name == "regular") s.regular = boolean(&v, key);
-    else if (name == "immobile") s.immobile = boolean(&v, key);
-    else if (name == "profile") {
-      if (!parse_profile_kind(text(&v, key), s.profile.kind))
-        bad(key, quoted_text(text(&v, key)) + " is not one of uniform, step, linear, exponential, table");
-    } else if (name == "density") s.profile.n0 = num(&v, key);
-    else if (name == "x_start") s.profile.x_start = num(&v, key);
-    else if (name == "x_end") s.profile.x_end = num(&v, key);
-    else if (name == "y_min") s.profile.y_min = num(&v, key);
-    else if (name == "y_max") s.profile.y_max = num(&v, key);
-    else if (name == "ramp") s.profile.ramp = num(&v, key);
-    else if (name == "scale") s.profile.scale = num(&v, key);
-    else if (name == "table_x") s.profile.xs = numbers(&v, key);
-    else if (name == "table_n") s.profile.ns = numbers(&v, key);
-    else if (name == "temperature_keV") s.temperature_keV = num(&v, key);
-    else if (name == "drift_ux") s.drift[0] = num(&v, key);
-    else if (name == "drift_uy") s.drift[1] = num(&v, key);
-    else if (name == "drift_uz") s.drift[2] = num(&v, key);
-    else if (name == "boundary_xmin") s.bc.side[0] = particle_boundary(text(&v, key), key);
-    else if (name == "boundary_xmax") s.bc.side[1] = particle_boundary(text(&v, key), key);
-    else if (name == "boundary_ymin") s.bc.side[2] = particle_boundary(text(&v, key), key);
-    else if (name == "boundary_ymax") s.bc.side[3] = particle_boundary(text(&v, key), key);
-    else if (name == "seed") s.seed = std::uint64_t(integer(&v, key));
-  }
-}
 
 void read_table(const toml::table& root, PicConfig& c) {
   static const std::set<std::string> tables = {"units",   "grid",     "time",   "solver", "laser",
@@ -222,10 +165,13 @@ void read_table(const toml::table& root, PicConfig& c) {
       const toml::table* t = e.as_table();
       if (!t) bad(where, "must be a table");
       SpeciesConfig s;
-      read_species(*t, s, where);
+      read_species(*t, s, where, c.source);
       c.species.push_back(std::move(s));
     }
   }
+  // (the time step's plasma limit needs each expression's largest value on the grid: once)
+  for (SpeciesConfig& s : c.species)
+    if (s.profile.kind == ProfileKind::expression && s.profile.expression) s.expression_peak = density_peak(c, s);
 }
 
 // "table.key=value" or "species.N.key=value" onto the TOML tree, the value parsed as TOML.
@@ -312,6 +258,12 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
                       "--set time.steps replaces time.t_end)");
   for (const std::string& o : overrides) apply_override(root, o);
   apply_flags(root, flags);
+  // A table file's path as absolute (relative ones from the deck's directory), so that the run
+  // directory's deck.toml, which a resume reads, names the same file.
+  if (toml::array* a = root["species"].as_array())
+    for (auto& e : *a)
+      if (toml::table* t = e.as_table())
+        if (const auto f = (*t)["table_file"].value<std::string>()) t->insert_or_assign("table_file", resolved_path(*f, name));
   PicConfig c;
   c.source = name;
   naming_the_deck("pic", name, [&] {  // "pic config 'deck.toml': grid.dx: ..."
@@ -344,7 +296,7 @@ double plasma_omega_max(const PicConfig& c) {
       if (m == 0) m = pm;
     }
     if (!(m > 0)) continue;
-    double n = s.profile.n0;
+    double n = s.profile.kind == ProfileKind::expression ? s.expression_peak : s.profile.n0;
     if (s.profile.kind == ProfileKind::table)
       for (double v : s.profile.ns) n = std::max(n, v);
     w2 += n * q * q / m;
@@ -473,7 +425,9 @@ void validate_pic_config(const PicConfig& c) {
     if (!s.type.empty() && s.type != "custom" && !known) bad(where + ".type", "'" + s.type + "' is no predefined species");
     if (s.type == "custom" && !(s.mass > 0)) bad(where + ".mass", "must be > 0");
     if (s.ppc_x < 1 || s.ppc_y < 1) bad(where + ".ppc", "must be >= 1 particle per cell");
-    if (!(s.profile.n0 > 0) && s.profile.kind != ProfileKind::table) bad(where + ".density", "must be > 0 (in n_c)");
+    validate_density(c, s, where);
+    if (!(s.profile.n0 > 0) && s.profile.kind != ProfileKind::table && s.profile.kind != ProfileKind::expression)
+      bad(where + ".density", "must be > 0 (in n_c)");
     if (s.profile.kind == ProfileKind::table) {
       if (s.profile.xs.size() < 2 || s.profile.xs.size() != s.profile.ns.size())
         bad(where + ".table_x", "table_x and table_n need the same number (>= 2) of points");
@@ -618,6 +572,7 @@ std::vector<SpeciesLoad> pic_species_loads(const PicConfig& c) {
     DensityProfile& p = load.profile;
     p.x_start *= kTwoPi, p.x_end *= kTwoPi, p.y_min *= kTwoPi, p.y_max *= kTwoPi, p.ramp *= kTwoPi, p.scale *= kTwoPi;
     for (double& x : p.xs) x *= kTwoPi;
+    p.expression_length = kTwoPi;  // (the expression's x and y are in wavelengths)
     load.ppc_x = sc.ppc_x;
     load.ppc_y = sc.ppc_y;
     load.regular = sc.regular;

@@ -24,6 +24,9 @@ struct SpeciesConfig {
   bool regular = false;
   bool immobile = false;
   DensityProfile profile;  // lengths in lambda here
+  std::string density_expr;     // profile = "expression": n(x, y) in n_c, x and y in lambda
+  std::string table_file;       // profile = "table" from a file of x, n rows (absolute path)
+  double expression_peak = 0;   // the expression's largest value at the grid's cell centres
   double temperature_keV = 0;
   double drift[3] = {0, 0, 0};  // u = gamma v
   ParticleBoundaries bc;

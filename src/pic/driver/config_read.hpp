@@ -78,6 +78,7 @@ namespace nbody::pic {
 
 struct PicConfig;
 struct Laser;
+struct SpeciesConfig;
 
 // The [laser] table (config_laser.cpp): its keys read into c.laser (deck units), its values
 // checked against the grid, and the laser in code units (c/omega0, 1/omega0, radians) for a grid
@@ -85,5 +86,16 @@ struct Laser;
 void read_laser(const toml::table& t, PicConfig& c);
 void validate_laser(const PicConfig& c);
 void laser_in_code_units(const PicConfig& c, Laser& l, double x0);
+
+// A [[species]] table (config_species.cpp); `deck` names the deck, whose directory relative
+// table files are read from.
+void read_species(const toml::table& t, SpeciesConfig& s, const std::string& where, const std::string& deck);
+// The density's own checks: an expression finite and >= 0 at every cell centre, keys that go
+// with their profile.
+void validate_density(const PicConfig& c, const SpeciesConfig& s, const std::string& where);
+// The largest density of the species at the grid's cell centres (n0 for the analytic profiles).
+double density_peak(const PicConfig& c, const SpeciesConfig& s);
+// `file` as an absolute path, a relative one taken from the directory of `deck`.
+std::string resolved_path(const std::string& file, const std::string& deck);
 
 }  // namespace nbody::pic
