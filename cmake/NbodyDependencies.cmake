@@ -32,6 +32,18 @@ add_library(nbody_tomlpp INTERFACE)
 target_include_directories(nbody_tomlpp SYSTEM INTERFACE ${NBODY_TOMLPP_INCLUDE_DIR})
 target_compile_definitions(nbody_tomlpp INTERFACE TOML_HEADER_ONLY=1 TOML_EXCEPTIONS=1)
 
+# muparser (Debian libmuparser-dev): the PIC deck's density expressions (pic/physics/density_expression.*).
+# Header and shared library where CMake looks (CMAKE_INCLUDE_PATH, CMAKE_LIBRARY_PATH: .deps/ on
+# the GPU machine, scripts/device/pack-deps).
+find_path(NBODY_MUPARSER_INCLUDE_DIR muParser.h)
+find_library(NBODY_MUPARSER_LIBRARY muparser)
+if(NOT NBODY_MUPARSER_INCLUDE_DIR OR NOT NBODY_MUPARSER_LIBRARY)
+  message(FATAL_ERROR "muparser not found: run scripts/setup (Debian package libmuparser-dev)")
+endif()
+add_library(nbody_muparser UNKNOWN IMPORTED)
+set_target_properties(nbody_muparser PROPERTIES IMPORTED_LOCATION "${NBODY_MUPARSER_LIBRARY}"
+                      INTERFACE_INCLUDE_DIRECTORIES "${NBODY_MUPARSER_INCLUDE_DIR}")
+
 if(NBODY_BUILD_TESTS)
   find_package(GTest QUIET)
   if(NOT GTest_FOUND)

@@ -15,6 +15,7 @@
 #include "config/set_value.hpp"
 #include "core/strings.hpp"
 #include "nbody/error.hpp"
+#include "pic/driver/config_read.hpp"
 #include "pic/parallel/domain.hpp"
 #include "pic/cuda/pic_gpu.hpp"
 #include "pic/output/images.hpp"
@@ -23,123 +24,12 @@
 namespace nbody::pic {
 namespace {
 
-constexpr double kTwoPi = 2 * kPi;
-
-// A number as an error line shows it ("1e+300", "0.02").
-std::string g(double v) { return format_line("%.6g", v); }
-
-[[noreturn]] void bad(const std::string& key, const std::string& what) {
-  throw_input_error("pic config: " + key + ": " + what);
-}
-
-// The value as the deck wrote it, for an error line.
-std::string shown(const toml::node* n) {
-  std::ostringstream o;
-  n->visit([&](const auto& v) { o << v; });
-  return o.str();
-}
-
-// Every number of a deck is finite: a NaN or an infinity names its key (nothing downstream is
-// asked to make sense of it).
-double num(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<double>()) {
-    if (!std::isfinite(*v)) bad(key, shown(n) + " is not a finite number");
-    return *v;
-  }
-  bad(key, "must be a number");
-}
-// Integers are read as 64-bit; a float is taken only when it is a whole number in range.
-std::int64_t integer(const toml::node* n, const std::string& key) {
-  if (n->is_boolean()) bad(key, "must be an integer, not true or false");
-  if (n->is_integer()) return *n->value<std::int64_t>();
-  if (auto d = n->value<double>(); d && std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < 9.0e15)
-    return std::int64_t(*d);
-  bad(key, shown(n) + " is not an integer");
-}
-// An integer that the engine holds in 32 bits (cell counts, particles per cell): out of range is
-// an error, never a wrap-around.
-int int32(const toml::node* n, const std::string& key) {
-  const std::int64_t v = integer(n, key);
-  if (v < -2147483647 || v > 2147483647) bad(key, std::to_string(v) + " is out of range (at most 2147483647)");
-  return int(v);
-}
-std::string text(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<std::string>()) return *v;
-  bad(key, "must be a string");
-}
-bool boolean(const toml::node* n, const std::string& key) {
-  if (auto v = n->value<bool>()) return *v;
-  bad(key, "must be true or false");
-}
-std::vector<double> numbers(const toml::node* n, const std::string& key) {
-  const toml::array* a = n->as_array();
-  if (!a) bad(key, "must be an array of numbers");
-  std::vector<double> out;
-  for (const auto& e : *a) out.push_back(num(&e, key));
-  return out;
-}
+using namespace deck_read;
 
 FieldBoundary field_boundary(const std::string& s, const std::string& key) {
   if (s == "periodic") return FieldBoundary::periodic;
   if (s == "open") return FieldBoundary::open;
   bad(key, quoted_text(s) + " is not one of periodic, open" + std::string(key == "grid.boundary_x" ? ", pml" : ""));
-}
-ParticleBoundary particle_boundary(const std::string& s, const std::string& key) {
-  if (s == "periodic") return ParticleBoundary::periodic;
-  if (s == "absorb") return ParticleBoundary::absorb;
-  if (s == "reflect") return ParticleBoundary::reflect;
-  if (s == "thermal") return ParticleBoundary::thermal;
-  bad(key, quoted_text(s) + " is not one of periodic, absorb, reflect, thermal");
-}
-
-void read_species(const toml::table& t, SpeciesConfig& s, const std::string& where) {
-  static const std::set<std::string> known = {
-      "name", "type", "charge", "mass", "ppc_x", "ppc_y", "ppc", "regular", "immobile", "profile", "density",
-      "x_start", "x_end", "y_min", "y_max", "ramp", "scale", "table_x", "table_n", "temperature_keV",
-      "drift_ux", "drift_uy", "drift_uz", "boundary_xmin", "boundary_xmax", "boundary_ymin", "boundary_ymax",
-      "seed"};
-  for (const auto& [k, v] : t) {
-    const std::string key = where + "." + std::string(k.str());
-    if (!known.count(std::string(k.str()))) bad(key, "unknown key");
-    const std::string name(k.str());
-    if (name == "name") s.name = text(&v, key);
-    else if (name == "type") s.type = text(&v, key);
-    else if (name == "charge") s.charge = num(&v, key);
-    else if (name == "mass") s.mass = num(&v, key);
-    else if (name == "ppc_x") s.ppc_x = int32(&v, key);
-    else if (name == "ppc_y") s.ppc_y = int32(&v, key);
-    else if (name == "ppc") {
-      // ppc = N: as square a sub-lattice as N allows (ppc_x >= ppc_y).
-      const std::int64_t n = integer(&v, key);
-      if (n < 1) bad(key, "must be >= 1");
-      int py = int(std::floor(std::sqrt(double(n))));
-      while (n % py) --py;
-      s.ppc_y = py;
-      s.ppc_x = int(n / py);
-    } else if (name == "regular") s.regular = boolean(&v, key);
-    else if (name == "immobile") s.immobile = boolean(&v, key);
-    else if (name == "profile") {
-      if (!parse_profile_kind(text(&v, key), s.profile.kind))
-        bad(key, quoted_text(text(&v, key)) + " is not one of uniform, step, linear, exponential, table");
-    } else if (name == "density") s.profile.n0 = num(&v, key);
-    else if (name == "x_start") s.profile.x_start = num(&v, key);
-    else if (name == "x_end") s.profile.x_end = num(&v, key);
-    else if (name == "y_min") s.profile.y_min = num(&v, key);
-    else if (name == "y_max") s.profile.y_max = num(&v, key);
-    else if (name == "ramp") s.profile.ramp = num(&v, key);
-    else if (name == "scale") s.profile.scale = num(&v, key);
-    else if (name == "table_x") s.profile.xs = numbers(&v, key);
-    else if (name == "table_n") s.profile.ns = numbers(&v, key);
-    else if (name == "temperature_keV") s.temperature_keV = num(&v, key);
-    else if (name == "drift_ux") s.drift[0] = num(&v, key);
-    else if (name == "drift_uy") s.drift[1] = num(&v, key);
-    else if (name == "drift_uz") s.drift[2] = num(&v, key);
-    else if (name == "boundary_xmin") s.bc.side[0] = particle_boundary(text(&v, key), key);
-    else if (name == "boundary_xmax") s.bc.side[1] = particle_boundary(text(&v, key), key);
-    else if (name == "boundary_ymin") s.bc.side[2] = particle_boundary(text(&v, key), key);
-    else if (name == "boundary_ymax") s.bc.side[3] = particle_boundary(text(&v, key), key);
-    else if (name == "seed") s.seed = std::uint64_t(integer(&v, key));
-  }
 }
 
 void read_table(const toml::table& root, PicConfig& c) {
@@ -217,28 +107,7 @@ void read_table(const toml::table& root, PicConfig& c) {
     } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
     else bad(key, "unknown key");
   });
-  if (root["laser"].as_table()) c.laser.enabled = true;
-  each("laser", [&](const std::string& key, const std::string& k, const toml::node* v) {
-    Laser& l = c.laser;
-    if (k == "enabled") l.enabled = boolean(v, key);
-    else if (k == "a0") l.a0 = num(v, key);
-    else if (k == "intensity_W_cm2") c.laser_intensity_W_cm2 = num(v, key);
-    else if (k == "polarisation") {
-      if (!parse_polarisation(text(v, key), l.polarisation)) bad(key, quoted_text(text(v, key)) + " is not one of linear, linear_z, circular");
-    } else if (k == "envelope") {
-      if (!parse_envelope(text(v, key), l.envelope)) bad(key, quoted_text(text(v, key)) + " is not one of sin2, gaussian, flattop");
-    } else if (k == "duration") l.duration = num(v, key);
-    else if (k == "rise") l.rise = num(v, key);
-    else if (k == "delay") l.delay = num(v, key);
-    else if (k == "transverse") {
-      const std::string s = text(v, key);
-      if (s == "plane") l.gaussian_transverse = false;
-      else if (s == "gaussian") l.gaussian_transverse = true;
-      else bad(key, quoted_text(s) + " is not one of plane, gaussian");
-    } else if (k == "waist") l.waist = num(v, key);
-    else if (k == "y_centre") l.y_centre = num(v, key);
-    else bad(key, "unknown key");
-  });
+  if (const toml::table* t = root["laser"].as_table()) read_laser(*t, c);
   each("balance", [&](const std::string& key, const std::string& k, const toml::node* v) {
     if (k == "every") {
       const std::int64_t n = integer(v, key);
@@ -296,10 +165,13 @@ void read_table(const toml::table& root, PicConfig& c) {
       const toml::table* t = e.as_table();
       if (!t) bad(where, "must be a table");
       SpeciesConfig s;
-      read_species(*t, s, where);
+      read_species(*t, s, where, c.source);
       c.species.push_back(std::move(s));
     }
   }
+  // (the time step's plasma limit needs each expression's largest value on the grid: once)
+  for (SpeciesConfig& s : c.species)
+    if (s.profile.kind == ProfileKind::expression && s.profile.expression) s.expression_peak = density_peak(c, s);
 }
 
 // "table.key=value" or "species.N.key=value" onto the TOML tree, the value parsed as TOML.
@@ -386,6 +258,12 @@ PicConfig read_pic_config_text(const std::string& text, const std::string& name,
                       "--set time.steps replaces time.t_end)");
   for (const std::string& o : overrides) apply_override(root, o);
   apply_flags(root, flags);
+  // A table file's path as absolute (relative ones from the deck's directory), so that the run
+  // directory's deck.toml, which a resume reads, names the same file.
+  if (toml::array* a = root["species"].as_array())
+    for (auto& e : *a)
+      if (toml::table* t = e.as_table())
+        if (const auto f = (*t)["table_file"].value<std::string>()) t->insert_or_assign("table_file", resolved_path(*f, name));
   PicConfig c;
   c.source = name;
   naming_the_deck("pic", name, [&] {  // "pic config 'deck.toml': grid.dx: ..."
@@ -418,7 +296,7 @@ double plasma_omega_max(const PicConfig& c) {
       if (m == 0) m = pm;
     }
     if (!(m > 0)) continue;
-    double n = s.profile.n0;
+    double n = s.profile.kind == ProfileKind::expression ? s.expression_peak : s.profile.n0;
     if (s.profile.kind == ProfileKind::table)
       for (double v : s.profile.ns) n = std::max(n, v);
     w2 += n * q * q / m;
@@ -532,14 +410,7 @@ void validate_pic_config(const PicConfig& c) {
     bad("output.images_every", std::to_string(c.images_every) + " asks for images, but " + why);
   if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
     bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
-  if (c.laser.enabled) {
-    if (c.field_bc.x != FieldBoundary::open) bad("laser", "needs grid.boundary_x = \"open\" (it enters through the left boundary)");
-    if (!(c.laser.a0 > 0) && !(c.laser_intensity_W_cm2 > 0)) bad("laser", "give a0 or intensity_W_cm2 (with units.wavelength_um)");
-    if (c.laser.a0 > 0 && c.laser_intensity_W_cm2 > 0) bad("laser", "give a0 or intensity_W_cm2, not both");
-    if (!(c.laser.duration > 0)) bad("laser.duration", "must be > 0 (in laser periods)");
-    if (c.laser.envelope == Envelope::flattop && !(c.laser.rise > 0)) bad("laser.rise", "must be > 0 for a flattop envelope");
-    if (c.laser.gaussian_transverse && !(c.laser.waist > 0)) bad("laser.waist", "must be > 0 for a gaussian transverse profile");
-  }
+  validate_laser(c);
   if (c.species.empty()) bad("species", "at least one [[species]] is needed");
   std::set<std::string> names;
   for (std::size_t k = 0; k < c.species.size(); ++k) {
@@ -554,7 +425,9 @@ void validate_pic_config(const PicConfig& c) {
     if (!s.type.empty() && s.type != "custom" && !known) bad(where + ".type", "'" + s.type + "' is no predefined species");
     if (s.type == "custom" && !(s.mass > 0)) bad(where + ".mass", "must be > 0");
     if (s.ppc_x < 1 || s.ppc_y < 1) bad(where + ".ppc", "must be >= 1 particle per cell");
-    if (!(s.profile.n0 > 0) && s.profile.kind != ProfileKind::table) bad(where + ".density", "must be > 0 (in n_c)");
+    validate_density(c, s, where);
+    if (!(s.profile.n0 > 0) && s.profile.kind != ProfileKind::table && s.profile.kind != ProfileKind::expression)
+      bad(where + ".density", "must be > 0 (in n_c)");
     if (s.profile.kind == ProfileKind::table) {
       if (s.profile.xs.size() < 2 || s.profile.xs.size() != s.profile.ns.size())
         bad(where + ".table_x", "table_x and table_n need the same number (>= 2) of points");
@@ -673,11 +546,7 @@ PicSettings pic_settings(const PicConfig& c) {
   s.field_bc.pml_cells_x = c.pml_x ? c.pml_cells : 0;
   s.seed = c.seed;
   s.laser = c.laser;
-  Laser& l = s.laser;
-  if (c.laser_intensity_W_cm2 > 0)
-    l.a0 = a0_from_intensity(c.laser_intensity_W_cm2 * 1e4, c.wavelength_um * 1e-6, l.polarisation == Polarisation::circular);
-  l.duration *= kTwoPi, l.rise *= kTwoPi, l.delay *= kTwoPi, l.waist *= kTwoPi, l.y_centre *= kTwoPi;
-  l.x_left = s.geom.x0;
+  laser_in_code_units(c, s.laser, s.geom.x0);
   return s;
 }
 
@@ -703,6 +572,7 @@ std::vector<SpeciesLoad> pic_species_loads(const PicConfig& c) {
     DensityProfile& p = load.profile;
     p.x_start *= kTwoPi, p.x_end *= kTwoPi, p.y_min *= kTwoPi, p.y_max *= kTwoPi, p.ramp *= kTwoPi, p.scale *= kTwoPi;
     for (double& x : p.xs) x *= kTwoPi;
+    p.expression_length = kTwoPi;  // (the expression's x and y are in wavelengths)
     load.ppc_x = sc.ppc_x;
     load.ppc_y = sc.ppc_y;
     load.regular = sc.regular;

@@ -24,6 +24,9 @@ struct SpeciesConfig {
   bool regular = false;
   bool immobile = false;
   DensityProfile profile;  // lengths in lambda here
+  std::string density_expr;     // profile = "expression": n(x, y) in n_c, x and y in lambda
+  std::string table_file;       // profile = "table" from a file of x, n rows (absolute path)
+  double expression_peak = 0;   // the expression's largest value at the grid's cell centres
   double temperature_keV = 0;
   double drift[3] = {0, 0, 0};  // u = gamma v
   ParticleBoundaries bc;
@@ -62,6 +65,8 @@ struct PicConfig {
   // laser (lengths and times in lambda, lambda/c)
   Laser laser;
   double laser_intensity_W_cm2 = 0;  // instead of a0 when > 0
+  double laser_angle_deg = 0;        // laser.angle_deg: the incidence angle (laser.angle in radians)
+  bool laser_focus_given = false;    // laser.focus_x was given (transverse = "focused" needs it)
   // output
   std::string out_dir;
   std::int64_t diag_every = 10;

@@ -16,6 +16,7 @@ double DensityProfile::operator()(double x, double y) const {
   }
   if (x < x_start || x >= x_end) return 0.0;
   switch (kind) {
+    case ProfileKind::expression: return (*expression)(x / expression_length, y / expression_length);
     case ProfileKind::linear:
       if (ramp > 0 && x < x_start + ramp) return n0 * (x - x_start) / ramp;
       return n0;
@@ -32,6 +33,7 @@ bool parse_profile_kind(const std::string& s, ProfileKind& k) {
   else if (s == "linear") k = ProfileKind::linear;
   else if (s == "exponential") k = ProfileKind::exponential;
   else if (s == "table") k = ProfileKind::table;
+  else if (s == "expression") k = ProfileKind::expression;
   else return false;
   return true;
 }

@@ -5,14 +5,18 @@
 //   linear       a linear ramp from 0 at x_start to n0 at x_start + ramp, then n0 up to x_end
 //   exponential  n0 exp(-(x_start + ramp - x) / scale) over the ramp, then n0 up to x_end
 //   table        piecewise linear through (xs, ns), zero outside
+//   expression   an expression of x and y (density_expression.hpp), cut to x_start <= x < x_end
 // and the profile is zero outside y_min <= y < y_max.
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "pic/physics/density_expression.hpp"
+
 namespace nbody::pic {
 
-enum class ProfileKind { uniform, step, linear, exponential, table };
+enum class ProfileKind { uniform, step, linear, exponential, table, expression };
 
 struct DensityProfile {
   ProfileKind kind = ProfileKind::uniform;
@@ -24,6 +28,8 @@ struct DensityProfile {
   double ramp = 0;   // linear and exponential: length of the ramp
   double scale = 1;  // exponential: scale length
   std::vector<double> xs, ns;  // table
+  std::shared_ptr<const DensityExpression> expression;  // expression: evaluated at (x, y) / expression_length
+  double expression_length = 1;
 
   [[nodiscard]] double operator()(double x, double y) const;
 };
