@@ -175,11 +175,27 @@ ScatterSummary summarize(EnsembleStore& s, const Params& p) {
   return m;
 }
 
+// The impact parameter of system k (units of a): the incoming star's angular momentum about the
+// binary's centre of mass over its reduced mass and v_inf (the hyperbola's L = b v_inf).
+double impact_parameter(std::int64_t k) {
+  const ScatteringSpec spec = scattering_spec();
+  const SystemBodies b = scattering_system(spec, 1, k);
+  const double mb = b.m[0] + b.m[1];
+  double r[3], v[3];
+  for (int c = 0; c < 3; ++c) {
+    r[c] = b.pos[6 + c] - (b.m[0] * b.pos[c] + b.m[1] * b.pos[3 + c]) / mb;
+    v[c] = b.vel[6 + c] - (b.m[0] * b.vel[c] + b.m[1] * b.vel[3 + c]) / mb;
+  }
+  const double l[3] = {r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0]};
+  return std::sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) / spec.v_inf / spec.a;
+}
+
+// A system of the record: its index (generator seed 1), impact parameter, outcome, stop, steps.
 std::string system_text(const EnsembleStore& s, std::int64_t k) {
   if (k < 0) return "none";
   const SystemState& st = s.state[std::size_t(k)];
-  return format_line("system %lld: %s at t %.4g, %lld steps", static_cast<long long>(k), outcome_name(st.status),
-                     st.stop_time, static_cast<long long>(st.steps));
+  return format_line("system %lld of seed 1, b %.3f a: %s at t %.4g, %lld steps", static_cast<long long>(k),
+                     impact_parameter(k), outcome_name(st.status), st.stop_time, static_cast<long long>(st.steps));
 }
 
 // Whether system k of `gpu` (fetched) has the bits of the CPU path run on it alone.
