@@ -13,6 +13,10 @@
 // the bodies' (they stay on the device; a run copies them for its outputs only). Afterwards the
 // batched GPU result of system 0, copied back, is compared bit for bit with the CPU path's
 // (the promise of docs/ensembles.md, "Reproducibility").
+// With --ensemble-scatterings N, first the scattering records (cpu-/gpu-scatter-h4, -h4sym): N of
+// the scattering example's systems to their ends with a collision stop, the count of each outcome
+// and the worst |dE/E| over the systems that did not collide and over all (docs/ensembles.md,
+// "10^4 scatterings").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -129,7 +133,7 @@ Params scattering_params(Integrator integrator) {
 constexpr int kScatterIntervals = 40;
 constexpr double kEnergyBound = 1e-10;  // the goal: every system that did not collide
 
-// Systems first..first+count of the scattering ensemble, integrated to their ends on `b`.
+// Systems first .. first + count - 1 of the scattering ensemble (generator seed 1).
 EnsembleStore scatterings(std::int64_t first, std::int64_t count) {
   EnsembleStore s;
   const ScatteringSpec spec = scattering_spec();
@@ -139,6 +143,7 @@ EnsembleStore scatterings(std::int64_t first, std::int64_t count) {
   }
   return s;
 }
+// Every system of `s` to its end on `b`, in the 40 intervals of the example's run.
 void integrate_scatterings(Backend& b, EnsembleStore& s, const Params& p) {
   b.start(s, p);
   for (int q = 1; q <= kScatterIntervals; ++q)
