@@ -13,6 +13,10 @@
 // the bodies' (they stay on the device; a run copies them for its outputs only). Afterwards the
 // batched GPU result of system 0, copied back, is compared bit for bit with the CPU path's
 // (the promise of docs/ensembles.md, "Reproducibility").
+// With --ensemble-scatterings N, first the scattering records (cpu-/gpu-scatter-h4, -h4sym): N of
+// the scattering example's systems to their ends with a collision stop, the count of each outcome
+// and the worst |dE/E| over the systems that did not collide and over all (docs/ensembles.md,
+// "10^4 scatterings").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -75,6 +79,8 @@ double timed_steps(std::vector<std::unique_ptr<Backend>>& b, std::vector<Ensembl
 
 constexpr std::int64_t kWarmSteps = 3, kProbeSteps = 32;
 constexpr double kSymmetricEta = 2e-5;  // hermite4_symmetric's eta in the scattering records
+// The scattering records' collision radius (units of the binary's a; docs/ensembles.md, "Accuracy").
+constexpr double kCollisionRadius = 0.01;
 
 // One record: warm-up, probe, then S steps sized from the probe.
 Record measure(const std::string& rung, int n, std::int64_t count, std::vector<std::unique_ptr<Backend>>& b,
@@ -105,7 +111,14 @@ Record measure(const std::string& rung, int n, std::int64_t count, std::vector<s
 }
 
 // The scattering example's systems (examples/ensemble/scattering.toml: an equal-mass circular
-// binary, a third star at v_inf = 0.5, b up to 4 a), each run to its escape or t = 400.
+// binary, a third star at v_inf = 0.5, b up to 4 a), each run to its escape, a collision
+// (two stars closer than kCollisionRadius) or t = 400.
+ScatteringSpec scattering_spec() {
+  ScatteringSpec spec;
+  spec.m1 = spec.m2 = spec.m3 = 0.5, spec.v_inf = 0.5, spec.b_max = 4, spec.r0 = 30;
+  return spec;
+}
+
 Params scattering_params(Integrator integrator) {
   Params p;
   p.integrator = integrator;
@@ -113,54 +126,141 @@ Params scattering_params(Integrator integrator) {
   p.eta = integrator == Integrator::hermite4_symmetric ? kSymmetricEta : 2e-5;
   p.t_end = 400;
   p.escape_radius = 40;
+  p.collision_radius = kCollisionRadius;
   return p;
 }
 
+constexpr int kScatterIntervals = 40;
+constexpr double kEnergyBound = 1e-10;  // the goal: every system that did not collide
+
+// Systems first .. first + count - 1 of the scattering ensemble (generator seed 1).
+EnsembleStore scatterings(std::int64_t first, std::int64_t count) {
+  EnsembleStore s;
+  const ScatteringSpec spec = scattering_spec();
+  for (std::int64_t k = first; k < first + count; ++k) {
+    const SystemBodies sys = scattering_system(spec, 1, k);
+    s.add_system(sys.m, sys.pos, sys.vel);
+  }
+  return s;
+}
+// Every system of `s` to its end on `b`, in the 40 intervals of the example's run.
+void integrate_scatterings(Backend& b, EnsembleStore& s, const Params& p) {
+  b.start(s, p);
+  for (int q = 1; q <= kScatterIntervals; ++q)
+    b.advance(s, p, q == kScatterIntervals ? p.t_end : p.t_end * q / kScatterIntervals);
+}
+
+// What a scattering record verifies: the outcomes, the worst |dE/E| over the systems that did not
+// collide and over all (with the system that has it), the systems that stopped early.
+struct ScatterSummary {
+  std::int64_t outcomes[kOutcomes] = {};
+  std::int64_t steps = 0;
+  double worst_free = 0, worst_all = 0;
+  std::int64_t at_free = -1, at_all = -1;
+  std::int64_t early() const {
+    return outcomes[int(Outcome::diverged)] + outcomes[int(Outcome::step_limit)] +
+           outcomes[int(Outcome::energy_limit)] + outcomes[int(Outcome::running)];
+  }
+};
+
+ScatterSummary summarize(EnsembleStore& s, const Params& p) {
+  ScatterSummary m;
+  for (std::int64_t k = 0; k < s.systems(); ++k) {
+    const SystemState& st = s.state[std::size_t(k)];
+    m.steps += st.steps;
+    ++m.outcomes[st.status >= 0 && st.status < kOutcomes ? st.status : int(Outcome::diverged)];
+    double e = 0, l = 0;
+    final_invariants(s, k, p.eps2, e, l);
+    const double de = std::fabs((e - st.e0) / st.e0);
+    // (a NaN is worse than any number; the first NaN stays)
+    const auto worse = [de](double than, std::int64_t at) { return at < 0 || (de != de ? than == than : de > than); };
+    if (worse(m.worst_all, m.at_all)) m.worst_all = de, m.at_all = k;
+    if (st.status != int(Outcome::collision) && worse(m.worst_free, m.at_free)) m.worst_free = de, m.at_free = k;
+  }
+  return m;
+}
+
+// The impact parameter of system k (units of a): the incoming star's angular momentum about the
+// binary's centre of mass over its reduced mass and v_inf (the hyperbola's L = b v_inf).
+double impact_parameter(std::int64_t k) {
+  const ScatteringSpec spec = scattering_spec();
+  const SystemBodies b = scattering_system(spec, 1, k);
+  const double mb = b.m[0] + b.m[1];
+  double r[3], v[3];
+  for (int c = 0; c < 3; ++c) {
+    r[c] = b.pos[6 + c] - (b.m[0] * b.pos[c] + b.m[1] * b.pos[3 + c]) / mb;
+    v[c] = b.vel[6 + c] - (b.m[0] * b.vel[c] + b.m[1] * b.vel[3 + c]) / mb;
+  }
+  const double l[3] = {r[1] * v[2] - r[2] * v[1], r[2] * v[0] - r[0] * v[2], r[0] * v[1] - r[1] * v[0]};
+  return std::sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) / spec.v_inf / spec.a;
+}
+
+// A system of the record: its index (generator seed 1), impact parameter, outcome, stop, steps.
+std::string system_text(const EnsembleStore& s, std::int64_t k) {
+  if (k < 0) return "none";
+  const SystemState& st = s.state[std::size_t(k)];
+  return format_line("system %lld of seed 1, b %.3f a: %s at t %.4g, %lld steps", static_cast<long long>(k),
+                     impact_parameter(k), outcome_name(st.status), st.stop_time, static_cast<long long>(st.steps));
+}
+
+// Whether system k of `gpu` (fetched) has the bits of the CPU path run on it alone.
+bool has_cpu_bits(const EnsembleStore& gpu, std::int64_t k, const Params& p) {
+  EnsembleStore cpu1 = scatterings(k, 1);
+  auto cpu = make_cpu_backend(1);
+  integrate_scatterings(*cpu, cpu1, p);
+  const EnsembleStore g = gpu.single(k);
+  const SystemState &a = cpu1.state[0], &c = g.state[0];
+  bool same = a.steps == c.steps && a.status == c.status && std::memcmp(&a.t, &c.t, 8) == 0 &&
+              std::memcmp(&a.dt, &c.dt, 8) == 0 && std::memcmp(&a.stop_time, &c.stop_time, 8) == 0;
+  const auto bytes = sizeof(double) * std::size_t(cpu1.x.size());
+  for (const auto& [u, v] : {std::pair{&cpu1.x, &g.x}, std::pair{&cpu1.y, &g.y}, std::pair{&cpu1.z, &g.z},
+                             std::pair{&cpu1.vx, &g.vx}, std::pair{&cpu1.vy, &g.vy}, std::pair{&cpu1.vz, &g.vz}})
+    same = same && u->size() == v->size() && std::memcmp(u->data(), v->data(), bytes) == 0;
+  return same;
+}
+
 // One scattering record: every system integrated to its end (40 intervals), timed; the rate in
-// system-steps per second, the worst |dE/E| over the systems in energy_error.
-Record scattering_record(const std::string& rung, Integrator integrator, std::int64_t count, Backend& b) {
+// system-steps per second; energy_error the worst |dE/E| over the systems that did not collide.
+// Verified: that is <= 1e-10, no system stopped early (diverged, step limit) and, on the GPU, the
+// worst systems (over all and over those that did not collide) have the CPU path's bits.
+Record scattering_record(const std::string& rung, Integrator integrator, std::int64_t count, Backend& b, bool gpu) {
   Record r;
   r.suite = "ensemble";
   r.rung = rung;
   r.precision = "fp64";
   r.n = 3;
   r.shape = std::to_string(count) + " scatterings";
-  ScatteringSpec spec;
-  spec.m1 = spec.m2 = spec.m3 = 0.5, spec.v_inf = 0.5, spec.b_max = 4, spec.r0 = 30;
-  EnsembleStore s;
-  for (std::int64_t k = 0; k < count; ++k) {
-    const SystemBodies sys = scattering_system(spec, 1, k);
-    s.add_system(sys.m, sys.pos, sys.vel);
-  }
+  EnsembleStore s = scatterings(0, count);
   const Params p = scattering_params(integrator);
-  constexpr int kIntervals = 40;
   const auto t0 = Clock::now();
-  b.start(s, p);
-  for (int q = 1; q <= kIntervals; ++q) b.advance(s, p, q == kIntervals ? p.t_end : p.t_end * q / kIntervals);
+  integrate_scatterings(b, s, p);
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   b.fetch(s);
-  std::int64_t steps = 0, diverged = 0;
-  double worst = 0;
-  for (std::int64_t k = 0; k < count; ++k) {
-    const SystemState& st = s.state[std::size_t(k)];
-    steps += st.steps;
-    double e = 0, l = 0;
-    final_invariants(s, k, p.eps2, e, l);
-    const double de = std::fabs((e - st.e0) / st.e0);
-    worst = de > worst || de != de ? de : worst;
-    diverged += st.status == int(Outcome::diverged) || st.status == int(Outcome::step_limit);
+  const ScatterSummary m = summarize(s, p);
+  std::string outcomes;
+  for (int o = 1; o < kOutcomes; ++o)
+    if (m.outcomes[o] > 0) outcomes += format_line("%s%lld %s", outcomes.empty() ? "" : ", ", static_cast<long long>(m.outcomes[o]), outcome_name(o));
+  if (m.outcomes[0] > 0) outcomes += format_line(", %lld running", static_cast<long long>(m.outcomes[0]));
+  bool bits = true;
+  std::string bits_text;
+  if (gpu) {
+    for (const std::int64_t k : {m.at_all, m.at_free})
+      if (k >= 0) bits = bits && has_cpu_bits(s, k, p);
+    bits_text = bits ? "; the worst systems have the CPU path's bits" : "; a worst system DIFFERS from the CPU path";
   }
-  r.steps = int(std::min<std::int64_t>(steps, 2147483647));
+  r.steps = int(std::min<std::int64_t>(m.steps, 2147483647));
   r.repeats = 1;
   r.median_s = r.mean_s = r.min_s = seconds;
-  r.rate = double(steps) / seconds / 1e9;
-  r.energy_error = worst;
+  r.rate = double(m.steps) / seconds / 1e9;
+  r.energy_error = m.worst_free;
   r.ensemble_systems = r.ensemble_measured_systems = count;
-  r.verified = worst <= 1e-10 && diverged == 0;
-  r.verification = format_line("%s, eta %.3g, max |dE/E| %.3g over the systems%s, %.4g systems/s",
-                               integrator_name(integrator), p.eta, worst,
-                               diverged > 0 ? (", " + std::to_string(diverged) + " stopped early").c_str() : "",
-                               double(count) / seconds);
+  r.verified = m.worst_free <= kEnergyBound && m.early() == 0 && bits;
+  r.verification = format_line(
+      "%s, eta %.3g, collision radius %.3g: %s; max |dE/E| %.3g over the %lld that did not collide (bound %.0e; %s), "
+      "%.3g over all (%s)%s, %.4g systems/s",
+      integrator_name(integrator), p.eta, p.collision_radius, outcomes.c_str(), m.worst_free,
+      static_cast<long long>(count - m.outcomes[int(Outcome::collision)]), kEnergyBound, system_text(s, m.at_free).c_str(),
+      m.worst_all, system_text(s, m.at_all).c_str(), bits_text.c_str(), double(count) / seconds);
   return r;
 }
 
@@ -201,10 +301,10 @@ void ensemble_suite(const Options& o, const std::function<void(Record)>& add) {
     for (const Integrator integ : {Integrator::hermite4_adaptive, Integrator::hermite4_symmetric}) {
       auto cpu = make_cpu_backend(0);
       const std::string tag = integ == Integrator::hermite4_symmetric ? "scatter-h4sym" : "scatter-h4";
-      add(scattering_record("cpu-" + tag, integ, std::min<std::int64_t>(o.ensemble_scatterings, 256), *cpu));
+      add(scattering_record("cpu-" + tag, integ, std::min<std::int64_t>(o.ensemble_scatterings, 256), *cpu, false));
       if (gpu_backend_available()) {
         auto g = make_gpu_backend();
-        add(scattering_record("gpu-" + tag, integ, o.ensemble_scatterings, *g));
+        add(scattering_record("gpu-" + tag, integ, o.ensemble_scatterings, *g, true));
       }
     }
   }

@@ -6,7 +6,9 @@
 Reads RUN_DIR/results.csv and RUN_DIR/deck.toml; classifies each system by its most bound pair
 at the end (the binary kept: 0-1; an exchange: the incoming star 2 in the pair; an ionisation: no
 bound pair) and prints sigma = pi (b_max a)^2 f with its Poisson error, f the fraction of systems.
-Systems still bound to a triple at t_end (outcome end_time) are a class of their own.
+Systems still bound to a triple at t_end (outcome end_time) are a class of their own, and so are
+those in which two stars came closer than the deck's stop.collision_radius (outcome collision:
+stars whose radii add up to it touched).
 """
 import argparse
 import csv
@@ -24,7 +26,8 @@ def main():
     deck = tomllib.loads((run / "deck.toml").read_text())
     sc = deck.get("scattering", {})
     b_max = sc.get("b_max", 2.0) * sc.get("a", 1.0)
-    classes = {"preservation": 0, "exchange": 0, "ionisation": 0, "resonant at t_end": 0, "other stop": 0}
+    classes = {"preservation": 0, "exchange": 0, "ionisation": 0, "resonant at t_end": 0, "collision": 0,
+               "other stop": 0}
     total = 0
     with open(run / "results.csv", newline="") as f:
         for row in csv.DictReader(f):
@@ -32,6 +35,8 @@ def main():
             a, i, j = float(row["a"]), int(row["pair_i"]), int(row["pair_j"])
             if row["outcome"] == "end_time":
                 classes["resonant at t_end"] += 1
+            elif row["outcome"] == "collision":
+                classes["collision"] += 1
             elif row["outcome"] != "escape":
                 classes["other stop"] += 1
             elif a < 0:

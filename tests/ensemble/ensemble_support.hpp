@@ -75,6 +75,36 @@ inline ::testing::AssertionResult same_system(const ensemble::EnsembleStore& bat
   return ::testing::AssertionSuccess();
 }
 
+// The scattering benchmark's ensemble (bench/ensemble_suite.cpp, examples/ensemble/scattering.toml:
+// equal masses 0.5, a circular binary of a = 1, v_inf = 0.5, b up to 4 a, seed 1), and the 25 of
+// its first 10^4 systems whose |dE/E| exceeds 1e-10 at their ends with hermite4_symmetric,
+// eta = 2e-5 and no collision stop (6.3e-7 the worst, system 6533): in each two stars pass within
+// a few 1e-4 a of each other (an eccentric binary of e > 0.999, or a close approach in a
+// resonance), where the roundoff of positions of size ~1 is large against the separation.
+inline ensemble::ScatteringSpec bench_scattering_spec() {
+  ensemble::ScatteringSpec spec;
+  spec.m1 = spec.m2 = spec.m3 = 0.5, spec.v_inf = 0.5, spec.b_max = 4, spec.r0 = 30;
+  return spec;
+}
+inline constexpr std::int64_t kCloseScatterings[] = {780,  1132, 2085, 3083, 3208, 3713, 3825, 3861, 4340,
+                                                     4858, 4870, 4943, 5576, 6533, 6543, 6765, 6905, 6911,
+                                                     7549, 7970, 7995, 8254, 8912, 9146, 9334};
+inline ensemble::Params bench_scattering_params(double collision_radius) {
+  ensemble::Params p;
+  p.integrator = ensemble::Integrator::hermite4_symmetric;
+  p.dt = 0.1, p.eta = 2e-5, p.t_end = 400, p.escape_radius = 40, p.collision_radius = collision_radius;
+  return p;
+}
+template <class Systems>
+ensemble::EnsembleStore bench_scatterings(const Systems& ks) {
+  ensemble::EnsembleStore s;
+  for (const std::int64_t k : ks) {
+    const auto b = ensemble::scattering_system(bench_scattering_spec(), 1, k);
+    s.add_system(b.m, b.pos, b.vel);
+  }
+  return s;
+}
+
 // Integrates `s` on `b` through `intervals` equal intervals to p.t_end.
 inline void integrate(ensemble::Backend& b, ensemble::EnsembleStore& s, const ensemble::Params& p, int intervals) {
   b.start(s, p);

@@ -212,7 +212,7 @@ TEST(EnsembleExamples, CrossSectionScriptReadsARun) {
   ASSERT_EQ(std::system(("python3 " + dir + "cross_section.py " + (base / "s").string() + " > " + out).c_str()), 0);
   int counted = 0;
   for (const auto& line : lines(read_text(out))) {
-    for (const char* c : {"preservation", "exchange", "ionisation", "resonant at t_end", "other stop"}) {
+    for (const char* c : {"preservation", "exchange", "ionisation", "resonant at t_end", "collision", "other stop"}) {
       if (line.find(c) == std::string::npos || line.find("sigma =") == std::string::npos) continue;
       counted += std::atoi(line.c_str() + line.find(c) + std::string(c).size());
     }

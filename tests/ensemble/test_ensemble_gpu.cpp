@@ -53,6 +53,24 @@ TEST_P(EnsembleGpu, TheBitsOfTheCpuPath) {
   for (std::int64_t k = 0; k < initial.systems(); ++k) EXPECT_TRUE(same_system(on_gpu, k, on_cpu.single(k)));
 }
 
+// The benchmark's hardest scatterings (ensemble_support.hpp: hundreds of thousands of steps
+// through close approaches of a few 1e-4 a) have the CPU path's bits on the GPU, with the
+// collision stop of the benchmark (0.01 a) and without one.
+TEST(EnsembleGpuScatterings, TheClosestApproachesHaveTheBitsOfTheCpuPath) {
+  if (!gpu_backend_available()) GTEST_SKIP() << "no usable CUDA device";
+  const std::int64_t worst[] = {6533, 4943, 4858, 4340};
+  for (const double radius : {0.0, 0.01}) {
+    const Params p = bench_scattering_params(radius);
+    EnsembleStore on_gpu = bench_scatterings(worst), on_cpu = on_gpu;
+    auto gpu = make_gpu_backend();
+    auto cpu = make_cpu_backend(0);
+    integrate(*gpu, on_gpu, p, 40);
+    integrate(*cpu, on_cpu, p, 40);
+    for (std::int64_t k = 0; k < on_gpu.systems(); ++k)
+      EXPECT_TRUE(same_system(on_gpu, k, on_cpu.single(k))) << "system " << worst[k] << ", collision radius " << radius;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Integrators, EnsembleGpu,
                          testing::Values(Integrator::leapfrog, Integrator::yoshida4, Integrator::hermite4,
                                          Integrator::hermite4_adaptive, Integrator::hermite4_symmetric),
