@@ -189,7 +189,7 @@ OpenPmdContents read_openpmd_contents(const std::string& path) {
     Handle meshes = r.group(it.get(), "meshes");
     for (int k = 0; k < kComponents; ++k) {
       const std::string n = kComponentNames[k];
-      const std::string link = n == "rho" ? n : n.substr(0, 1) + "/" + char(n[1] - 'A' + 'a');
+      const std::string link = n == "rho" ? n : n.substr(0, 1) + "/" + n.substr(1);
       if (r.exists(meshes.get(), n == "rho" ? n : n.substr(0, 1)) && r.exists(meshes.get(), link)) c.fields.push_back(n);
     }
   }
