@@ -203,19 +203,17 @@ void write_patch(const Writer& w, hid_t sp, const Species& s, const GridGeometry
   w.close(patches, "particlePatches");
 }
 
-// The particles of species k that `sel` keeps, with their ids (none when the state has no ids
-// or the selection leaves them out). Without ids the selection draws on the particles' indices.
+// Whether `sel` writes a part of each species' particles (else all of them, as they are).
+bool subsamples(const OpenPmdSelection& sel) { return sel.every_kth > 1 || sel.fraction < 1; }
+
+// The particles of species k that `sel` keeps (subsamples(sel)), with their ids when the state
+// has them and the selection writes them. Without ids the draw is on the particles' indices.
 Species selected_particles(const PicSimulation& sim, std::size_t k, const OpenPmdSelection& sel,
                            std::vector<std::uint64_t>& ids) {
   const Species& all = sim.species()[k];
   const bool have_ids = sim.has_particle_ids();
   ids.clear();
-  if (sel.every_kth <= 1 && !(sel.fraction < 1)) {
-    if (have_ids && sel.ids) ids = sim.particle_ids()[k];
-    return all;
-  }
-  Species s = all;
-  s.x.clear(), s.y.clear(), s.ux.clear(), s.uy.clear(), s.uz.clear(), s.w.clear();
+  Species s = all.without_particles();
   for (std::size_t p = 0; p < all.size(); ++p) {
     const std::uint64_t id = have_ids ? sim.particle_ids()[k][p] : std::uint64_t(p);
     if (!sel.keeps(id)) continue;
@@ -346,11 +344,17 @@ std::string write_openpmd(const std::string& dir, const PicSimulation& sim, doub
     if (sel.any_field()) write_meshes(w, it.get(), sim, u, sel);
     if (sel.particles) {
       Handle parts = w.group(it.get(), "particles");
-      std::vector<std::uint64_t> ids;
+      const bool with_ids = sel.ids && sim.has_particle_ids();
+      const std::vector<std::uint64_t> none;
       for (std::size_t k = 0; k < sim.species().size(); ++k) {
         if (!sel.has_species(sim.species()[k].name)) continue;
+        if (!subsamples(sel)) {  // (the state's own arrays: no copy of a large run's particles)
+          write_species(w, parts.get(), sim, sim.species()[k], with_ids ? sim.particle_ids()[k] : none, with_ids, u);
+          continue;
+        }
+        std::vector<std::uint64_t> ids;
         const Species s = selected_particles(sim, k, sel, ids);
-        write_species(w, parts.get(), sim, s, ids, sel.ids && sim.has_particle_ids(), u);
+        write_species(w, parts.get(), sim, s, ids, with_ids, u);
       }
       w.close(parts, "particles");
     }
