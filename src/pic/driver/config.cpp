@@ -147,15 +147,7 @@ void read_table(const toml::table& root, PicConfig& c) {
       bad(key, "unknown key (expected ranks_y, exchange)");
     }
   });
-  each("output", [&](const std::string& key, const std::string& k, const toml::node* v) {
-    if (k == "dir") c.out_dir = text(v, key);
-    else if (k == "diag_every") c.diag_every = integer(v, key);
-    else if (k == "fields_every") c.fields_every = integer(v, key);
-    else if (k == "checkpoint_every") c.checkpoint_every = integer(v, key);
-    else if (k == "images_every") c.images_every = integer(v, key);
-    else if (k == "checkpoint_every_s") c.checkpoint_every_s = num(v, key);
-    else bad(key, "unknown key");
-  });
+  if (const toml::table* t = root["output"].as_table()) read_outputs(*t, c);
   if (const toml::node* sp = root.get("species")) {
     const toml::array* a = sp->as_array();
     if (!a) bad("species", "must be an array of tables ([[species]])");
@@ -411,6 +403,7 @@ void validate_pic_config(const PicConfig& c) {
   if ((c.fields_every > 0 || c.checkpoint_every > 0 || c.images_every > 0) && c.out_dir.empty())
     bad("output.dir", "is needed for fields_every / checkpoint_every / images_every (or pass --out)");
   validate_laser(c);
+  validate_outputs(c);
   if (c.species.empty()) bad("species", "at least one [[species]] is needed");
   std::set<std::string> names;
   for (std::size_t k = 0; k < c.species.size(); ++k) {

@@ -13,6 +13,7 @@
 #include "pic/parallel/balance.hpp"
 #include "pic/cuda/pic_gpu.hpp"
 #include "pic/cpu/simulation.hpp"
+#include "pic/output/openpmd_selection.hpp"
 
 namespace nbody::pic {
 
@@ -31,6 +32,22 @@ struct SpeciesConfig {
   double drift[3] = {0, 0, 0};  // u = gamma v
   ParticleBoundaries bc;
   std::uint64_t seed = 1;
+};
+
+// An [[output.fields]] or [[output.particles]] table: an openPMD dump of its own,
+// <dir>/dumps/<name>/pic_SSSSSSSS.h5 every `every` steps.
+struct SelectedDumpConfig {
+  std::string name;
+  std::int64_t every = 0;
+  OpenPmdSelection selection;
+};
+
+// An [[output.probe]] table: E and B at a point, <dir>/probes/<name>.csv every `every` steps.
+struct ProbeConfig {
+  std::string name;
+  double x = 0, y = 0;  // lambda
+  std::vector<int> fields;  // components kEx .. kBz, in the deck's order
+  std::int64_t every = 0;
 };
 
 struct PicConfig {
@@ -76,6 +93,8 @@ struct PicConfig {
   // A checkpoint every this many seconds of wall time (0: none), so that a run killed by a
   // scheduler loses at most that much.
   double checkpoint_every_s = 1800;
+  std::vector<SelectedDumpConfig> dumps;  // [[output.fields]] then [[output.particles]], in the deck's order
+  std::vector<ProbeConfig> probes;        // [[output.probe]]
   std::vector<SpeciesConfig> species;
   // The deck's file as error messages name it.
   std::string source;

@@ -87,6 +87,11 @@ void read_laser(const toml::table& t, PicConfig& c);
 void validate_laser(const PicConfig& c);
 void laser_in_code_units(const PicConfig& c, Laser& l, double x0);
 
+// The [output] table with its [[output.fields]], [[output.particles]] and [[output.probe]]
+// tables (config_outputs.cpp), and their checks against the grid, the species and the build.
+void read_outputs(const toml::table& t, PicConfig& c);
+void validate_outputs(const PicConfig& c);
+
 // A [[species]] table (config_species.cpp); `deck` names the deck, whose directory relative
 // table files are read from.
 void read_species(const toml::table& t, SpeciesConfig& s, const std::string& where, const std::string& deck);

@@ -4,6 +4,8 @@
 //   PicDiagnosticsOutput  a row of diagnostics.csv at step 0, every diag_every steps and the last
 //   PicDumpOutput         openPMD (builds with HDF5) and the reduced CSV outputs, every fields_every
 //   PicImagesOutput       the PNG field maps and phase spaces, every images_every
+//   PicSelectedDumpOutput an [[output.fields]] / [[output.particles]] dump, on its own schedule
+//   PicProbeOutput        an [[output.probe]]'s row of probes/<name>.csv, on its own schedule
 //   PicCheckpointOutput   checkpoint_<step>.ckpt every checkpoint_every steps, every
 //                         checkpoint_every_s of wall time, on a stop and at the end
 //   PicBalanceOutput      the slabs' load balance every balance.every steps (writes nothing)
@@ -15,6 +17,7 @@
 
 #include "nbody/run.hpp"
 #include "pic/driver/run_state.hpp"
+#include "pic/output/field_probe.hpp"
 #include "pic/output/run_directory.hpp"
 
 namespace nbody::pic {
@@ -77,6 +80,48 @@ class PicImagesOutput final : public PicOutput {
   PicCadence c_;
   PicRunDirectory* dir_;
   std::int64_t written_;
+};
+
+// <dir>/dumps/<name>/pic_SSSSSSSS.h5 at step 0 and every `every` steps, and at the last step of
+// a completed run. A resumed run (`resumed_at` the checkpoint's step, -1 for a new run) first
+// removes the files the run would not have written by then: those after the checkpoint, and one
+// at the checkpoint's step that is not on the schedule (the end of the shorter run).
+class PicSelectedDumpOutput final : public PicOutput {
+ public:
+  PicSelectedDumpOutput(const SelectedDumpConfig& d, std::int64_t last, PicRunDirectory* dir, double wavelength_m,
+                        std::int64_t resumed_at);
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  [[nodiscard]] bool due(PicRunState& s) override { return c_.at(s.step()); }
+  void write(PicRunState& s) override;
+  void finish(PicRunState& s, RunEnd how) override;
+
+ private:
+  SelectedDumpConfig d_;
+  PicCadence c_;
+  PicRunDirectory* dir_;
+  double wavelength_m_;
+  std::int64_t written_ = -1;
+};
+
+// <dir>/probes/<name>.csv: a row at step 0 and every `every` steps (none at an unscheduled last
+// step). A resumed run keeps the header and the rows up to the checkpoint's step and appends:
+// the file ends with the bytes of the run that never stopped.
+class PicProbeOutput final : public PicOutput {
+ public:
+  PicProbeOutput(const ProbeConfig& p, std::int64_t last, PicRunDirectory* dir, const PicSimulation& sim,
+                 double wavelength_m, std::int64_t resumed_at);
+  ~PicProbeOutput() override;
+  PicProbeOutput(const PicProbeOutput&) = delete;
+  PicProbeOutput& operator=(const PicProbeOutput&) = delete;
+  [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
+  [[nodiscard]] bool due(PicRunState& s) override { return c_.at(s.step()); }
+  void write(PicRunState& s) override;
+
+ private:
+  FieldProbe probe_;
+  PicCadence c_;
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;  // rank 0 with a directory
 };
 
 class PicCheckpointOutput final : public PicOutput {

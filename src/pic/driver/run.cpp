@@ -122,6 +122,17 @@ PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress star
   const bool files = !c.out_dir.empty();
   std::vector<PicOutput*> outputs{&diagnostics};
   if (files) outputs.insert(outputs.end(), {&dumps, &images});
+  // The named outputs ([[output.fields]], [[output.particles]], [[output.probe]]), each on its own
+  // schedule; a resumed run's trims what it finds to the checkpoint's step.
+  const std::int64_t resumed_at = resumed ? engine->step_count() : -1;
+  std::vector<std::unique_ptr<PicOutput>> named;
+  if (files) {
+    for (const SelectedDumpConfig& d : c.dumps)
+      named.push_back(std::make_unique<PicSelectedDumpOutput>(d, last, dir, c.wavelength_um * 1e-6, resumed_at));
+    for (const ProbeConfig& p : c.probes)
+      named.push_back(std::make_unique<PicProbeOutput>(p, last, dir, sim, c.wavelength_um * 1e-6, resumed_at));
+  }
+  for (const auto& o : named) outputs.push_back(o.get());
   std::optional<PicCheckpointOutput> checkpoints;
   if (files) {
     const std::vector<const PicOutput*> recorded(outputs.begin(), outputs.end());

@@ -24,6 +24,10 @@ bool openpmd_available() { return false; }
 std::string write_openpmd(const std::string&, const PicSimulation&, double, const OpenPmdOrigin&) {
   throw_input_error("pic: openPMD output needs HDF5: this build has none (configure with -DNBODY_ENABLE_HDF5=ON)");
 }
+std::string write_openpmd(const std::string&, const PicSimulation&, double, const OpenPmdSelection&,
+                          const OpenPmdOrigin&) {
+  throw_input_error("pic: openPMD output needs HDF5: this build has none (configure with -DNBODY_ENABLE_HDF5=ON)");
+}
 #else
 bool openpmd_available() { return true; }
 
@@ -100,7 +104,8 @@ void patch_axis(const std::vector<double>& c, double lo, double len, double& off
 // order: openPMD's order of the index operator, and the one yt's openPMD frontend assumes (it
 // reads the first array axis as x whatever axisLabels says). The grid's own arrays run the other
 // way (row j, x fastest: pic/physics/grid.hpp), so the fields are transposed on the way out.
-void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiUnits& u) {
+// Only the components `sel` asks for (a vector record with none of its components is left out).
+void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiUnits& u, const OpenPmdSelection& sel) {
   Handle meshes = w.group(it, "meshes");
   const GridGeometry& g = sim.settings().geom;
   const int nxe = g.nx + 1, nye = g.ny + 1;
@@ -137,11 +142,14 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
                         "in e n_c c; deposited by the particles' moves of the last step, half a step behind"}};
   const char* comp[3] = {"x", "y", "z"};
   for (const Vec& v : vecs) {
+    if (!sel.fields[std::size_t(v.first)] && !sel.fields[std::size_t(v.first) + 1] && !sel.fields[std::size_t(v.first) + 2])
+      continue;
     Handle rec = w.group(meshes.get(), v.name);
     mesh_attrs(rec.get());
     record_attrs(w, rec.get(), v.dim, v.time_offset);
     w.attr_string(rec.get(), "comment", v.comment);
     for (int k = 0; k < 3; ++k) {
+      if (!sel.fields[std::size_t(v.first + k)]) continue;
       fill(v.first + k);
       Handle d = w.dataset(rec.get(), comp[k], dims, buf.data());
       w.attr_f64s(d.get(), "position", {v.stag[k][0], v.stag[k][1]});
@@ -151,6 +159,10 @@ void write_meshes(const Writer& w, hid_t it, const PicSimulation& sim, const SiU
     w.close(rec, v.name);
   }
   // rho, from the particles' positions when the caller last ran compute_rho.
+  if (!sel.fields[kRho]) {
+    w.close(meshes, "meshes");
+    return;
+  }
   fill(kRho);
   Handle rho = w.dataset(meshes.get(), "rho", dims, buf.data());
   mesh_attrs(rho.get());
@@ -191,9 +203,31 @@ void write_patch(const Writer& w, hid_t sp, const Species& s, const GridGeometry
   w.close(patches, "particlePatches");
 }
 
-// One species' records.
-void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::size_t k, const SiUnits& u) {
-  const Species& s = sim.species()[k];
+// Whether `sel` writes a part of each species' particles (else all of them, as they are).
+bool subsamples(const OpenPmdSelection& sel) { return sel.every_kth > 1 || sel.fraction < 1; }
+
+// The particles of species k that `sel` keeps (subsamples(sel)), with their ids when the state
+// has them and the selection writes them. Without ids the draw is on the particles' indices.
+Species selected_particles(const PicSimulation& sim, std::size_t k, const OpenPmdSelection& sel,
+                           std::vector<std::uint64_t>& ids) {
+  const Species& all = sim.species()[k];
+  const bool have_ids = sim.has_particle_ids();
+  ids.clear();
+  Species s = all.without_particles();
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    const std::uint64_t id = have_ids ? sim.particle_ids()[k][p] : std::uint64_t(p);
+    if (!sel.keeps(id)) continue;
+    s.x.push_back(all.x[p]), s.y.push_back(all.y[p]);
+    s.ux.push_back(all.ux[p]), s.uy.push_back(all.uy[p]), s.uz.push_back(all.uz[p]);
+    s.w.push_back(all.w[p]);
+    if (have_ids && sel.ids) ids.push_back(id);
+  }
+  return s;
+}
+
+// One species' records (the id record from `ids` when with_ids).
+void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, const Species& s,
+                   const std::vector<std::uint64_t>& ids, bool with_ids, const SiUnits& u) {
   Handle sp = w.group(parts, s.name);
   const std::uint64_t n = s.size();
   const std::vector<hsize_t> dims = {hsize_t(n)};
@@ -256,12 +290,12 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
     w.attr_string(d.get(), "comment", "real particles per macroparticle in a box 1 m deep along z");
     w.close(d, "weighting");
   }
-  if (sim.has_particle_ids()) {
+  if (with_ids) {
     // The stable ids: each particle's index in its species' load, never reused (an absorbed
     // particle's id goes with it), the same on any number of processes (the slabs gather the
     // particles in id order). Without them (a state that lost them: pic/cpu/simulation.hpp,
     // set_time) there is no id record rather than a made-up one; openPMD makes it optional.
-    Handle d = w.dataset(sp.get(), "id", dims, sim.particle_ids()[k].data());
+    Handle d = w.dataset(sp.get(), "id", dims, ids.data());
     record_attrs(w, d.get(), {0, 0, 0, 0, 0, 0, 0}, 0.0);
     w.attr_u32(d.get(), "macroWeighted", 0);
     w.attr_f64(d.get(), "weightingPower", 0.0);
@@ -285,6 +319,11 @@ void write_species(const Writer& w, hid_t parts, const PicSimulation& sim, std::
 
 std::string write_openpmd(const std::string& dir, const PicSimulation& sim, double wavelength_m,
                           const OpenPmdOrigin& origin) {
+  return write_openpmd(dir, sim, wavelength_m, OpenPmdSelection::everything(), origin);
+}
+
+std::string write_openpmd(const std::string& dir, const PicSimulation& sim, double wavelength_m,
+                          const OpenPmdSelection& sel, const OpenPmdOrigin& origin) {
   namespace fs = std::filesystem;
   if (!origin.date.empty() && !is_openpmd_date(origin.date))
     throw_input_error("openPMD date '" + origin.date + "': not YYYY-MM-DD HH:mm:ss +hhmm");
@@ -302,10 +341,23 @@ std::string write_openpmd(const std::string& dir, const PicSimulation& sim, doub
     w.attr_f64(it.get(), "dt", sim.settings().dt);
     w.attr_f64(it.get(), "timeUnitSI", u.time_s);
     w.attr_f64(it.get(), "wavelengthSI", wavelength_m);  // this code's own: the normalisation
-    write_meshes(w, it.get(), sim, u);
-    Handle parts = w.group(it.get(), "particles");
-    for (std::size_t k = 0; k < sim.species().size(); ++k) write_species(w, parts.get(), sim, k, u);
-    w.close(parts, "particles");
+    if (sel.any_field()) write_meshes(w, it.get(), sim, u, sel);
+    if (sel.particles) {
+      Handle parts = w.group(it.get(), "particles");
+      const bool with_ids = sel.ids && sim.has_particle_ids();
+      const std::vector<std::uint64_t> none;
+      for (std::size_t k = 0; k < sim.species().size(); ++k) {
+        if (!sel.has_species(sim.species()[k].name)) continue;
+        if (!subsamples(sel)) {  // (the state's own arrays: no copy of a large run's particles)
+          write_species(w, parts.get(), sim, sim.species()[k], with_ids ? sim.particle_ids()[k] : none, with_ids, u);
+          continue;
+        }
+        std::vector<std::uint64_t> ids;
+        const Species s = selected_particles(sim, k, sel, ids);
+        write_species(w, parts.get(), sim, s, ids, with_ids, u);
+      }
+      w.close(parts, "particles");
+    }
     w.close(it, "the iteration");
     w.close(data, "data");
     // Every object of the file is closed: this close releases it (and writes what is left).

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pic/cpu/simulation.hpp"
+#include "pic/output/openpmd_selection.hpp"
 
 namespace nbody::pic {
 
@@ -34,6 +35,12 @@ struct OpenPmdOrigin {
 // the simulation holds it: the caller runs compute_rho first. A non-empty origin.date that is not
 // an openPMD date is an input error.
 std::string write_openpmd(const std::string& dir, const PicSimulation& sim, double wavelength_m,
+                          const OpenPmdOrigin& origin = openpmd_origin_from_environment());
+// The same with only what `sel` selects (openpmd_selection.hpp): the meshes group only with a
+// component selected, the particles group only with particles, each species' records holding the
+// selected particles (the particle patch bounding them), the id record only with sel.ids.
+std::string write_openpmd(const std::string& dir, const PicSimulation& sim, double wavelength_m,
+                          const OpenPmdSelection& sel,
                           const OpenPmdOrigin& origin = openpmd_origin_from_environment());
 
 }  // namespace nbody::pic

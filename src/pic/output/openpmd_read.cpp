@@ -16,6 +16,9 @@ namespace nbody::pic {
 void read_openpmd(const std::string& path, PicSimulation&) {
   throw_input_error("pic: '" + path + "': reading openPMD dumps needs HDF5: this build has none");
 }
+OpenPmdContents read_openpmd_contents(const std::string& path) {
+  throw_input_error("pic: '" + path + "': reading openPMD dumps needs HDF5: this build has none");
+}
 #else
 namespace {
 
@@ -157,14 +160,11 @@ class QuietErrors {
 
 }  // namespace
 
-void read_openpmd(const std::string& path, PicSimulation& sim) {
-  const QuietErrors quiet;
-  const Reader r(path);
-  Handle file = r.open_file();
-  Handle data = r.group(file.get(), "data");
-  const std::vector<std::string> iterations = r.members(data.get(), "/data");
+// The one iteration of a dump: its step and group.
+static std::int64_t only_iteration(const Reader& r, hid_t data, std::string& name) {
+  const std::vector<std::string> iterations = r.members(data, "/data");
   if (iterations.size() != 1) r.fail("holds " + std::to_string(iterations.size()) + " iterations under /data, not one");
-  const std::string& name = iterations[0];
+  name = iterations[0];
   std::int64_t step = 0;
   try {
     std::size_t used = 0;
@@ -173,6 +173,54 @@ void read_openpmd(const std::string& path, PicSimulation& sim) {
   } catch (const std::exception&) {
     r.fail("the iteration '" + name + "' is not a step number");
   }
+  return step;
+}
+
+OpenPmdContents read_openpmd_contents(const std::string& path) {
+  const QuietErrors quiet;
+  const Reader r(path);
+  Handle file = r.open_file();
+  Handle data = r.group(file.get(), "data");
+  std::string name;
+  OpenPmdContents c;
+  c.step = only_iteration(r, data.get(), name);
+  Handle it = r.group(data.get(), name);
+  if (r.exists(it.get(), "meshes")) {
+    Handle meshes = r.group(it.get(), "meshes");
+    for (int k = 0; k < kComponents; ++k) {
+      const std::string n = kComponentNames[k];
+      const std::string link = n == "rho" ? n : n.substr(0, 1) + "/" + n.substr(1);
+      if (r.exists(meshes.get(), n == "rho" ? n : n.substr(0, 1)) && r.exists(meshes.get(), link)) c.fields.push_back(n);
+    }
+  }
+  if (r.exists(it.get(), "particles")) {
+    Handle parts = r.group(it.get(), "particles");
+    for (const std::string& sp : r.members(parts.get(), "the species")) {
+      Handle g = r.group(parts.get(), sp);
+      Handle pos = r.group(g.get(), "position");
+      std::vector<hsize_t> dims;
+      OpenPmdContents::Particles& p = c.species[sp];
+      p.x = r.doubles(pos.get(), "x", dims);
+      p.has_ids = r.exists(g.get(), "id");
+      if (p.has_ids) {
+        Handle d(H5Dopen2(g.get(), "id", H5P_DEFAULT), H5Dclose);
+        p.ids.resize(p.x.size());
+        if (d.get() < 0 || (!p.ids.empty() && H5Dread(d.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                                                      p.ids.data()) < 0))
+          r.fail("cannot read " + sp + "/id");
+      }
+    }
+  }
+  return c;
+}
+
+void read_openpmd(const std::string& path, PicSimulation& sim) {
+  const QuietErrors quiet;
+  const Reader r(path);
+  Handle file = r.open_file();
+  Handle data = r.group(file.get(), "data");
+  std::string name;
+  const std::int64_t step = only_iteration(r, data.get(), name);
   Handle it = r.group(data.get(), name);
   const double time = r.attr_f64(it.get(), "time");
   const SiUnits u = si_units(r.attr_f64(it.get(), "wavelengthSI"));

@@ -14,12 +14,14 @@ namespace {
 
 constexpr const char* kUnits = "units.json";
 constexpr const char* kImages = "images";
+constexpr const char* kDumps = "dumps";    // the [[output.fields]] / [[output.particles]] dumps, a folder each
+constexpr const char* kProbes = "probes";  // the [[output.probe]] time series
 
 
 // A PIC run's own files, which --overwrite removes from an earlier run.
 bool is_pic_run_file(const std::string& name) {
   return name == PicRunDirectory::kDeck || name == PicRunDirectory::kDiagnostics || name == kUnits ||
-         name == kImages || name == "timings.json" || name == "checkpoint.bin" ||
+         name == kImages || name == kDumps || name == kProbes || name == "timings.json" || name == "checkpoint.bin" ||
          PicRunDirectory::output_step(name).has_value();
 }
 

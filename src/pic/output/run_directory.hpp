@@ -8,8 +8,11 @@
 //   diagnostics.csv          one row per diagnostics step (pic/driver/outputs.hpp)
 //   pic_SSSSSSSS.h5          openPMD dumps; <kind>_SSSSSSSS.csv the reduced outputs beside them
 //   images/*_SSSSSSSS.png    field maps and phase spaces
+//   dumps/<name>/pic_SSSSSSSS.h5  the openPMD dumps of [[output.fields]] / [[output.particles]]
+//   probes/<name>.csv        the time series of [[output.probe]]
 // A resumed run keeps the diagnostics rows, dumps and images its checkpoint had seen and drops
-// the rest, so that every file goes on as the uninterrupted run writes it.
+// the rest, so that every file goes on as the uninterrupted run writes it (the named outputs trim
+// their own files: pic/driver/outputs.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
