@@ -77,7 +77,7 @@ std::vector<std::uint64_t> allreduce_sum_u64(Communicator& c, std::span<const st
   return sum;
 }
 
-gravity::tree::KeyBox<double> global_key_box(Communicator& c, std::span<const double> x, std::span<const double> y,
+sfc::KeyBox<double> global_key_box(Communicator& c, std::span<const double> x, std::span<const double> y,
                                              std::span<const double> z) {
   constexpr double lowest = std::numeric_limits<double>::lowest();
   // The maxima of x, y, z and of -x, -y, -z: the upper and the lower corner.
@@ -99,7 +99,7 @@ gravity::tree::KeyBox<double> global_key_box(Communicator& c, std::span<const do
 }
 
 SfcDomain decompose(Communicator& c, std::span<const std::uint64_t> keys, std::span<const std::uint64_t> ids,
-                    std::span<const std::uint64_t> work, const gravity::tree::KeyBox<double>& box) {
+                    std::span<const std::uint64_t> work, const sfc::KeyBox<double>& box) {
   const int p = c.size();
   const LocalCurve curve(keys, ids, work);
   const std::uint64_t total = allreduce_sum_u64(c, std::span<const std::uint64_t>(&curve.before.back(), 1))[0];
@@ -115,7 +115,7 @@ SfcDomain decompose(Communicator& c, std::span<const std::uint64_t> keys, std::s
     target[r] = q * (r + 1) + rem * (r + 1) / std::uint64_t(p);
   }
   // First the key of the body that crosses each target (keys are below 2^63), then its id.
-  const std::uint64_t key_end = std::uint64_t{1} << (3 * gravity::tree::kKeyBits);
+  const std::uint64_t key_end = std::uint64_t{1} << (3 * sfc::kKeyBits);
   const auto key = bisect(c, std::vector<std::uint64_t>(k, 0), std::vector<std::uint64_t>(k, key_end), target,
                           [&](std::size_t, std::uint64_t v) { return curve.work_before({v, 0}); });
   const auto id = bisect(c, std::vector<std::uint64_t>(k, 0),

@@ -1,12 +1,12 @@
 #pragma once
 // Bodies owned by ranks: a domain decomposition along the Morton curve of the tree's keys
-// (gravity/tree/keys.hpp) into P contiguous ranges of (key, id), balanced by a per-body work
+// (core/morton_keys.hpp) into P contiguous ranges of (key, id), balanced by a per-body work
 // estimate. A pure function of the multiset of (key, id, work) over every rank and of P: the
 // same ranges whatever rank held which body before, and ties between bodies of one key broken by
 // id. Found by a bisection on the curve in which every step is one exchange of P - 1 integer
 // partial sums (no body is gathered; integer sums have no order to fix).
 //
-// Why Morton and not Hilbert: the tree's keys are Morton keys (gravity/tree/keys.hpp), so the
+// Why Morton and not Hilbert: the tree's keys are Morton keys (core/morton_keys.hpp), so the
 // bodies a rank owns are a contiguous run of the order the tree sorts them in, and every octree
 // cell inside a rank's range is whole on that rank; only the cells holding one of the P - 1
 // splitters are cut. (The distributed tree will round the splitters to cell boundaries of the
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "comm/communicator.hpp"
-#include "gravity/tree/keys.hpp"
+#include "core/morton_keys.hpp"
 
 namespace nbody::comm {
 
@@ -35,7 +35,7 @@ struct SfcPoint {
 // first[0] is the start of the curve. Ranges may be empty.
 struct SfcDomain {
   std::vector<SfcPoint> first;
-  gravity::tree::KeyBox<double> box{0, 0, 0, 1};  // the cube the keys are taken on
+  sfc::KeyBox<double> box{0, 0, 0, 1};  // the cube the keys are taken on
   [[nodiscard]] int ranks() const noexcept { return static_cast<int>(first.size()); }
   [[nodiscard]] int owner(SfcPoint p) const noexcept;
   bool operator==(const SfcDomain&) const = default;
@@ -43,7 +43,7 @@ struct SfcDomain {
 
 // The smallest cube holding every rank's positions (collective; exact: maxima only), widened by a
 // relative 2^-20 so that the bodies on the upper faces fall inside the key grid.
-[[nodiscard]] gravity::tree::KeyBox<double> global_key_box(Communicator& c, std::span<const double> x,
+[[nodiscard]] sfc::KeyBox<double> global_key_box(Communicator& c, std::span<const double> x,
                                                            std::span<const double> y, std::span<const double> z);
 
 // The decomposition of the bodies every rank holds (keys, ids and work of its bodies, in any
@@ -52,7 +52,7 @@ struct SfcDomain {
 // one body's work of W / P. Collective.
 [[nodiscard]] SfcDomain decompose(Communicator& c, std::span<const std::uint64_t> keys,
                                   std::span<const std::uint64_t> ids, std::span<const std::uint64_t> work,
-                                  const gravity::tree::KeyBox<double>& box);
+                                  const sfc::KeyBox<double>& box);
 
 // The work each rank holds and the imbalance: the largest rank's work over the mean (1 when
 // balanced). Collective; every rank gets the same values.
