@@ -246,31 +246,17 @@ void simd_accelerations(const TargetView<T>& t, const SourceView<T>& s, Vec3Span
 
 void simd_accelerations_mixed(const TargetView<double>& t, const SourceView<double>& s, Vec3Span<double> a,
                               const GravityParams& g) {
+  // The streamed sums from zero (the same additions in the same order), then G once a body.
   const auto count = static_cast<std::int64_t>(t.n);
-  const auto n = static_cast<std::int64_t>(s.n);
-  const auto size = static_cast<std::size_t>(n);
-  std::vector<float> xf(size), yf(size), zf(size), mf(size);
-  for (std::int64_t j = 0; j < n; ++j) {
-    xf[j] = float(s.x[j]);
-    yf[j] = float(s.y[j]);
-    zf[j] = float(s.z[j]);
-    mf[j] = float(s.m[j]);
+  std::fill_n(a.x, count, 0.0);
+  std::fill_n(a.y, count, 0.0);
+  std::fill_n(a.z, count, 0.0);
+  simd_accumulate_pulls_mixed(t, s, a, g);
+  for (std::int64_t i = 0; i < count; ++i) {
+    a.x[i] = g.G * a.x[i];
+    a.y[i] = g.G * a.y[i];
+    a.z[i] = g.G * a.z[i];
   }
-  gravity::with_pair_law<float>(g, [&](const auto pair) {
-    const float* __restrict__ x = xf.data();
-    const float* __restrict__ y = yf.data();
-    const float* __restrict__ z = zf.data();
-    const float* __restrict__ m = mf.data();
-#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
-    for (std::int64_t i = 0; i < count; ++i) {
-      const float xi = float(t.x[i]), yi = float(t.y[i]), zi = float(t.z[i]);
-      double ax = 0, ay = 0, az = 0;
-      add_float_pulls(pair, x, y, z, m, n, xi, yi, zi, ax, ay, az);  // float32 chunks, float64 sums
-      a.x[i] = g.G * ax;
-      a.y[i] = g.G * ay;
-      a.z[i] = g.G * az;
-    }
-  });
 }
 
 template <class T>
