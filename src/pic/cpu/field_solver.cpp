@@ -99,17 +99,15 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   const bool free_lo = !open_lo(), free_hi = !open_hi();  // neighbour values beyond the side
   const bool free_y_lo = !open_y_lo(), free_y_hi = !open_y_hi();
   const int ioff = slab_.i_offset;
-  // The smoothing needs the transverse neighbours: inside an open axis, or anywhere on a periodic
-  // one (guards filled); on an open boundary row the Yee stencil is used.
+  // The smoothing's transverse neighbours: the guards on a periodic axis or at a cut, images at
+  // an open edge (field_stencils.hpp).
   const StencilCoefficients sc{c_.alpha_x, c_.beta_xy, c_.alpha_y, c_.beta_yx};
+  const SmoothingEdges se{g_.nx, g_.ny, free_lo, free_hi, free_y_lo, free_y_hi};
   // Bx (i, j+1/2) -= dt d*_y Ez
   {
     const Range ri = span(open_hi(), g_.nx, false), rj = span(open_y_hi(), g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j)
-      for (int i = ri.lo; i <= ri.hi; ++i) {
-        const bool smooth = (free_lo || i > 0) && (free_hi || i < g_.nx);
-        bx(i, j) -= cy * curl_dy(ez, i, j, smooth, sc);
-      }
+      for (int i = ri.lo; i <= ri.hi; ++i) bx(i, j) -= cy * curl_dy(ez, i, j, bx_transverse(se, i), sc);
   }
   if (pml_.cells > 0)
     for (auto& v : f.psi)
@@ -120,9 +118,9 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   {
     const Range ri = span(open_hi(), g_.nx, true), rj = span(open_y_hi(), g_.ny, false);
     for (int j = rj.lo; j <= rj.hi; ++j) {
-      const bool smooth = (free_y_lo || j > 0) && (free_y_hi || j < g_.ny);
+      const Transverse t = by_transverse(se, j);
       for (int i = ri.lo; i <= ri.hi; ++i) {
-        double d = curl_dx(ez, i, j, smooth, sc);
+        double d = curl_dx(ez, i, j, t, sc);
         if (psi_by) d = pml_derivative(d, psi_by[by.index(i, j)], pml_.sigma(i + ioff + 0.5), 2 * dt, pml_update);
         by(i, j) += cx * d;
       }
@@ -132,12 +130,11 @@ void MaxwellSolver::advance_b(Fields& f, double dt, bool pml_update) const {
   {
     const Range ri = span(open_hi(), g_.nx, true), rj = span(open_y_hi(), g_.ny, true);
     for (int j = rj.lo; j <= rj.hi; ++j) {
-      const bool smooth_x = (free_y_lo || j > 0) && (free_y_hi || j < g_.ny - 1);
+      const Transverse tx = bz_x_transverse(se, j);
       for (int i = ri.lo; i <= ri.hi; ++i) {
-        const bool smooth_y = (free_lo || i > 0) && (free_hi || i < g_.nx - 1);
-        double d = curl_dx(ey, i, j, smooth_x, sc);
+        double d = curl_dx(ey, i, j, tx, sc);
         if (psi_bz) d = pml_derivative(d, psi_bz[bz.index(i, j)], pml_.sigma(i + ioff + 0.5), 2 * dt, pml_update);
-        bz(i, j) -= cx * d - cy * curl_dy(ex, i, j, smooth_y, sc);
+        bz(i, j) -= cx * d - cy * curl_dy(ex, i, j, bz_y_transverse(se, i), sc);
       }
     }
   }

@@ -73,14 +73,6 @@ void validate_laser(const PicConfig& c) {
     bad("laser.focus_x", "is read only with transverse = \"focused\"");
   }
   const double a = c.laser_angle_deg;
-  // Measured: with CK, an in-plane (e_y) injected field that varies along the boundary grows
-  // without bound within 20 periods (the Gaussian transverse profile of earlier versions too);
-  // Yee and the z polarisation are stable (tests/pic/test_pic_laser_focused.cpp).
-  if ((l.focused || a != 0) && c.solver == SolverKind::ck && l.polarisation != Polarisation::linear_z)
-    bad("laser.polarisation", std::string(l.polarisation == Polarisation::circular ? "'circular'" : "'linear'") +
-                                  " with a focused or oblique laser is unstable with solver.field = 'ck' (the in-plane "
-                                  "field varying along the boundary grows there): use polarisation = \"linear_z\" or "
-                                  "solver.field = \"yee\"");
   if (!(std::fabs(a) < kMaxAngleDeg))
     bad("laser.angle_deg", g(a) + " must be within (-60, 60) degrees (the incidence angle from +x towards +y)");
   // A plane wave on a periodic y axis: its phase along the boundary must repeat over the strip.

@@ -38,30 +38,28 @@ struct SolverArgs {
   bool free_lo = false, free_hi = false;
   bool free_ylo = false, free_yhi = false;  // the same along y (periodic, or a block's cut)
   int ioff = 0;
+  // The sides as the CK smoothing sees them (images at open edges: field_stencils.hpp).
+  __device__ SmoothingEdges edges() const { return {nx, ny, free_lo, free_hi, free_ylo, free_yhi}; }
 };
 
 __global__ void update_bx(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  const bool smooth = (a.free_lo || i > 0) && (a.free_hi || i < a.nx);
-  a.bx(i, j) -= a.cy * curl_dy(a.ez, i, j, smooth, a.sc);
+  a.bx(i, j) -= a.cy * curl_dy(a.ez, i, j, bx_transverse(a.edges(), i), a.sc);
 }
 __global__ void update_by(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  const bool smooth = (a.free_ylo || j > 0) && (a.free_yhi || j < a.ny);
-  double d = curl_dx(a.ez, i, j, smooth, a.sc);
+  double d = curl_dx(a.ez, i, j, by_transverse(a.edges(), j), a.sc);
   if (a.psi_by) d = pml_derivative(d, a.psi_by[a.by.index(i, j)], a.pml.sigma(i + a.ioff + 0.5), 2 * a.dt, a.pml_update);
   a.by(i, j) += a.cx * d;
 }
 __global__ void update_bz(SolverArgs a, Range2 r) {
   int i, j;
   if (!r.take(blockIdx.x * blockDim.x + threadIdx.x, i, j)) return;
-  const bool smooth_x = (a.free_ylo || j > 0) && (a.free_yhi || j < a.ny - 1);
-  const bool smooth_y = (a.free_lo || i > 0) && (a.free_hi || i < a.nx - 1);
-  double d = curl_dx(a.ey, i, j, smooth_x, a.sc);
+  double d = curl_dx(a.ey, i, j, bz_x_transverse(a.edges(), j), a.sc);
   if (a.psi_bz) d = pml_derivative(d, a.psi_bz[a.bz.index(i, j)], a.pml.sigma(i + a.ioff + 0.5), 2 * a.dt, a.pml_update);
-  a.bz(i, j) -= a.cx * d - a.cy * curl_dy(a.ex, i, j, smooth_y, a.sc);
+  a.bz(i, j) -= a.cx * d - a.cy * curl_dy(a.ex, i, j, bz_y_transverse(a.edges(), i), a.sc);
 }
 __global__ void update_ex(SolverArgs a, Range2 r) {
   int i, j;
