@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "gravity/direct/cuda/acc_jerk_shape.hpp"
 #include "gravity/interaction.hpp"
@@ -22,30 +23,39 @@ struct alignas(4 * sizeof(T)) HermiteSourceVelocity {
   T x, y, z, unused;
 };
 
-// The mixed-precision Plummer law of the acceleration-and-jerk pass (as Sapporo and phiGPU): the
-// differences of the float64 predicted positions and velocities are taken in float64 (no
-// cancellation of the large coordinates), the pair term in float32 (rsqrt, the products), and
-// summed in float64. Guarded: a coincident pair (the target itself) contributes exactly zero.
+// The mixed-precision Plummer law of the acceleration-and-jerk pass (as Sapporo and phiGPU): no
+// float64 arithmetic in the pair loop. Each float64 coordinate and velocity is split once, where
+// the tile is loaded, into two float32 parts hi + lo (hi = the float nearest, lo = the float
+// nearest the rest), so that a difference (xj_hi - xi_hi) + (xj_lo - xi_lo) keeps about 48 bits
+// of the coordinates (no cancellation of the large coordinates); the pair terms (rsqrt, the
+// products) are float32 and summed in float32 over one tile of sources, each tile's sum then added
+// to the float64 running sums. Guarded: a coincident pair (the target itself) contributes exactly
+// zero. The law's arithmetic is fold_chunk_mixed's; this type carries its parameter.
 struct MixedPlummerJerk {
   float eps2;
-  __device__ __forceinline__ void accumulate_jerk(double dx, double dy, double dz, double dvx, double dvy,
-                                                  double dvz, double mj, double& ax, double& ay, double& az,
-                                                  double& jx, double& jy, double& jz) const {
-    const float x = static_cast<float>(dx), y = static_cast<float>(dy), z = static_cast<float>(dz);
-    const float u = static_cast<float>(dvx), v = static_cast<float>(dvy), w = static_cast<float>(dvz);
-    const float r2 = eps2 + x * x + y * y + z * z;
-    const float inv = r2 > 0.0f ? rsqrtf(r2) : 0.0f;
-    const float inv2 = inv * inv;
-    const float s = static_cast<float>(mj) * inv * inv2;
-    const float c = 3.0f * (x * u + y * v + z * w) * inv2;
-    ax += static_cast<double>(x * s);
-    ay += static_cast<double>(y * s);
-    az += static_cast<double>(z * s);
-    jx += static_cast<double>((u - c * x) * s);
-    jy += static_cast<double>((v - c * y) * s);
-    jz += static_cast<double>((w - c * z) * s);
-  }
 };
+
+// A float64 value as hi + lo in float32.
+struct SplitFloat {
+  float hi, lo;
+};
+__device__ __forceinline__ SplitFloat split_float(double v) {
+  const float hi = static_cast<float>(v);
+  return {hi, static_cast<float>(v - static_cast<double>(hi))};
+}
+
+// The mixed law's tile entry of one source: the hi and lo parts of its position (and its mass in
+// float32) and of its velocity. Two float4 each: the same 32 bytes as the float64 entries, so the
+// mixed fold reuses their shared arrays.
+struct alignas(32) MixedSourcePosition {
+  float4 hi;  // x, y, z, m
+  float4 lo;  // x, y, z, unused
+};
+struct alignas(32) MixedSourceVelocity {
+  float4 hi, lo;
+};
+static_assert(sizeof(MixedSourcePosition) == sizeof(HermiteSourcePosition<double>));
+static_assert(sizeof(MixedSourceVelocity) == sizeof(HermiteSourceVelocity<double>));
 
 // Six running sums (a and jerk).
 template <class T>
@@ -94,6 +104,67 @@ __device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int 
   return r;
 }
 
+// fold_chunk for the mixed law (MixedPlummerJerk): the same tiles and the same order of tiles;
+// within a tile the float32 terms are summed in float32 from zero, and each tile's sums are
+// added to the float64 sums.
+template <class Policy>
+__device__ __forceinline__ AccJerkSum<double> fold_chunk_mixed(const MotionView<double>& s, int begin, int end,
+                                                               float eps2, double xi, double yi, double zi,
+                                                               double ui, double vi, double wi,
+                                                               HermiteSourcePosition<double>* tile_pos,
+                                                               HermiteSourceVelocity<double>* tile_vel) {
+  auto* pos = reinterpret_cast<MixedSourcePosition*>(tile_pos);
+  auto* vel = reinterpret_cast<MixedSourceVelocity*>(tile_vel);
+  const SplitFloat x = split_float(xi), y = split_float(yi), z = split_float(zi);
+  const SplitFloat u = split_float(ui), v = split_float(vi), w = split_float(wi);
+  AccJerkSum<double> r;
+  for (int base = begin; base < end; base += Policy::kBlock) {
+    const int j = base + threadIdx.x;
+    if (j < end) {
+      const SplitFloat sx = split_float(s.x.x[j]), sy = split_float(s.x.y[j]), sz = split_float(s.x.z[j]);
+      const SplitFloat su = split_float(s.v.x[j]), sv = split_float(s.v.y[j]), sw = split_float(s.v.z[j]);
+      pos[threadIdx.x] = {make_float4(sx.hi, sy.hi, sz.hi, static_cast<float>(s.m[j])),
+                          make_float4(sx.lo, sy.lo, sz.lo, 0.0f)};
+      vel[threadIdx.x] = {make_float4(su.hi, sv.hi, sw.hi, 0.0f), make_float4(su.lo, sv.lo, sw.lo, 0.0f)};
+    }
+    __syncthreads();
+    const int valid = end - base < Policy::kBlock ? end - base : Policy::kBlock;
+    float ax = 0.0f, ay = 0.0f, az = 0.0f, jx = 0.0f, jy = 0.0f, jz = 0.0f;
+    auto term = [&](int q) {
+      const float4 ph = pos[q].hi, pl = pos[q].lo, vh = vel[q].hi, vl = vel[q].lo;
+      const float dx = (ph.x - x.hi) + (pl.x - x.lo), dy = (ph.y - y.hi) + (pl.y - y.lo),
+                  dz = (ph.z - z.hi) + (pl.z - z.lo);
+      const float du = (vh.x - u.hi) + (vl.x - u.lo), dv = (vh.y - v.hi) + (vl.y - v.lo),
+                  dw = (vh.z - w.hi) + (vl.z - w.lo);
+      const float r2 = eps2 + dx * dx + dy * dy + dz * dz;
+      const float inv = r2 > 0.0f ? rsqrtf(r2) : 0.0f;
+      const float inv2 = inv * inv;
+      const float m3 = ph.w * inv * inv2;
+      const float c = 3.0f * (dx * du + dy * dv + dz * dw) * inv2;
+      ax += dx * m3;
+      ay += dy * m3;
+      az += dz * m3;
+      jx += (du - c * dx) * m3;
+      jy += (dv - c * dy) * m3;
+      jz += (dw - c * dz) * m3;
+    };
+    if (valid == Policy::kBlock) {
+#pragma unroll Policy::kUnroll
+      for (int q = 0; q < Policy::kBlock; ++q) term(q);
+    } else {
+      for (int q = 0; q < valid; ++q) term(q);
+    }
+    r.v[0] += static_cast<double>(ax);
+    r.v[1] += static_cast<double>(ay);
+    r.v[2] += static_cast<double>(az);
+    r.v[3] += static_cast<double>(jx);
+    r.v[4] += static_cast<double>(jy);
+    r.v[5] += static_cast<double>(jz);
+    __syncthreads();
+  }
+  return r;
+}
+
 // One work item of the pass: the targets of tile `tile` (k = tile * kBlock + threadIdx.x < count,
 // body index[k]) against the sources of `part`:
 //   Mode whole:  acc[k], jerk[k] = G * (fold over all groups);
@@ -117,7 +188,11 @@ __device__ __forceinline__ void acc_jerk_item(const MotionView<T>& s, const std:
   auto chunk_sum = [&](int h) {
     const int begin = h * shape.chunk;
     const int end = begin + shape.chunk < n ? begin + shape.chunk : n;
-    return fold_chunk<T, Policy>(s, begin, end, pair, xi, yi, zi, ui, vi, wi, tile_pos, tile_vel);
+    if constexpr (std::is_same_v<Pair, MixedPlummerJerk>) {
+      return fold_chunk_mixed<Policy>(s, begin, end, pair.eps2, xi, yi, zi, ui, vi, wi, tile_pos, tile_vel);
+    } else {
+      return fold_chunk<T, Policy>(s, begin, end, pair, xi, yi, zi, ui, vi, wi, tile_pos, tile_vel);
+    }
   };
   auto group_sum = [&](int g) {
     AccJerkSum<T> sum;
@@ -190,37 +265,46 @@ __global__ void __launch_bounds__(Policy::kBlock, Policy::kBlocksPerSm)
   }
 }
 
-// Component c of target k from the partials of a split pass, in the order of the whole pass:
-// chunks into their groups, groups into the sum, each from zero.
-template <class T, class Policy>
-__device__ __forceinline__ T fold_component(const T* __restrict__ partial, int count, const AccJerkShape& shape, int k,
-                                            int c) {
-  T total = T(0);
-  if (shape.mode == AccJerkMode::groups) {
-    for (int g = 0; g < shape.groups; ++g) total += partial[(std::size_t(g) * 6 + c) * count + k];
-  } else {
-    for (int g = 0; g < shape.groups; ++g) {
-      T group = T(0);
-      const int first = g * Policy::kChunksPerGroup;
-      const int last = first + Policy::kChunksPerGroup < shape.chunks ? first + Policy::kChunksPerGroup : shape.chunks;
-      for (int h = first; h < last; ++h) group += partial[(std::size_t(h) * 6 + c) * count + k];
-      total += group;
-    }
-  }
-  return total;
-}
-
-// The fold of a split pass's partials into acc, jerk: one thread a (target, component), element
-// e = c * count + k (targets fastest: the partials' layout), grid-stride.
+// The fold of a split pass's partials into acc, jerk, in the order of the whole pass (chunks into
+// their groups, groups into the sum, each from zero): one warp an element e = c * count + k
+// (component c of target k), warp-stride. Lane g < groups holds group g (chunks mode: the fold of
+// its chunks, loaded together; groups mode: its partial), and lane 0 folds the groups in order
+// from the others' registers: a few memory latencies an element, not one a chunk.
 template <class T, class Policy>
 __device__ __forceinline__ void fold_elements(const T* __restrict__ partial, int count, const AccJerkShape& shape, T G,
                                               const Vec3Span<T>& acc, const Vec3Span<T>& jerk) {
+  static_assert(Policy::kMaxChunks / Policy::kChunksPerGroup <= 32, "a lane a group");
+  const int lane = int(threadIdx.x) & 31;
+  const int warps = int(gridDim.x * blockDim.x) >> 5;
   const int elements = 6 * count;
-  for (int e = int(blockIdx.x * blockDim.x + threadIdx.x); e < elements; e += int(gridDim.x * blockDim.x)) {
+  for (int e = int(blockIdx.x * blockDim.x + threadIdx.x) >> 5; e < elements; e += warps) {
     const int c = e / count, k = e - c * count;
-    // selected, not indexed: an array of the six pointers would live in local memory
-    T* const out = c == 0 ? acc.x : c == 1 ? acc.y : c == 2 ? acc.z : c == 3 ? jerk.x : c == 4 ? jerk.y : jerk.z;
-    out[k] = G * fold_component<T, Policy>(partial, count, shape, k, c);
+    T mine = T(0);
+    if (lane < shape.groups) {
+      if (shape.mode == AccJerkMode::groups) {
+        mine = partial[(std::size_t(lane) * 6 + c) * count + k];
+      } else {
+        const int first = lane * Policy::kChunksPerGroup;
+        const int in_group = shape.chunks - first < Policy::kChunksPerGroup ? shape.chunks - first
+                                                                            : Policy::kChunksPerGroup;
+        T value[Policy::kChunksPerGroup];
+#pragma unroll
+        for (int q = 0; q < Policy::kChunksPerGroup; ++q) {
+          value[q] = q < in_group ? partial[(std::size_t(first + q) * 6 + c) * count + k] : T(0);
+        }
+#pragma unroll
+        for (int q = 0; q < Policy::kChunksPerGroup; ++q) {
+          if (q < in_group) mine += value[q];
+        }
+      }
+    }
+    T total = T(0);
+    for (int g = 0; g < shape.groups; ++g) total += __shfl_sync(0xffffffffu, mine, g);
+    if (lane == 0) {
+      // selected, not indexed: an array of the six pointers would live in local memory
+      T* const out = c == 0 ? acc.x : c == 1 ? acc.y : c == 2 ? acc.z : c == 3 ? jerk.x : c == 4 ? jerk.y : jerk.z;
+      out[k] = G * total;
+    }
   }
 }
 

@@ -27,7 +27,7 @@ struct AccJerkPolicy {
   static constexpr int kChunksPerGroup = 16;   // chunks folded into one group
   static constexpr int kBlocksPerSm = 8;       // blocks per SM that keep every SM busy (and the
                                                // kernel's register bound: 8 x 64 threads an SM)
-  static constexpr int kFoldBlock = 128;       // threads per block of the partials' fold
+  static constexpr int kFoldBlock = 128;       // threads per block of the partials' fold (a warp an element)
   static constexpr std::size_t kPartialBytes = std::size_t(256) << 20;  // the most scratch a split may use
   static_assert(kBlock % 32 == 0 && kBlock <= 1024, "block must be whole warps");
   static_assert(kBlock % kUnroll == 0, "unroll must divide the tile");
@@ -37,11 +37,11 @@ struct AccJerkPolicy {
 // The pass for a count known only on the device (the block-step loop): a fixed grid of
 // kItemBlocksPerSm blocks an SM visits the items (target tile, source part) of the shape
 // acc_jerk_shape gives for that count (at ~500 targets among 65,536 on 132 SMs: 8 tiles x 256
-// chunks = 2,048 items over 1,056 blocks, two rounds); the fold one thread a (target,
-// component), at most kFoldBlocksPerSm blocks an SM.
+// chunks = 2,048 items over 1,056 blocks, two rounds); the fold one warp a (target,
+// component), at most kFoldBlocksPerSm blocks an SM (16 x 128 threads: an SM's 64 warps).
 struct AccJerkCountedPolicy {
   static constexpr int kItemBlocksPerSm = AccJerkPolicy::kBlocksPerSm;
-  static constexpr int kFoldBlocksPerSm = 4;
+  static constexpr int kFoldBlocksPerSm = 16;
   [[nodiscard]] static constexpr int item_blocks(int sm_count) noexcept {
     return kItemBlocksPerSm * std::max(sm_count, 1);
   }

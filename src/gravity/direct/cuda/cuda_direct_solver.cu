@@ -105,7 +105,7 @@ class CudaDirectSolver final : public ForceSolver<T> {
     if (jerk_partials_.size() < need) reserve_partials(s.n, need);
     const T G = static_cast<T>(this->gravity().G);
     const dim3 grid(static_cast<unsigned>(shape.target_blocks), static_cast<unsigned>(std::max(1, shape.parts())));
-    const int fold_blocks = blocks_for(std::size_t(t.count) * 6, P::kFoldBlock);
+    const int fold_blocks = blocks_for(std::size_t(t.count) * 6 * 32, P::kFoldBlock);  // a warp an element
     with_jerk_law([&](const auto pair) {
       using Pair = decltype(pair);
       using direct::AccJerkMode;
@@ -151,7 +151,8 @@ class CudaDirectSolver final : public ForceSolver<T> {
     }
     const T G = static_cast<T>(this->gravity().G);
     const int blocks = C::item_blocks(sm_count_);
-    const int fold_blocks = std::min(C::fold_blocks(sm_count_), blocks_for(std::size_t(max_count) * 6, P::kFoldBlock));
+    const int fold_blocks =
+        std::min(C::fold_blocks(sm_count_), blocks_for(std::size_t(max_count) * 6 * 32, P::kFoldBlock));
     with_jerk_law([&](const auto pair) {
       using Pair = decltype(pair);
       namespace dc = direct::cuda;
