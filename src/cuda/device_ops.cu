@@ -143,12 +143,40 @@ __global__ void __launch_bounds__(cuda::ElementwisePolicy::kBlock) for_each_coun
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) f(i);
 }
 
+// f(i) for every i < n, and i appended to out where pred(i) after f(i) (*count counts them; zero
+// on entry). The order of the appended indices is not fixed (one atomic a warp): for callers whose
+// per-index work does not depend on where an index lands (the block step's active set).
+template <class F, class Pred>
+__global__ void __launch_bounds__(cuda::ElementwisePolicy::kBlock)
+    for_each_select_kernel(int n, F f, Pred pred, std::int32_t* out, int* count) {
+  const int lane = int(threadIdx.x) & 31;
+  const int stride = int(gridDim.x * blockDim.x);
+  // the loop's bound is the warp's, so that every lane takes part in the ballot
+  for (int first = int(blockIdx.x * blockDim.x + threadIdx.x) - lane; first < n; first += stride) {
+    const int i = first + lane;
+    bool take = false;
+    if (i < n) {
+      f(i);
+      take = pred(i);
+    }
+    const unsigned mask = __ballot_sync(0xffffffffu, take);
+    if (mask == 0u) continue;
+    const int leader = __ffs(mask) - 1;
+    int base = 0;
+    if (lane == leader) base = atomicAdd(count, __popc(mask));
+    base = __shfl_sync(0xffffffffu, base, leader);
+    if (take) out[base + __popc(mask & ((1u << lane) - 1u))] = i;
+  }
+}
+
 #if NBODY_HAVE_WHILE_GRAPHS
 // The end of a block step in the device's loop: its count into the statistics (as the host
 // counts them), and the loop goes on while the block time is before the interval's end.
-__global__ void block_loop_tail(cudaGraphConditionalHandle handle, const long long* next, const int* count,
+// The count is left zero for the next block step's selection.
+__global__ void block_loop_tail(cudaGraphConditionalHandle handle, const long long* next, int* count,
                                 unsigned long long* counts) {
   const auto active = static_cast<unsigned long long>(*count);
+  *count = 0;
   counts[0] += 1;
   counts[1] += active;
   counts[2 + particles::block_bin(active)] += 1;
@@ -248,6 +276,18 @@ class CudaExecutor {
         cub::DeviceSelect::If(select_temp_.data(), need, first, out, selected_.data(), n, pred, stream_));
   }
 
+  // f(i) for every i < n, then the i where pred(i) appended to out in no fixed order, counted into
+  // the selection's count on the device (select_reserve's), which must be zero on entry: the
+  // prediction and the selection of a block step of the device's loop in one pass.
+  template <class F, class Pred>
+  void for_each_select(int n, const F& f, const Pred& pred, std::int32_t* out) {
+    if (n <= 0) return;
+    if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
+    using P = cuda::ElementwisePolicy;
+    for_each_select_kernel<<<P::blocks(std::size_t(n)), P::kBlock, 0, stream_>>>(n, f, pred, out, selected_.data());
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+
   void share_max(std::int32_t* v, int n) {
     if (n == 0) return;
     if (top_.size() == 0) top_ = cuda::DeviceBuffer<std::int32_t>(1);
@@ -285,7 +325,8 @@ class CudaExecutor {
     ensure_min_count();
     if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
     auto loop = std::make_unique<Loop>(stream_);
-    const int* count = selected_.data();
+    int* count = selected_.data();
+    loop->selected_ = count;
     unsigned long long* counts = loop->counts_.data();
     loop->graph_ = std::make_unique<cuda::WhileGraph>(stream_, [&](cudaGraphConditionalHandle handle) {
       using P = cuda::ReductionPolicy;
@@ -317,6 +358,7 @@ class CudaExecutor {
     explicit Loop(cudaStream_t stream) : stream_(stream), counts_(kCounts), host_(kCounts) {}
     particles::BlockCounts run() override {
       NBODY_CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, kCounts * sizeof(unsigned long long), stream_));
+      NBODY_CUDA_CHECK(cudaMemsetAsync(selected_, 0, sizeof(int), stream_));  // the first step's selection
       graph_->launch();
       NBODY_CUDA_CHECK(cudaMemcpyAsync(host_.data(), counts_.data(), kCounts * sizeof(unsigned long long),
                                        cudaMemcpyDeviceToHost, stream_));
@@ -335,6 +377,7 @@ class CudaExecutor {
     cuda::DeviceBuffer<unsigned long long> counts_;  // steps, active, histogram
     cuda::PinnedBuffer<unsigned long long> host_;
     std::unique_ptr<cuda::WhileGraph> graph_;
+    int* selected_ = nullptr;  // the executor's selection count, zero between block steps
   };
 #endif
 

@@ -17,12 +17,16 @@
 //                             count: the count select writes there), repeated from one launch
 //                             while *next < kTicks; body is called once, while the loop is made
 //   select_reserve(n, pred, out)   select's scratch, allocated before a loop is made
+//   for_each_select(n, f, pred, out)  f(i) for i < n, and the i with pred(i) into out in no fixed
+//                             order, counted where select counts (zero on entry: the loop's
+//                             count is zero when each round's body starts)
 //   for_each_counted(count, most, f)  f(i) for i < *count (count where the executor computes)
 //   synchronize(), measure_seconds(work), location()
 // Included by particles/host_ops.cpp and cuda/device_ops.cu only.
 #include <array>
 #include <cmath>
 
+#include "nbody/error.hpp"
 #include "particles/ops.hpp"
 
 namespace nbody::particles {
@@ -88,10 +92,14 @@ class OpsImpl final : public ParticleOps<T> {
                                                 std::int32_t* index, double tick, double dt, double eta, bool share,
                                                 const std::function<void(const int* count)>& pass) override {
     if constexpr (Exec::kLoopsWithoutHost) {
+      if (h.p.n != s.n) throw_runtime_error("hermite block loop: the schedule is not the store's bodies");
       exec_.select_reserve(s.n, EndsAtBlock{{s.level, s.last}, nullptr}, index);
       auto step = [&](const long long* next, const int* count) {
-        exec_.for_each(h.p.n, HermitePredictAtBlock<T>{h, next, tick});
-        exec_.select(s.n, EndsAtBlock{{s.level, s.last}, next}, index, -1);
+        // every body predicted to the block time and the bodies whose step ends there selected,
+        // in one pass (the active indices in no fixed order: nothing a body's step computes
+        // depends on its place in the active set, so the bits are the host loop's)
+        exec_.for_each_select(h.p.n, HermitePredictAtBlock<T>{h, next, tick}, EndsAtBlock{{s.level, s.last}, next},
+                              index);
         pass(count);
         exec_.for_each_counted(count, s.n, CorrectAndLevelAtBlock<T>{h, s, next, tick, eta, dt});
         if (share) exec_.share_max(s.level, s.n);
