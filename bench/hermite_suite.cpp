@@ -11,12 +11,16 @@
 //                  steps of the timed interval and their active sets (mean, histogram by powers
 //                  of two), and the effective rate sum(active x N) / wall;
 //   block-mixed    the same as block with --precision mixed (the acceleration-and-jerk pass's
-//                  pair terms in float32 from float64 differences, summed in float64);
+//                  pair terms in float32 from hi + lo float32 coordinates, summed in float32 a
+//                  tile and in float64 over the tiles);
 //   block-host     (GPU only) the same as block with the host driving every block step instead
 //                  of the device loop (IntegratorOptions::device_loop = false): the same bits,
 //                  the loop's gain measured in the same call;
 //   leapfrog       (dt = 1/1024): the same two intervals, 64 untimed steps then 64 timed ones;
 //                  the wall time per time unit and |dE/E| from t = 0 to 1/8, as the block steps'.
+//   pass, pass-mixed  (GPU only) the device loop's acceleration-and-jerk pass (the count read on
+//                  the device) for 64, 256, 1024, ... < N and N active bodies spread over the N,
+//                  float64 and mixed (median of 5): the rate a block step of that size can reach.
 // Shared steps at N > 2^15 and leapfrog at N > 2^17 are skipped (minutes a record).
 #include <algorithm>
 #include <chrono>
@@ -28,6 +32,7 @@
 
 #include "bench.hpp"
 #include "gravity/names.hpp"
+#include "nbody/precision.hpp"
 #include "ic/ic.hpp"
 #include "integrate/integrator.hpp"
 #include "integrate/system.hpp"
@@ -98,6 +103,50 @@ Record all_pairs(const Particles<double>& p, const std::string& device) {
   r.rate = double(n) * double(n) / t[2] / 1e9;
   r.hermite.all_pairs_rate = r.rate;
   r.hermite.softening = 4.0 / double(n);
+  r.verification = "rate only";
+  return r;
+}
+
+// The pass the device loop runs (acc_jerk_counted: the count read on the device, the fixed
+// grid) for `count` active bodies spread evenly over the N (median of 5 after one untimed), as
+// a rate of count x N: what a block step of that many active bodies can reach.
+Record counted_pass(const Particles<double>& p, const std::string& device, std::int64_t count, Precision precision,
+                    double all_pairs_rate) {
+  const std::size_t n = p.size();
+  Record r = base(precision == Precision::mixed ? "pass-mixed" : "pass", std::int64_t(n), device);
+  r.precision = to_string(precision);
+  auto s = make(device, n, 4.0 / double(n), precision);
+  s->upload(p);
+  if (!s->solver().capabilities().counted_jerk) throw_runtime_error("no counted acceleration-and-jerk pass here");
+  s->solver().reserve_counted_jerk(std::int64_t(n));
+  const Location at = s->store().location();
+  std::vector<std::int32_t> targets(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) targets[std::size_t(k)] = static_cast<std::int32_t>(k * std::int64_t(n) / count);
+  Array<std::int32_t> index(at, n), counter(at, 1);
+  copy_bytes(index.data(), at, targets.data(), Location::host(), targets.size() * sizeof(std::int32_t),
+             s->store().stream());
+  const auto c = static_cast<std::int32_t>(count);
+  copy_bytes(counter.data(), at, &c, Location::host(), sizeof c, s->store().stream());
+  std::vector<Array<double>> out;
+  for (int k = 0; k < 6; ++k) out.emplace_back(at, n);
+  auto pass = [&] {
+    s->solver().acc_jerk_counted(index.data(), counter.data(), static_cast<int>(n), s->view().motion(),
+                                 {out[0].data(), out[1].data(), out[2].data()},
+                                 {out[3].data(), out[4].data(), out[5].data()});
+  };
+  pass();
+  std::vector<double> t;
+  for (int k = 0; k < 5; ++k) t.push_back(s->ops().measure_seconds(pass));
+  std::sort(t.begin(), t.end());
+  r.steps = 1;
+  r.repeats = 5;
+  r.median_s = r.mean_s = t[2];
+  r.min_s = t[0];
+  r.rate = double(count) * double(n) / t[2] / 1e9;
+  r.hermite.softening = 4.0 / double(n);
+  r.hermite.mean_active = double(count);
+  r.hermite.effective_rate = r.rate;
+  r.hermite.all_pairs_rate = all_pairs_rate;
   r.verification = "rate only";
   return r;
 }
@@ -182,6 +231,24 @@ void hermite_suite(const Options& options, const std::function<void(Record)>& ad
       Record r = base("all-pairs", n, device);
       r.error = e.what();
       add(std::move(r));
+    }
+    if (device == "cuda") {
+      // the device loop's pass at a few active counts (powers of four from 64, and N)
+      std::vector<std::int64_t> counts;
+      for (std::int64_t c = 64; c < n; c *= 4) counts.push_back(c);
+      counts.push_back(n);
+      for (const Precision precision : {Precision::fp64, Precision::mixed}) {
+        for (const std::int64_t c : counts) {
+          try {
+            add(counted_pass(p, device, c, precision, rate));
+          } catch (const Error& e) {
+            Record r = base(precision == Precision::mixed ? "pass-mixed" : "pass", n, device);
+            r.hermite.mean_active = double(c);
+            r.error = e.what();
+            add(std::move(r));
+          }
+        }
+      }
     }
     for (const double eps : {4.0 / double(n), 1e-3}) {
       for (const std::string rung : {"block", "block-host", "block-mixed", "shared", "leapfrog"}) {

@@ -74,6 +74,13 @@ std::string hermite_row(const Record& r) {
                   r.suite.c_str(), r.rung.c_str(), static_cast<long long>(r.n), r.shape.c_str(), r.median_s * 1e3, r.rate);
     return body;
   }
+  if (r.rung == "pass" || r.rung == "pass-mixed") {
+    std::snprintf(body, sizeof body,
+                  "%-8s %-11s %8lld %-4s counted pass of %7.0f active %.4g ms, %.4g Ginter/s (%.1f%% of all-pairs)",
+                  r.suite.c_str(), r.rung.c_str(), static_cast<long long>(r.n), r.shape.c_str(), h.mean_active,
+                  r.median_s * 1e3, r.rate, h.all_pairs_rate > 0 ? 100 * r.rate / h.all_pairs_rate : 0.0);
+    return body;
+  }
   std::snprintf(body, sizeof body,
                 " %.4g s per time unit, |dE/E| %.2e, %llu block steps, mean active %.1f, %.4g Ginter/s (%.1f%% of "
                 "all-pairs)",

@@ -5,7 +5,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "gravity/direct/cuda/acc_jerk_shape.hpp"
 #include "gravity/interaction.hpp"
@@ -24,16 +23,28 @@ struct alignas(4 * sizeof(T)) HermiteSourceVelocity {
 };
 
 // The mixed-precision Plummer law of the acceleration-and-jerk pass (as Sapporo and phiGPU): no
-// float64 arithmetic in the pair loop. Each float64 coordinate and velocity is split once, where
-// the tile is loaded, into two float32 parts hi + lo (hi = the float nearest, lo = the float
-// nearest the rest), so that a difference (xj_hi - xi_hi) + (xj_lo - xi_lo) keeps about 48 bits
-// of the coordinates (no cancellation of the large coordinates); the pair terms (rsqrt, the
-// products) are float32 and summed in float32 over one tile of sources, each tile's sum then added
-// to the float64 running sums. Guarded: a coincident pair (the target itself) contributes exactly
-// zero. The law's arithmetic is fold_chunk_mixed's; this type carries its parameter.
+// float64 arithmetic in the pair loop. Each float64 coordinate is split once, where the tile is
+// loaded, into two float32 parts hi + lo (hi = the float nearest, lo = the float nearest the
+// rest), so that a difference (xj_hi - xi_hi) + (xj_lo - xi_lo) keeps about 48 bits of the
+// coordinates (no cancellation of the large coordinates); velocities are rounded to float32 (their
+// differences are not small against them: a pair's relative velocity is of the order of the
+// velocities); the pair terms (rsqrt, the products) are float32 and summed in float32 over one
+// tile of sources, each tile's sums then added to the float64 running sums. Guarded (a softening
+// too small for float32): a coincident pair (the target itself) contributes exactly zero; else
+// eps2 keeps r2 > 0 and 1/r^3 finite for every pair. The law's arithmetic is fold_chunk_mixed's;
+// this type carries its parameter.
+template <bool Guarded>
 struct MixedPlummerJerk {
   float eps2;
+  static constexpr bool kGuarded = Guarded;
+  // The smallest float32 eps2 without the guard: 1/eps^3 <= 1e18 (no overflow of m / r^3).
+  static constexpr float kSafeEps2 = 1e-12f;
 };
+
+template <class Pair>
+inline constexpr bool kMixedLaw = false;
+template <bool Guarded>
+inline constexpr bool kMixedLaw<MixedPlummerJerk<Guarded>> = true;
 
 // A float64 value as hi + lo in float32.
 struct SplitFloat {
@@ -44,15 +55,16 @@ __device__ __forceinline__ SplitFloat split_float(double v) {
   return {hi, static_cast<float>(v - static_cast<double>(hi))};
 }
 
-// The mixed law's tile entry of one source: the hi and lo parts of its position (and its mass in
-// float32) and of its velocity. Two float4 each: the same 32 bytes as the float64 entries, so the
-// mixed fold reuses their shared arrays.
+// The mixed law's tile entry of one source: the hi and lo parts of its position and its mass and
+// velocity in float32, in the 32 + 32 bytes of the float64 entries (the mixed fold reuses their
+// shared arrays).
 struct alignas(32) MixedSourcePosition {
   float4 hi;  // x, y, z, m
   float4 lo;  // x, y, z, unused
 };
 struct alignas(32) MixedSourceVelocity {
-  float4 hi, lo;
+  float4 v;  // vx, vy, vz, unused
+  float4 unused;
 };
 static_assert(sizeof(MixedSourcePosition) == sizeof(HermiteSourcePosition<double>));
 static_assert(sizeof(MixedSourceVelocity) == sizeof(HermiteSourceVelocity<double>));
@@ -68,10 +80,11 @@ struct AccJerkSum {
 };
 
 // The target's fold over the sources [begin, end) of one chunk (a whole number of tiles but the
-// last), from zero. Every thread of the block calls it (the tiles are loaded together).
+// last), from zero. Every thread of the block calls it (the tiles are loaded together); a warp
+// whose targets are all past the count (warp_live false) computes nothing.
 template <class T, class Policy, class Pair>
 __device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int begin, int end, const Pair& pair,
-                                                    T xi, T yi, T zi, T ui, T vi, T wi,
+                                                    T xi, T yi, T zi, T ui, T vi, T wi, bool warp_live,
                                                     HermiteSourcePosition<T>* tile_pos,
                                                     HermiteSourceVelocity<T>* tile_vel) {
   AccJerkSum<T> r;
@@ -82,7 +95,7 @@ __device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int 
       tile_vel[threadIdx.x] = HermiteSourceVelocity<T>{s.v.x[j], s.v.y[j], s.v.z[j], T(0)};
     }
     __syncthreads();
-    const int valid = end - base < Policy::kBlock ? end - base : Policy::kBlock;
+    const int valid = !warp_live ? 0 : end - base < Policy::kBlock ? end - base : Policy::kBlock;
     if (valid == Policy::kBlock) {
 #pragma unroll Policy::kUnroll
       for (int q = 0; q < Policy::kBlock; ++q) {
@@ -107,40 +120,40 @@ __device__ __forceinline__ AccJerkSum<T> fold_chunk(const MotionView<T>& s, int 
 // fold_chunk for the mixed law (MixedPlummerJerk): the same tiles and the same order of tiles;
 // within a tile the float32 terms are summed in float32 from zero, and each tile's sums are
 // added to the float64 sums.
-template <class Policy>
+template <class Policy, bool Guarded>
 __device__ __forceinline__ AccJerkSum<double> fold_chunk_mixed(const MotionView<double>& s, int begin, int end,
                                                                float eps2, double xi, double yi, double zi,
-                                                               double ui, double vi, double wi,
+                                                               double ui, double vi, double wi, bool warp_live,
                                                                HermiteSourcePosition<double>* tile_pos,
                                                                HermiteSourceVelocity<double>* tile_vel) {
   auto* pos = reinterpret_cast<MixedSourcePosition*>(tile_pos);
   auto* vel = reinterpret_cast<MixedSourceVelocity*>(tile_vel);
   const SplitFloat x = split_float(xi), y = split_float(yi), z = split_float(zi);
-  const SplitFloat u = split_float(ui), v = split_float(vi), w = split_float(wi);
+  const float u = static_cast<float>(ui), v = static_cast<float>(vi), w = static_cast<float>(wi);
   AccJerkSum<double> r;
   for (int base = begin; base < end; base += Policy::kBlock) {
     const int j = base + threadIdx.x;
     if (j < end) {
       const SplitFloat sx = split_float(s.x.x[j]), sy = split_float(s.x.y[j]), sz = split_float(s.x.z[j]);
-      const SplitFloat su = split_float(s.v.x[j]), sv = split_float(s.v.y[j]), sw = split_float(s.v.z[j]);
       pos[threadIdx.x] = {make_float4(sx.hi, sy.hi, sz.hi, static_cast<float>(s.m[j])),
                           make_float4(sx.lo, sy.lo, sz.lo, 0.0f)};
-      vel[threadIdx.x] = {make_float4(su.hi, sv.hi, sw.hi, 0.0f), make_float4(su.lo, sv.lo, sw.lo, 0.0f)};
+      vel[threadIdx.x].v = make_float4(static_cast<float>(s.v.x[j]), static_cast<float>(s.v.y[j]),
+                                       static_cast<float>(s.v.z[j]), 0.0f);
     }
     __syncthreads();
-    const int valid = end - base < Policy::kBlock ? end - base : Policy::kBlock;
+    const int valid = !warp_live ? 0 : end - base < Policy::kBlock ? end - base : Policy::kBlock;
     float ax = 0.0f, ay = 0.0f, az = 0.0f, jx = 0.0f, jy = 0.0f, jz = 0.0f;
     auto term = [&](int q) {
-      const float4 ph = pos[q].hi, pl = pos[q].lo, vh = vel[q].hi, vl = vel[q].lo;
+      const float4 ph = pos[q].hi, pl = pos[q].lo, vj = vel[q].v;
       const float dx = (ph.x - x.hi) + (pl.x - x.lo), dy = (ph.y - y.hi) + (pl.y - y.lo),
                   dz = (ph.z - z.hi) + (pl.z - z.lo);
-      const float du = (vh.x - u.hi) + (vl.x - u.lo), dv = (vh.y - v.hi) + (vl.y - v.lo),
-                  dw = (vh.z - w.hi) + (vl.z - w.lo);
+      const float du = vj.x - u, dv = vj.y - v, dw = vj.z - w;
       const float r2 = eps2 + dx * dx + dy * dy + dz * dz;
-      const float inv = r2 > 0.0f ? rsqrtf(r2) : 0.0f;
+      float inv = rsqrtf(r2);
+      if constexpr (Guarded) inv = r2 > 0.0f ? inv : 0.0f;
       const float inv2 = inv * inv;
       const float m3 = ph.w * inv * inv2;
-      const float c = 3.0f * (dx * du + dy * dv + dz * dw) * inv2;
+      const float c = (dx * du + dy * dv + dz * dw) * (3.0f * inv2);
       ax += dx * m3;
       ay += dy * m3;
       az += dz * m3;
@@ -181,6 +194,9 @@ __device__ __forceinline__ void acc_jerk_item(const MotionView<T>& s, const std:
                                               HermiteSourceVelocity<T>* tile_vel) {
   const int k = tile * Policy::kBlock + threadIdx.x;
   const bool live = k < count;
+  // a warp with no target left (the last tile of an active set) loads its share of the tiles
+  // and computes nothing: its SM's other warps go faster
+  const bool warp_live = __any_sync(0xffffffffu, live);
   const int i = live ? index[k] : 0;
   const T xi = live ? s.x.x[i] : T(0), yi = live ? s.x.y[i] : T(0), zi = live ? s.x.z[i] : T(0);
   const T ui = live ? s.v.x[i] : T(0), vi = live ? s.v.y[i] : T(0), wi = live ? s.v.z[i] : T(0);
@@ -188,10 +204,11 @@ __device__ __forceinline__ void acc_jerk_item(const MotionView<T>& s, const std:
   auto chunk_sum = [&](int h) {
     const int begin = h * shape.chunk;
     const int end = begin + shape.chunk < n ? begin + shape.chunk : n;
-    if constexpr (std::is_same_v<Pair, MixedPlummerJerk>) {
-      return fold_chunk_mixed<Policy>(s, begin, end, pair.eps2, xi, yi, zi, ui, vi, wi, tile_pos, tile_vel);
+    if constexpr (kMixedLaw<Pair>) {
+      return fold_chunk_mixed<Policy, Pair::kGuarded>(s, begin, end, pair.eps2, xi, yi, zi, ui, vi, wi, warp_live,
+                                                      tile_pos, tile_vel);
     } else {
-      return fold_chunk<T, Policy>(s, begin, end, pair, xi, yi, zi, ui, vi, wi, tile_pos, tile_vel);
+      return fold_chunk<T, Policy>(s, begin, end, pair, xi, yi, zi, ui, vi, wi, warp_live, tile_pos, tile_vel);
     }
   };
   auto group_sum = [&](int g) {

@@ -281,13 +281,20 @@ class CudaDirectSolver final : public ForceSolver<T> {
   Tc eps2() const { return static_cast<Tc>(this->gravity().eps2()); }
 
   // f(pair) with the acceleration-and-jerk pass's pair law. Mixed: float32 Plummer pair terms
-  // from float64 differences, summed in float64 (the spline law stays float64).
+  // from hi + lo float32 coordinates, summed in float32 a tile and in float64 over the tiles (the
+  // spline law stays float64); unguarded where eps^2 keeps every pair finite.
   template <class F>
   void with_jerk_law(F&& f) {
     const GravityParams& g = this->gravity();
     if constexpr (Mixed) {
       if (!(g.law == SofteningLaw::spline && g.eps2() > 0)) {
-        f(direct::cuda::MixedPlummerJerk{static_cast<float>(g.eps2())});
+        using Unguarded = direct::cuda::MixedPlummerJerk<false>;
+        const float eps2 = static_cast<float>(g.eps2());
+        if (eps2 >= Unguarded::kSafeEps2) {
+          f(Unguarded{eps2});
+        } else {
+          f(direct::cuda::MixedPlummerJerk<true>{eps2});
+        }
         return;
       }
     }
