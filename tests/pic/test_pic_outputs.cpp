@@ -330,6 +330,33 @@ TEST(PicProbe, MeasuresAPlaneWavesAmplitudeAndPhase) {
 
 // A run stopped at step 130 and resumed to 300 writes the probes' CSV and the dumps with the
 // bytes of the run that never stopped (the dump at 130, the end of the short run, is dropped).
+// Probes read fields alone: an engine whose state lives elsewhere (here the slabs of the
+// deterministic deposition, one process) brings only the fields to the host for them, and the
+// probes' rows are those of a run that brings the whole state every step (diagnostics every
+// step, which come before the probes in a step's outputs), byte for byte.
+TEST(PicProbe, BringOnlyTheFieldsToTheHost) {
+  const fs::path d = temp_dir("probe_fields_only");
+  const PicConfig fields_only = deck(kWave, {"solver.deposit=deterministic", "output.diag_every=20"}, d / "fields", 60);
+  PicSimulation a = build_pic_simulation(fields_only);
+  const PicRunResult ra = run_pic(fields_only, a);
+  const PicConfig whole = deck(kWave, {"solver.deposit=deterministic", "output.diag_every=1"}, d / "whole", 60);
+  PicSimulation b = build_pic_simulation(whole);
+  const PicRunResult rb = run_pic(whole, b);
+  ASSERT_EQ(ra.engine, "CPU slabs");
+  // 61 probe rows (steps 0..60): step 0's host state is the one the run starts from, the
+  // diagnostics of steps 20, 40 and 60 (the final checkpoint's step too) bring the whole state,
+  // the 57 other rows the fields alone.
+  EXPECT_EQ(ra.state_copies, 3);
+  EXPECT_EQ(ra.field_copies, 57);
+  EXPECT_EQ(rb.state_copies, 60);
+  EXPECT_EQ(rb.field_copies, 0);
+  for (const char* f : {"probes/near.csv", "probes/far.csv"}) {
+    const std::string x = read_bytes(d / "fields" / f), y = read_bytes(d / "whole" / f);
+    EXPECT_GT(x.size(), 1000u) << f;
+    EXPECT_TRUE(x == y) << f << " differs";
+  }
+}
+
 TEST(PicProbe, ResumedRunWritesTheSameBytes) {
   const fs::path d = temp_dir("probe_resume");
   const std::string text = std::string(kWave) +

@@ -312,6 +312,12 @@ void DomainPicGpu::gather(PicSimulation& global, int root) {
   host_->gather(global, root);
 }
 
+void DomainPicGpu::gather_fields(PicSimulation& global, int root) {
+  gpu_->copy_fields_to(*local_);
+  host_->set_fields(local_->fields(), gpu_->step_count(), local_->time());
+  host_->gather_fields(global, root);
+}
+
 void DomainPicGpu::track_poynting(int i_left, int i_right, double energy_in, double energy_out) {
   const GridGeometry& g = global_settings_.geom;
   if (i_left < 0 || i_right < 0 || i_left > g.nx - 2 || i_right > g.nx - 2)

@@ -63,6 +63,8 @@ class DomainPicGpu {
   void step();
   // The whole state into `global` on rank `root` (or every rank), as DomainPic::gather.
   void gather(PicSimulation& global, int root = -1);
+  // The fields alone, as DomainPic::gather_fields (no particle leaves the device).
+  void gather_fields(PicSimulation& global, int root = -1);
   // Tracks the Poynting flux through the planes x0 + (i + 1/2) dx of global columns i_left,
   // i_right after every step (the rows' terms from PicGpu::flux_rows summed in row order up the
   // plane's block column, DomainPic::column_sum, integrated in time); poynting() returns them on

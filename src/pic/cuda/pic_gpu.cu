@@ -271,6 +271,13 @@ void PicGpu::copy_to(PicSimulation& to) const {
   to.set_time(m.s.t0 + double(m.step) * m.s.dt, m.step);
 }
 
+void PicGpu::copy_fields_to(PicSimulation& to) const {
+  const Impl& m = *impl_;
+  NBODY_CUDA_CHECK(cudaDeviceSynchronize());
+  m.fields.copy_to(to);
+  to.set_time(m.s.t0 + double(m.step) * m.s.dt, m.step);
+}
+
 void PicGpu::enable_timing(bool on) {
   Impl& m = *impl_;
   if (on && !m.ev0) {

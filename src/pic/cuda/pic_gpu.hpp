@@ -188,6 +188,9 @@ class PicGpu {
   // Copies fields, the live particles (in slot order: the CPU's order when none was absorbed)
   // and the step count into `to`, a simulation with the same settings and species.
   void copy_to(PicSimulation& to) const;
+  // The fields alone (E, B, J and the PML memories, not rho: the particles' charge is deposited
+  // only where asked) and the step count into `to`; its particles are left as they were.
+  void copy_fields_to(PicSimulation& to) const;
   [[nodiscard]] std::int64_t step_count() const;
   // Scalar diagnostics on the device (see DeviceDiagnostics). In the deterministic mode rho is
   // deposited with atomics too, so the Gauss column may vary in its last bits there: a run

@@ -26,6 +26,7 @@ PicGpu::StepTimes PicGpu::last_step_times() const { return {}; }
 std::size_t PicGpu::device_bytes() const { return 0; }
 void PicGpu::step() {}
 void PicGpu::copy_to(PicSimulation&) const {}
+void PicGpu::copy_fields_to(PicSimulation&) const {}
 std::int64_t PicGpu::step_count() const { return 0; }
 void PicGpu::enable_timing(bool) {}
 double PicGpu::particle_kernel_seconds() const { return 0; }

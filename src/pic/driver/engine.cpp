@@ -57,6 +57,7 @@ class CpuEngine final : public PicEngine {
   void to_host(PicSimulation& host) override {
     if (&host != &sim_) throw_runtime_error("pic: the CPU engine steps its host state itself");
   }
+  void fields_to_host(PicSimulation& host) override { to_host(host); }
   [[nodiscard]] PoyntingTrack poynting() override { return track_; }
   [[nodiscard]] std::size_t local_particles(bool mobile_only) const override { return particles_of(sim_, mobile_only); }
   [[nodiscard]] PicGpu::StepTimes times() const override { return times_; }
@@ -89,6 +90,7 @@ class CpuSlabsEngine final : public PicEngine {
   }
   [[nodiscard]] std::int64_t step_count() const override { return dom_.step_count(); }
   void to_host(PicSimulation& host) override { dom_.gather(host, 0); }
+  void fields_to_host(PicSimulation& host) override { dom_.gather_fields(host, 0); }
   [[nodiscard]] PoyntingTrack poynting() override { return track_; }
   bool balance(const BalanceSettings& b) override { return dom_.balance(b); }
   [[nodiscard]] int rebalances() const override { return dom_.rebalances(); }
@@ -128,6 +130,7 @@ class GpuEngine final : public PicEngine {
     gpu_.copy_to(host);
     mobile_ = particles_of(host, true), all_ = particles_of(host, false);
   }
+  void fields_to_host(PicSimulation& host) override { gpu_.copy_fields_to(host); }
   [[nodiscard]] PoyntingTrack poynting() override { return gpu_.poynting(); }
   [[nodiscard]] std::optional<DeviceDiagnostics> device_diagnostics() override {
     if (!device_diagnostics_) return std::nullopt;
@@ -157,6 +160,7 @@ class GpuSlabsEngine final : public PicEngine {
   void step() override { dom_.step(); }
   [[nodiscard]] std::int64_t step_count() const override { return dom_.step_count(); }
   void to_host(PicSimulation& host) override { dom_.gather(host, 0); }
+  void fields_to_host(PicSimulation& host) override { dom_.gather_fields(host, 0); }
   [[nodiscard]] PoyntingTrack poynting() override { return dom_.poynting(); }
   bool balance(const BalanceSettings& b) override { return dom_.balance(b); }
   [[nodiscard]] int rebalances() const override { return dom_.rebalances(); }

@@ -30,6 +30,10 @@ class PicEngine {
   // The whole state into `host` on the communicator's rank 0 (collective; the CPU engine steps
   // `host` itself and copies nothing).
   virtual void to_host(PicSimulation& host) = 0;
+  // The fields alone (E, B, J, the PML memories; not rho) with the step and time into `host` on
+  // rank 0 (collective): no particle leaves the device or its rank. `host`'s particles are left
+  // as they were.
+  virtual void fields_to_host(PicSimulation& host) = 0;
   // The planes' fluxes of the last step and their time integrals (collective).
   [[nodiscard]] virtual PoyntingTrack poynting() = 0;
   // The scalar diagnostics reduced on the device, where the engine has them (one GPU with a

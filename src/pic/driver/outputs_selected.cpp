@@ -28,7 +28,9 @@ PicSelectedDumpOutput::PicSelectedDumpOutput(const SelectedDumpConfig& d, std::i
 }
 
 void PicSelectedDumpOutput::write(PicRunState& s) {
-  PicSimulation& h = s.host();  // (collective; on the GPU path the host copy: the selection applies after it)
+  // (collective) a dump of fields other than rho needs no particle on the host
+  const bool fields_only = !d_.selection.particles && !d_.selection.fields[kRho];
+  PicSimulation& h = fields_only ? s.host_fields() : s.host();
   written_ = s.step();
   if (dir_ == nullptr) return;
   const fs::path folder = dir_->path() / "dumps" / d_.name;
@@ -88,7 +90,7 @@ PicProbeOutput::~PicProbeOutput() {
 }
 
 void PicProbeOutput::write(PicRunState& s) {
-  PicSimulation& h = s.host();  // (collective; on the GPU path the host copy)
+  PicSimulation& h = s.host_fields();  // (collective; the fields alone: no particle leaves a device)
   if (file_ == nullptr) return;
   const std::string row = probe_csv_row(s.step(), s.time(), sample_probe(h, probe_));
   if (std::fprintf(file_, "%s\n", row.c_str()) < 0 || std::fflush(file_) != 0)

@@ -171,7 +171,8 @@ PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress star
   const RunEnd agreed = world.size() > 1 ? RunEnd(world.broadcast_value(std::int64_t(how), 0)) : how;
   for (auto o = outputs.rbegin(); o != outputs.rend(); ++o) (*o)->finish(state, agreed);
   const PicRow& row = state.diagnostics();  // (collective: the summary's numbers)
-  (void)state.host();                        // `sim` ends with the final state (collective)
+  r.state_copies = state.state_copies(), r.field_copies = state.field_copies();
+  (void)state.host();  // `sim` ends with the final state (collective)
 
   r.last_step = engine->step_count();
   r.steps = r.last_step - r.first_step;
@@ -243,6 +244,12 @@ std::vector<std::string> pic_summary(const PicRunResult& r) {
                   "migration and sort %.4g ms",
                   r.ranks, r.ranks > 1 ? "s" : "", r.time_particles * ms, r.time_fields * ms, r.time_comm * ms,
                   r.time_sort * ms);
+    lines.emplace_back(b);
+  }
+  if (r.engine != "CPU") {  // (the CPU engine steps the host state itself: nothing is copied)
+    std::snprintf(b, sizeof b, "pic: host copies for the outputs: the whole state %lld time%s, the fields alone %lld",
+                  static_cast<long long>(r.state_copies), r.state_copies == 1 ? "" : "s",
+                  static_cast<long long>(r.field_copies));
     lines.emplace_back(b);
   }
   if (r.rebalances > 0 && r.slab_starts.size() > 1) {

@@ -41,6 +41,9 @@ struct PicRunResult {
   int rebalances = 0;
   std::vector<int> slab_starts;
   double time_particles = 0, time_fields = 0, time_comm = 0, time_sort = 0;
+  // How often the outputs brought the whole state (particles too) and the fields alone to rank
+  // 0's host copy during the run (not counting the final state every run ends with).
+  std::int64_t state_copies = 0, field_copies = 0;
 };
 
 // A new run of `c` from `sim` (build_pic_simulation: the whole plasma on rank 0, each other

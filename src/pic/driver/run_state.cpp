@@ -35,6 +35,16 @@ PicSimulation& PicRunState::host() {
   if (host_step_ != step()) {
     engine_.to_host(host_);
     host_step_ = step();
+    ++state_copies_;
+  }
+  return host_;
+}
+
+PicSimulation& PicRunState::host_fields() {
+  if (host_step_ != step() && fields_step_ != step()) {
+    engine_.fields_to_host(host_);
+    fields_step_ = step();
+    ++field_copies_;
   }
   return host_;
 }

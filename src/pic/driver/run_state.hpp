@@ -44,6 +44,13 @@ class PicRunState {
 
   // The whole state on rank 0 at this step (collective: the engine gathers it at most once a step).
   PicSimulation& host();
+  // The host copy with this step's fields (E, B, J, the PML memories; not rho) on rank 0, its
+  // particles those of the last host() (collective): for the outputs that read fields alone, so
+  // that no particle leaves a device for them.
+  PicSimulation& host_fields();
+  // How often the whole state and the fields alone were brought to the host so far.
+  [[nodiscard]] std::int64_t state_copies() const noexcept { return state_copies_; }
+  [[nodiscard]] std::int64_t field_copies() const noexcept { return field_copies_; }
   // This step's diagnostics row (collective; the numbers are rank 0's).
   const PicRow& diagnostics();
   // The end of an output event (nothing is dropped: the host copy is the run's own).
@@ -57,6 +64,8 @@ class PicRunState {
   Logger& log_;
   bool root_;
   std::int64_t host_step_;  // the step the host copy holds (it was built from the engine's start)
+  std::int64_t fields_step_ = -1;  // the step of the host copy's fields where newer than host_step_
+  std::int64_t state_copies_ = 0, field_copies_ = 0;
   std::optional<PicRow> row_;
 };
 

@@ -851,7 +851,19 @@ std::array<int, 4> DomainPic::gathered_extent(int r) const {
   return {c0, c1, r0, r1};
 }
 
-void DomainPic::gather(PicSimulation& global, int root) {
+void DomainPic::gather(PicSimulation& global, int root) { gather_state(global, root, true); }
+
+void DomainPic::gather_fields(PicSimulation& global, int root) { gather_state(global, root, false); }
+
+void DomainPic::set_fields(const Fields& f, std::int64_t step, double t) {
+  if (f.geom.nx != lg_.nx || f.geom.ny != lg_.ny) throw_runtime_error("pic: slab fields of another shape");
+  for (int c = 0; c < kComponents; ++c) fields_.data[c] = f.data[c];
+  for (int c = 0; c < kPsiCount; ++c) fields_.psi[c] = f.psi[c];
+  step_ = step;
+  t_ = t;
+}
+
+void DomainPic::gather_state(PicSimulation& global, int root, bool particles) {
   const bool here = root < 0 || layout_.rank == root;
   const GridGeometry& g = s_.geom;
   const bool px = s_.field_bc.x == FieldBoundary::periodic;
@@ -880,6 +892,10 @@ void DomainPic::gather(PicSimulation& global, int root) {
   for (int c = 0; c < kComponents; ++c) gather_array(fields_.data[c], gf.data[c]);
   for (int c = 0; c < kPsiCount; ++c)
     if (!fields_.psi[c].empty()) gather_array(fields_.psi[c], gf.psi[c]);
+  if (!particles) {
+    if (here) global.set_time(t_, step_);
+    return;
+  }
   auto& gids = global.particle_ids();
   if (here) gids.assign(species_.size(), {});
   // The particles component by component (each rank's arrays as they are, no packing), placed

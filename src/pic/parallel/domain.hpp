@@ -106,6 +106,11 @@ class DomainPic {
   // process has them, particles in id order with their ids, step and time; on every rank, or
   // on rank `root` only (the others' `global` is left as it is).
   void gather(PicSimulation& global, int root = -1);
+  // The fields of every slab alone into `global`, with the step and time (collective, as gather;
+  // its particles are left as they were).
+  void gather_fields(PicSimulation& global, int root = -1);
+  // The slab's fields, step and time replaced (the GPU slabs' device fields brought back alone).
+  void set_fields(const Fields& f, std::int64_t step, double t);
   // The Poynting flux through the plane x = x0 + (i + 1/2) dx, integrated over y (as
   // PicSimulation::poynting_flux_x), computed by the rank owning column i, on every rank.
   double poynting_flux_x(int i);
@@ -154,6 +159,7 @@ class DomainPic {
   [[nodiscard]] const PhaseTimes& total_times() const { return times_; }
 
  private:
+  void gather_state(PicSimulation& global, int root, bool particles);
   void configure_solver();
   void merge_by_id(std::size_t k, const std::vector<std::uint64_t>& records);
   template <class Shape>
