@@ -1,6 +1,7 @@
 #pragma once
 // One small system advanced to a target time: the integrators (leapfrog KDK, Yoshida's fourth
-// order, Hermite with a fixed or an adaptive per-system step) and the per-system stop conditions,
+// order, Hermite with a fixed or an adaptive per-system step; IAS15 in ias15_step.hpp, included at
+// the end) and the per-system stop conditions,
 // written once for the CPU loop and the CUDA kernel. The backend is an `Exec` policy:
 //   for_bodies(n, f)  calls f(i) for every body (the CPU: in order; the GPU: a warp's lanes)
 //   sync()            every body's writes visible to all (the GPU: __syncwarp)
@@ -29,6 +30,9 @@ struct SystemRef {
   double *x0, *y0, *z0, *vx0, *vy0, *vz0, *ax0, *ay0, *az0, *jx0, *jy0, *jz0, *w;
   // The low parts of the compensated sums of x and v (hermite4_symmetric, within an interval).
   double *cx, *cy, *cz, *cvx, *cvy, *cvz;
+  // IAS15's further work arrays (ias15_step.hpp: kIas15Arrays of ias_stride doubles), or null.
+  double* ias = nullptr;
+  long long ias_stride = 0;
 };
 
 // The per-system scalars that a step changes (the store keeps them between intervals).
@@ -306,6 +310,11 @@ NBODY_HD void finish_interval(const SystemRef& s, const Params& p, SystemState& 
   if (st.t >= p.t_end) st.status = int(Outcome::end_time), st.stop_time = st.t;
 }
 
+// IAS15 over an interval (ias15_step.hpp).
+template <class Exec>
+NBODY_HD void ias15_interval(const SystemRef& s, const Params& p, SystemState& st, double t_target, double& rmin2,
+                             Exec& ex);
+
 // Advances a running system from st.t to t_target (the end of the interval), stopping it where
 // a condition fires. Every lane holds the same `st` (written alike by each).
 template <class Exec>
@@ -317,6 +326,11 @@ NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& s
   double rmin2 = min_w(s);
   ex.sync();
   const double coll2 = p.collision_radius * p.collision_radius;
+  if (p.integrator == Integrator::ias15) {
+    ias15_interval(s, p, st, t_target, rmin2, ex);
+    if (st.status == int(Outcome::running)) finish_interval(s, p, st, rmin2, ex);
+    return;
+  }
   if (symmetric) {
     // The compensated sums start at the interval (their low parts are dropped at its end: one
     // rounding an interval, the same after a checkpoint).
@@ -378,3 +392,5 @@ NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& s
 }
 
 }  // namespace nbody::ensemble
+
+#include "ensemble/ias15_step.hpp"  // (advance_system's IAS15)

@@ -82,6 +82,7 @@ __global__ void __launch_bounds__(Policy::kBlock) ensemble_kernel(DeviceView v, 
                      &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w,
                      &s.cx,  &s.cy,  &s.cz,  &s.cvx, &s.cvy, &s.cvz};
   for (int a = 0; a < kScratchArrays; ++a) *refs[a] = slots[a];
+  if (v.ias != nullptr) s.ias = v.ias + b, s.ias_stride = v.bodies;  // (global memory, staged or not)
   __syncwarp(mask);
   SystemState st = v.state[k];
   GroupExec<G> ex{lane, mask};
@@ -122,6 +123,7 @@ __global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(Dev
                      &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w,
                      &s.cx,  &s.cy,  &s.cz,  &s.cvx, &s.cvy, &s.cvz};
   for (int a = 0; a < kScratchArrays; ++a) *refs[a] = v.scratch + a * v.bodies + b;
+  if (v.ias != nullptr) s.ias = v.ias + b, s.ias_stride = v.bodies;
   SystemState st = v.state[k];
   BlockExec ex;
   if (mode == 0) start_system(s, p, st, ex);
@@ -220,9 +222,13 @@ class GpuBackend final : public Backend {
       work_.upload(list.data(), list.size(), stream_->get());
       list_ = std::move(list);
     }
+    // IAS15's work arrays (too many to stage in shared memory) in global memory for every system.
+    const bool ias15 = p.integrator == Integrator::ias15;
+    if (ias15 && ias_.size() < std::size_t(kIas15Arrays) * std::size_t(s.bodies()))
+      ias_ = DeviceBuffer<double>(std::size_t(kIas15Arrays) * std::size_t(s.bodies()));
     DeviceView v{body_[0].data(), body_[1].data(), body_[2].data(), body_[3].data(), body_[4].data(),
                  body_[5].data(), body_[6].data(), offset_.data(), state_.data(), scratch_.data(),
-                 (long long)s.bodies(), work_.data(), 0};
+                 ias15 ? ias_.data() : nullptr, (long long)s.bodies(), work_.data(), 0};
     const auto part = [&](int c) {
       v.work = work_.data() + at[c];
       v.count = at[c + 1] - at[c];
@@ -252,6 +258,7 @@ class GpuBackend final : public Backend {
   DeviceBuffer<long long> offset_, work_;
   DeviceBuffer<SystemState> state_;
   DeviceBuffer<double> scratch_;
+  DeviceBuffer<double> ias_;  // (IAS15 only)
   const EnsembleStore* uploaded_for_ = nullptr;
   std::int64_t bodies_ = -1;
 };
