@@ -61,6 +61,11 @@ constexpr RadauTable make_radau_table() {
   return t;
 }
 
+// The table every backend uses: computed by the host compiler once (ias15_table.cpp); the GPU
+// backend copies these bits to its constant memory, so that no second compiler's constant
+// folding enters the arithmetic.
+const RadauTable& radau_table();
+
 // The scratch of IAS15 (beyond SystemRef's arrays): per body and coordinate the b's, the g's and
 // the low parts of the b's compensated sums: kIas15Arrays arrays of `stride` doubles.
 inline constexpr int kIas15Arrays = 3 * 7 * 3;
@@ -174,10 +179,9 @@ NBODY_HD void ias15_forces(const SystemRef& s, double eps2, Exec& ex) {
 // where it is taken: x, v, a at its end, rmin2 the smallest squared separation of its last
 // iteration's nodes and its end, dt_new the next step (at most 4 dt; the caller caps it).
 template <class Exec>
-NBODY_HD bool ias15_step(const SystemRef& s, const Ias15Work& w, double dt, double eps2, double epsilon,
-                         double& dt_new, double& rmin2, Exec& ex) {
+NBODY_HD bool ias15_step(const RadauTable& R, const SystemRef& s, const Ias15Work& w, double dt, double eps2,
+                         double epsilon, double& dt_new, double& rmin2, Exec& ex) {
   using namespace ias15_detail;
-  constexpr RadauTable R = make_radau_table();
   // The start: x0, v0, a0; g from the predicted b's (the Newton form of the same polynomial).
   ex.for_bodies(s.n, [&](int i) {
     for (int c = 0; c < 3; ++c) {
@@ -305,8 +309,8 @@ NBODY_HD void ias15_predict(const SystemRef& s, const Ias15Work& w, double ratio
 // the steps stop at a collision, below min_dt (step_limit) or where the state is not finite; the
 // last step ends at t_target exactly. rmin2 is left at the state's.
 template <class Exec>
-NBODY_HD void ias15_interval(const SystemRef& s, const Params& p, SystemState& st, double t_target, double& rmin2,
-                             Exec& ex) {
+NBODY_HD void ias15_interval(const RadauTable& R, const SystemRef& s, const Params& p, SystemState& st,
+                             double t_target, double& rmin2, Exec& ex) {
   const Ias15Work w{s.ias, s.ias_stride};
   ex.for_bodies(s.n, [&](int i) {
     s.cx[i] = s.cy[i] = s.cz[i] = s.cvx[i] = s.cvy[i] = s.cvz[i] = 0;
@@ -324,7 +328,7 @@ NBODY_HD void ias15_interval(const SystemRef& s, const Params& p, SystemState& s
     const bool last = st.dt >= left;
     const double h = last ? left : st.dt;
     double next = 0, r2 = rmin2;
-    if (!ias15_step(s, w, h, p.eps2, p.epsilon, next, r2, ex)) {
+    if (!ias15_step(R, s, w, h, p.eps2, p.epsilon, next, r2, ex)) {
       st.dt = next;
       continue;
     }
@@ -340,6 +344,18 @@ NBODY_HD void ias15_interval(const SystemRef& s, const Params& p, SystemState& s
     }
     if (!last) ias15_predict(s, w, st.dt / h, ex);
   }
+}
+
+// advance_system for IAS15: from st.t to t_target, then the end-of-interval checks.
+template <class Exec>
+NBODY_HD void advance_ias15(const RadauTable& R, const SystemRef& s, const Params& p, SystemState& st,
+                           double t_target, Exec& ex) {
+  if (st.status != int(Outcome::running)) return;
+  evaluate(s, p.eps2, false, ex);
+  double rmin2 = min_w(s);
+  ex.sync();
+  ias15_interval(R, s, p, st, t_target, rmin2, ex);
+  if (st.status == int(Outcome::running)) finish_interval(s, p, st, rmin2, ex);
 }
 
 }  // namespace nbody::ensemble

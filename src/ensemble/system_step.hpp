@@ -310,15 +310,11 @@ NBODY_HD void finish_interval(const SystemRef& s, const Params& p, SystemState& 
   if (st.t >= p.t_end) st.status = int(Outcome::end_time), st.stop_time = st.t;
 }
 
-// IAS15 over an interval (ias15_step.hpp).
-template <class Exec>
-NBODY_HD void ias15_interval(const SystemRef& s, const Params& p, SystemState& st, double t_target, double& rmin2,
-                             Exec& ex);
-
 // Advances a running system from st.t to t_target (the end of the interval), stopping it where
-// a condition fires. Every lane holds the same `st` (written alike by each).
+// a condition fires, with leapfrog, yoshida4 or a Hermite scheme. Every lane holds the same `st`
+// (written alike by each).
 template <class Exec>
-NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
+NBODY_HD void advance_fixed_or_hermite(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
   if (st.status != int(Outcome::running)) return;
   const bool symmetric = p.integrator == Integrator::hermite4_symmetric;
   const bool adaptive = p.integrator == Integrator::hermite4_adaptive || symmetric;
@@ -326,11 +322,6 @@ NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& s
   double rmin2 = min_w(s);
   ex.sync();
   const double coll2 = p.collision_radius * p.collision_radius;
-  if (p.integrator == Integrator::ias15) {
-    ias15_interval(s, p, st, t_target, rmin2, ex);
-    if (st.status == int(Outcome::running)) finish_interval(s, p, st, rmin2, ex);
-    return;
-  }
   if (symmetric) {
     // The compensated sums start at the interval (their low parts are dropped at its end: one
     // rounding an interval, the same after a checkpoint).
@@ -389,6 +380,22 @@ NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& s
     }
   }
   finish_interval(s, p, st, rmin2, ex);
+}
+
+// The same with IAS15 and its table of coefficients (ias15_step.hpp).
+struct RadauTable;
+const RadauTable& radau_table();
+template <class Exec>
+NBODY_HD void advance_ias15(const RadauTable& R, const SystemRef& s, const Params& p, SystemState& st,
+                           double t_target, Exec& ex);
+
+// Advances a running system from st.t to t_target with its integrator (the host's loop; the GPU
+// kernels call the two above each from a kernel of its own, so that neither's registers and
+// stack burden the other).
+template <class Exec>
+void advance_system(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
+  if (p.integrator == Integrator::ias15) advance_ias15(radau_table(), s, p, st, t_target, ex);
+  else advance_fixed_or_hermite(s, p, st, t_target, ex);
 }
 
 }  // namespace nbody::ensemble

@@ -136,12 +136,13 @@ TEST(EnsembleIas15, AStepTooLongIsRejectedWithTheStateAsItWas) {
   for (double* v : {r.cx, r.cy, r.cz, r.cvx, r.cvy, r.cvz}) std::fill(v, v + r.n, 0.0);
   std::fill(work.ias.begin(), work.ias.end(), 0.0);
   const Ias15Work w{r.ias, r.ias_stride};
+  const RadauTable& R = radau_table();
   double dt = 3.0, next = 0, rmin2 = 0;
-  ASSERT_FALSE(ias15_step(r, w, dt, 0, 1e-9, next, rmin2, ex));
+  ASSERT_FALSE(ias15_step(R, r, w, dt, 0, 1e-9, next, rmin2, ex));
   EXPECT_TRUE(same_system(s, 0, before));
   EXPECT_LT(next, 0.25 * dt);
   int rejected = 1;
-  while (!ias15_step(r, w, next, 0, 1e-9, next, rmin2, ex)) ASSERT_LT(++rejected, 20);
+  while (!ias15_step(R, r, w, next, 0, 1e-9, next, rmin2, ex)) ASSERT_LT(++rejected, 20);
   EXPECT_FALSE(same_system(s, 0, before));  // (a step taken)
   // The same orbit through the integrator from dt = 3 ends with its energy kept.
   const KeplerRun run = kepler_ias15(2, 1, 3.0);
