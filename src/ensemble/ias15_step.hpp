@@ -80,6 +80,8 @@ struct Ias15Work {
 inline constexpr double kIas15Safety = 0.25;       // the step grows at most 1 / kIas15Safety
 inline constexpr double kIas15Converged = 1e-16;  // |change of b6| / |a|: the corrector is done
 inline constexpr int kIas15Iterations = 12;
+// epsilon / error at which the step would grow by 1 / kIas15Safety or more: (1 / 0.25)^7.
+inline constexpr double kIas15GrowthRatio = 16384.0;
 
 // sum += add with its low part `low` (Kahan): the sum is sum - low.
 NBODY_HD void add_compensated(double& sum, double& low, double add) {
@@ -89,10 +91,11 @@ NBODY_HD void add_compensated(double& sum, double& low, double add) {
   sum = t;
 }
 
-// v^(1/7) for a finite v > 0 (the step's ratio): the exponent split off exactly, then Newton
-// on the mantissa a fixed number of times (the same operations on every backend; pow's last
-// bits are not).
+// v^(1/7) for a finite v >= 0 (the step's ratio; 0 for anything else): the exponent split off
+// exactly, then Newton on the mantissa a fixed number of times (the same operations on every
+// backend; pow's last bits are not).
 NBODY_HD double seventh_root(double v) {
+  if (!(v > 0 && v < INFINITY)) return 0;
   int e = 0;
   double m = frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
   int q = e >= 0 ? e / 7 : -((-e + 6) / 7);
@@ -247,10 +250,14 @@ NBODY_HD bool ias15_step(const RadauTable& R, const SystemRef& s, const Ias15Wor
   const double amax = max_of(s.jy, s.n);
   const double error = amax > 0 ? max_of(s.jx, s.n) / amax : 0.0;
   ex.sync();
-  dt_new = error > 0 && error < INFINITY ? dt * seventh_root(epsilon / error) : dt / kIas15Safety;
+  // (no error to measure, 0 or NaN: the largest growth; an infinite one: rejected below)
+  const double ratio_e = epsilon / error;
+  if (!(error > 0)) dt_new = dt / kIas15Safety;
+  else if (!(error < INFINITY)) dt_new = 0;
+  else dt_new = ratio_e >= kIas15GrowthRatio ? dt / kIas15Safety : dt * seventh_root(ratio_e);
   if (!(dt_new >= kIas15Safety * dt)) {
     // Rejected: the state of the start; the same polynomial over the shorter step as the predictor.
-    if (!(dt_new > 0)) dt_new = kIas15Safety * dt;  // (NaN: shrink)
+    if (!(dt_new > 0)) dt_new = kIas15Safety * dt;  // (an infinite error: a quarter)
     const double ratio = dt_new / dt;
     ex.for_bodies(s.n, [&](int i) {
       for (int c = 0; c < 3; ++c) {

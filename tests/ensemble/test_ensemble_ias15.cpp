@@ -24,6 +24,11 @@ TEST(EnsembleIas15, SeventhRootIsPowsToTheLastBits) {
   }
   EXPECT_EQ(seventh_root(128.0), 2.0);
   EXPECT_EQ(seventh_root(1.0), 1.0);
+  const double tiny = 4.9406564584124654e-324;  // (the smallest subnormal)
+  EXPECT_NEAR(seventh_root(tiny), double(std::pow((long double)tiny, 1.0L / 7.0L)), 1e-15 * seventh_root(tiny));
+  EXPECT_EQ(seventh_root(0.0), 0.0);
+  EXPECT_EQ(seventh_root(INFINITY), 0.0);
+  EXPECT_EQ(seventh_root(NAN), 0.0);
 }
 
 TEST(EnsembleIas15, RadauTableFitsTheNodes) {
