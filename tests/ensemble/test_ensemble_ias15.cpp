@@ -172,6 +172,27 @@ TEST(EnsembleIas15, TooSmallAStepStopsTheSystem) {
   EXPECT_LT(s.state[0].stop_time, p.t_end);
 }
 
+// Nothing of IAS15 outlives an interval but the store (the predictor and the compensated sums
+// start afresh): a new backend going on from the store at an interval's end, as a resume from
+// a checkpoint does, gives the bits of the run that never stopped.
+TEST(EnsembleIas15, ANewBackendGoesOnFromTheStoreWithTheSameBits) {
+  const std::int64_t ids[] = {0, 1, 2, 3, 4943};
+  Params p;
+  p.integrator = Integrator::ias15;
+  p.dt = 0.1, p.t_end = 60, p.escape_radius = 40, p.collision_radius = 0.01;
+  EnsembleStore whole = bench_scatterings(ids);
+  EnsembleStore part = whole;
+  auto a = make_cpu_backend(1);
+  integrate(*a, whole, p, 6);
+  auto b = make_cpu_backend(2);
+  b->start(part, p);
+  for (int k = 1; k <= 3; ++k) b->advance(part, p, p.t_end * k / 6);
+  EnsembleStore resumed = part;  // (as read back from a checkpoint)
+  auto c = make_cpu_backend(1);
+  for (int k = 4; k <= 6; ++k) c->advance(resumed, p, k == 6 ? p.t_end : p.t_end * k / 6);
+  for (std::int64_t k = 0; k < whole.systems(); ++k) EXPECT_TRUE(same_system(resumed, k, whole.single(k))) << ids[k];
+}
+
 Params ias15_scattering_params(double collision_radius) {
   Params p = bench_scattering_params(collision_radius);
   p.integrator = Integrator::ias15;
