@@ -155,11 +155,13 @@ void read_config(const toml::table& root, EnsembleConfig& c) {
         else if (s == "hermite4") p.integrator = Integrator::hermite4;
         else if (s == "hermite4_adaptive") p.integrator = Integrator::hermite4_adaptive;
         else if (s == "hermite4_symmetric") p.integrator = Integrator::hermite4_symmetric;
-        else bad(k, quoted_text(s) + " is not one of leapfrog, yoshida4, hermite4, hermite4_adaptive, hermite4_symmetric");
+        else if (s == "ias15") p.integrator = Integrator::ias15;
+        else bad(k, quoted_text(s) + " is not one of leapfrog, yoshida4, hermite4, hermite4_adaptive, hermite4_symmetric, ias15");
       }},
       {"dt", [&](auto& k, auto* v) { p.dt = positive(v, k); }},
       {"eta", [&](auto& k, auto* v) { p.eta = num_in(v, k, 1e-8, 1, "must be in [1e-8, 1]"); }},
       {"eta_start", [&](auto& k, auto* v) { p.eta_start = num_in(v, k, 1e-8, 1, "must be in [1e-8, 1]"); }},
+      {"epsilon", [&](auto& k, auto* v) { p.epsilon = positive(v, k); }},
       {"min_dt", [&](auto& k, auto* v) { p.min_dt = positive(v, k); }},
       {"softening", [&](auto& k, auto* v) { softening = num_in(v, k, 0, 1e12, "must be >= 0"); }},
     }},
@@ -232,7 +234,9 @@ void validate(EnsembleConfig& c) {
   if (p.t_end / double(c.intervals) / p.dt > 1e12)
     bad("integrator.dt", format_line("%.6g makes more than 1e12 steps of an interval (time.t_end / time.intervals = %.6g)",
                                      p.dt, p.t_end / double(c.intervals)));
-  if ((p.integrator == Integrator::hermite4_adaptive || p.integrator == Integrator::hermite4_symmetric) && p.min_dt >= p.dt)
+  if ((p.integrator == Integrator::hermite4_adaptive || p.integrator == Integrator::hermite4_symmetric ||
+       p.integrator == Integrator::ias15) &&
+      p.min_dt >= p.dt)
     bad("integrator.min_dt", format_line("%.6g must be below integrator.dt = %.6g (the largest step)", p.min_dt, p.dt));
 }
 

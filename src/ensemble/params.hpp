@@ -5,8 +5,16 @@
 
 namespace nbody::ensemble {
 
-// hermite4_symmetric: the adaptive Hermite with P(EC)^2 and compensated summation.
-enum class Integrator : int { leapfrog = 0, yoshida4 = 1, hermite4 = 2, hermite4_adaptive = 3, hermite4_symmetric = 4 };
+// hermite4_symmetric: the adaptive Hermite with P(EC)^2 and compensated summation; ias15: the
+// 15th-order Gauss-Radau predictor-corrector with adaptive steps (ias15_step.hpp).
+enum class Integrator : int {
+  leapfrog = 0,
+  yoshida4 = 1,
+  hermite4 = 2,
+  hermite4_adaptive = 3,
+  hermite4_symmetric = 4,
+  ias15 = 5,
+};
 
 // Why a system stopped (0: it has not).
 enum class Outcome : int {
@@ -40,15 +48,17 @@ inline const char* integrator_name(Integrator i) {
     case Integrator::hermite4: return "hermite4";
     case Integrator::hermite4_adaptive: return "hermite4_adaptive";
     case Integrator::hermite4_symmetric: return "hermite4_symmetric";
+    case Integrator::ias15: return "ias15";
   }
   return "unknown";
 }
 
 struct Params {
   Integrator integrator = Integrator::leapfrog;
-  double dt = 1e-3;          // the step (fixed integrators), the largest step (adaptive)
+  double dt = 1e-3;          // the step (fixed integrators), the first and largest step (adaptive)
   double eta = 0.02;         // Aarseth's accuracy parameter (adaptive Hermite)
   double eta_start = 0.01;   // the first step: eta_start |a| / |j|
+  double epsilon = 1e-9;     // IAS15's accuracy: |b6| / |a| of a step (the next step from it)
   double min_dt = 1e-12;     // an adaptive step below this stops the system (step_limit)
   double eps2 = 0;           // softening squared
   double t_end = 1;          // the end time of every system

@@ -49,6 +49,7 @@ SystemRef system_ref(EnsembleStore& s, std::int64_t k, Scratch& work) {
                       &r.cx,  &r.cy,  &r.cz,  &r.cvx, &r.cvy, &r.cvz};
   static_assert(sizeof(slots) / sizeof(slots[0]) == kScratchArrays);
   for (int q = 0; q < kScratchArrays; ++q) *slots[q] = work.a[q].data();
+  r.ias = work.ias.data(), r.ias_stride = (long long)work.a[0].size();
   return r;
 }
 

@@ -25,12 +25,15 @@ struct EnsembleStore {
   [[nodiscard]] EnsembleStore single(std::int64_t k) const;
 };
 
-// Work arrays for the systems a CPU thread or the GPU integrates (kScratchArrays per body).
+// Work arrays for the systems a CPU thread or the GPU integrates (kScratchArrays per body, and
+// IAS15's kIas15Arrays in one block).
 inline constexpr int kScratchArrays = 25;
 struct Scratch {
   std::vector<double> a[kScratchArrays];
+  std::vector<double> ias;  // kIas15Arrays x a[0].size()
   void reserve(std::size_t bodies) {
     for (auto& v : a) v.resize(bodies);
+    ias.resize(std::size_t(kIas15Arrays) * bodies);
   }
 };
 

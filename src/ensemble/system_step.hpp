@@ -1,6 +1,7 @@
 #pragma once
 // One small system advanced to a target time: the integrators (leapfrog KDK, Yoshida's fourth
-// order, Hermite with a fixed or an adaptive per-system step) and the per-system stop conditions,
+// order, Hermite with a fixed or an adaptive per-system step; IAS15 in ias15_step.hpp, included at
+// the end) and the per-system stop conditions,
 // written once for the CPU loop and the CUDA kernel. The backend is an `Exec` policy:
 //   for_bodies(n, f)  calls f(i) for every body (the CPU: in order; the GPU: a warp's lanes)
 //   sync()            every body's writes visible to all (the GPU: __syncwarp)
@@ -29,6 +30,9 @@ struct SystemRef {
   double *x0, *y0, *z0, *vx0, *vy0, *vz0, *ax0, *ay0, *az0, *jx0, *jy0, *jz0, *w;
   // The low parts of the compensated sums of x and v (hermite4_symmetric, within an interval).
   double *cx, *cy, *cz, *cvx, *cvy, *cvz;
+  // IAS15's further work arrays (ias15_step.hpp: kIas15Arrays of ias_stride doubles), or null.
+  double* ias = nullptr;
+  long long ias_stride = 0;
 };
 
 // The per-system scalars that a step changes (the store keeps them between intervals).
@@ -307,9 +311,10 @@ NBODY_HD void finish_interval(const SystemRef& s, const Params& p, SystemState& 
 }
 
 // Advances a running system from st.t to t_target (the end of the interval), stopping it where
-// a condition fires. Every lane holds the same `st` (written alike by each).
+// a condition fires, with leapfrog, yoshida4 or a Hermite scheme. Every lane holds the same `st`
+// (written alike by each).
 template <class Exec>
-NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
+NBODY_HD void advance_fixed_or_hermite(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
   if (st.status != int(Outcome::running)) return;
   const bool symmetric = p.integrator == Integrator::hermite4_symmetric;
   const bool adaptive = p.integrator == Integrator::hermite4_adaptive || symmetric;
@@ -377,4 +382,22 @@ NBODY_HD void advance_system(const SystemRef& s, const Params& p, SystemState& s
   finish_interval(s, p, st, rmin2, ex);
 }
 
+// The same with IAS15 and its table of coefficients (ias15_step.hpp).
+struct RadauTable;
+const RadauTable& radau_table();
+template <class Exec>
+NBODY_HD void advance_ias15(const RadauTable& R, const SystemRef& s, const Params& p, SystemState& st,
+                           double t_target, Exec& ex);
+
+// Advances a running system from st.t to t_target with its integrator (the host's loop; the GPU
+// kernels call the two above each from a kernel of its own, so that neither's registers and
+// stack burden the other).
+template <class Exec>
+void advance_system(const SystemRef& s, const Params& p, SystemState& st, double t_target, Exec& ex) {
+  if (p.integrator == Integrator::ias15) advance_ias15(radau_table(), s, p, st, t_target, ex);
+  else advance_fixed_or_hermite(s, p, st, t_target, ex);
+}
+
 }  // namespace nbody::ensemble
+
+#include "ensemble/ias15_step.hpp"  // (advance_system's IAS15)

@@ -35,7 +35,8 @@ TEST_P(EnsembleSameBits, EachSystemAsAlone) {
 
 INSTANTIATE_TEST_SUITE_P(Integrators, EnsembleSameBits,
                          testing::Values(Integrator::leapfrog, Integrator::yoshida4, Integrator::hermite4,
-                                         Integrator::hermite4_adaptive, Integrator::hermite4_symmetric),
+                                         Integrator::hermite4_adaptive, Integrator::hermite4_symmetric,
+                                         Integrator::ias15),
                          [](const auto& info) { return std::string(integrator_name(info.param)); });
 
 TEST(EnsembleGenerators, ASystemDoesNotDependOnTheBatch) {

@@ -78,6 +78,10 @@ INSTANTIATE_TEST_SUITE_P(
                     BadCase{"--set ensemble.generator=table", "ensemble.table: generator = \"table\" needs a CSV file"},
                     BadCase{"--set ensemble.generator=table --set ensemble.table=none.csv", "none.csv"},
                     BadCase{"--set integrator.dt=-1", "integrator.dt: -1 must be > 0"},
+                    BadCase{"--set integrator.name=ias15 --set integrator.epsilon=0", "integrator.epsilon: 0 must be > 0"},
+                    BadCase{"--set integrator.epsilon=-1e-9", "integrator.epsilon: -1e-09 must be > 0"},
+                    BadCase{"--set integrator.name=ias15 --set integrator.min_dt=0.1",
+                            "integrator.min_dt: 0.1 must be below integrator.dt"},
                     BadCase{"--set integrator.dt=1e-300", "integrator.dt: 1e-300 makes more than 1e12 steps"},
                     BadCase{"--set bad", "expected table.key=value"}));
 

@@ -73,7 +73,8 @@ TEST(EnsembleGpuScatterings, TheClosestApproachesHaveTheBitsOfTheCpuPath) {
 
 INSTANTIATE_TEST_SUITE_P(Integrators, EnsembleGpu,
                          testing::Values(Integrator::leapfrog, Integrator::yoshida4, Integrator::hermite4,
-                                         Integrator::hermite4_adaptive, Integrator::hermite4_symmetric),
+                                         Integrator::hermite4_adaptive, Integrator::hermite4_symmetric,
+                                         Integrator::ias15),
                          [](const auto& info) { return std::string(integrator_name(info.param)); });
 
 // The benchmark's situation (bench/ensemble_suite.cpp): Plummer spheres at dt = 1e-4 and
@@ -131,6 +132,48 @@ INSTANTIATE_TEST_SUITE_P(Shapes, EnsembleGpuBench,
                          [](const auto& info) {
                            return std::string(integrator_name(std::get<0>(info.param))) + "_" + std::get<1>(info.param);
                          });
+
+// IAS15 (its work arrays in global memory for every shape, staged or not) through each GPU
+// shape: spheres of 3, 5, 16, 32 and 40 bodies (groups of 4, 8 and 16 lanes, a warp staged and
+// in global memory, or a block each with "block"), over many adaptive steps in three intervals,
+// a collision stop among them: every system has the CPU path's bits.
+TEST(EnsembleGpuIas15, EveryShapeHasTheBitsOfTheCpuPath) {
+  if (!gpu_backend_available()) GTEST_SKIP() << "no usable CUDA device";
+  Params p;
+  p.integrator = Integrator::ias15;
+  p.dt = 0.05, p.eps2 = 1e-4, p.t_end = 0.5, p.collision_radius = 0.02;
+  const EnsembleStore initial = bench_spheres();
+  EnsembleStore on_cpu = initial;
+  auto cpu = make_cpu_backend(2);
+  integrate(*cpu, on_cpu, p, 3);
+  for (const char* name : {"auto", "warp", "block"}) {
+    GpuShape shape;
+    ASSERT_TRUE(gpu_shape_named(name, shape));
+    EnsembleStore on_gpu = initial;
+    auto gpu = make_gpu_backend(shape);
+    integrate(*gpu, on_gpu, p, 3);
+    for (std::int64_t k = 0; k < initial.systems(); ++k) EXPECT_TRUE(same_system(on_gpu, k, on_cpu.single(k))) << name;
+  }
+  EXPECT_GT(on_cpu.state[0].steps, 3);
+}
+
+// The benchmark's hardest scatterings with IAS15 (passages to a few 1e-4 a without the collision
+// stop): the CPU path's bits on the GPU, with the benchmark's collision stop and without one.
+TEST(EnsembleGpuIas15, TheClosestApproachesHaveTheBitsOfTheCpuPath) {
+  if (!gpu_backend_available()) GTEST_SKIP() << "no usable CUDA device";
+  const std::int64_t worst[] = {6533, 4943, 4858, 4340};
+  for (const double radius : {0.0, 0.01}) {
+    Params p = bench_scattering_params(radius);
+    p.integrator = Integrator::ias15;
+    EnsembleStore on_gpu = bench_scatterings(worst), on_cpu = on_gpu;
+    auto gpu = make_gpu_backend();
+    auto cpu = make_cpu_backend(0);
+    integrate(*gpu, on_gpu, p, 40);
+    integrate(*cpu, on_cpu, p, 40);
+    for (std::int64_t k = 0; k < on_gpu.systems(); ++k)
+      EXPECT_TRUE(same_system(on_gpu, k, on_cpu.single(k))) << "system " << worst[k] << ", collision radius " << radius;
+  }
+}
 
 // Systems stopped within the run by a collision or the energy limit, among them spheres of 5 and
 // 16 bodies (the group kernel's end-of-interval checks): every shape stops them as the CPU does.

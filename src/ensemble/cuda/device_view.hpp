@@ -10,6 +10,7 @@ struct DeviceView {
   const long long* offset;
   SystemState* state;
   double* scratch;  // kScratchArrays x bodies
+  double* ias;      // IAS15's work arrays, kIas15Arrays x bodies (null for the other integrators)
   long long bodies;
   const long long* work;  // the systems to integrate
   long long count;

@@ -29,6 +29,10 @@ namespace nbody::ensemble::cuda {
 namespace {
 
 using Policy = EnsemblePolicy;
+
+// IAS15's table: the host's bits (radau_table()), copied once by the backend; every lane reads
+// the same entry at once (a broadcast of the constant cache).
+__constant__ RadauTable radau_constant;
 static_assert(Policy::kDoublesPerBody == 7 + kScratchArrays, "a staged body: its state, its mass, the work arrays");
 using nbody::cuda::DeviceBuffer;
 
@@ -48,8 +52,8 @@ __device__ void copy_in(double* dst, const double* src, int n, int lane) {
 // One group of G lanes a system (G = 32: a warp; smaller groups for systems of at most G bodies,
 // several a warp): system_step.hpp over the group's lanes, a system of at most G bodies staged
 // in the block's shared memory (its bodies and work arrays), a larger one in global memory.
-// mode 0: start_system; 1: advance_system to t_target.
-template <int G>
+// mode 0: start_system; 1: advance_system to t_target (kIas15: IAS15's, else the others').
+template <int G, bool kIas15>
 __global__ void __launch_bounds__(Policy::kBlock) ensemble_kernel(DeviceView v, Params p, double t_target, int mode) {
   static_assert(Policy::kBlock % G == 0 && G <= Policy::kSharedBodies, "groups of a block, staged");
   constexpr int kGroups = Policy::kBlock / G;
@@ -82,11 +86,13 @@ __global__ void __launch_bounds__(Policy::kBlock) ensemble_kernel(DeviceView v, 
                      &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w,
                      &s.cx,  &s.cy,  &s.cz,  &s.cvx, &s.cvy, &s.cvz};
   for (int a = 0; a < kScratchArrays; ++a) *refs[a] = slots[a];
+  if (v.ias != nullptr) s.ias = v.ias + b, s.ias_stride = v.bodies;  // (global memory, staged or not)
   __syncwarp(mask);
   SystemState st = v.state[k];
   GroupExec<G> ex{lane, mask};
   if (mode == 0) start_system(s, p, st, ex);
-  else advance_system(s, p, st, t_target, ex);
+  else if constexpr (kIas15) advance_ias15(radau_constant, s, p, st, t_target, ex);
+  else advance_fixed_or_hermite(s, p, st, t_target, ex);
   __syncwarp(mask);
   if (staged) {
     double* dst[6] = {v.x + b, v.y + b, v.z + b, v.vx + b, v.vy + b, v.vz + b};
@@ -102,13 +108,17 @@ void launch_lanes(const DeviceView& v, const Params& p, double t_target, int mod
   constexpr int kGroups = Policy::kBlock / G;
   const long long blocks = (v.count + kGroups - 1) / kGroups;
   if (blocks > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
-  ensemble_kernel<G><<<unsigned(blocks), Policy::kBlock, 0, stream>>>(v, p, t_target, mode);
+  if (p.integrator == Integrator::ias15)
+    ensemble_kernel<G, true><<<unsigned(blocks), Policy::kBlock, 0, stream>>>(v, p, t_target, mode);
+  else
+    ensemble_kernel<G, false><<<unsigned(blocks), Policy::kBlock, 0, stream>>>(v, p, t_target, mode);
   NBODY_CUDA_CHECK_LAUNCH();
 }
 
 // One block a system (at least GpuShape::block_bodies bodies): bodies and work arrays in global memory.
 // Every thread holds the same SystemState and takes the same branches, so each __syncthreads
 // is reached by all.
+template <bool kIas15>
 __global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(DeviceView v, Params p, double t_target,
                                                                              int mode) {
   const long long q = (long long)blockIdx.x;
@@ -122,10 +132,12 @@ __global__ void __launch_bounds__(Policy::kLargeBlock) ensemble_block_kernel(Dev
                      &s.vy0, &s.vz0, &s.ax0, &s.ay0, &s.az0, &s.jx0, &s.jy0, &s.jz0, &s.w,
                      &s.cx,  &s.cy,  &s.cz,  &s.cvx, &s.cvy, &s.cvz};
   for (int a = 0; a < kScratchArrays; ++a) *refs[a] = v.scratch + a * v.bodies + b;
+  if (v.ias != nullptr) s.ias = v.ias + b, s.ias_stride = v.bodies;
   SystemState st = v.state[k];
   BlockExec ex;
   if (mode == 0) start_system(s, p, st, ex);
-  else advance_system(s, p, st, t_target, ex);
+  else if constexpr (kIas15) advance_ias15(radau_constant, s, p, st, t_target, ex);
+  else advance_fixed_or_hermite(s, p, st, t_target, ex);
   __syncthreads();
   if (threadIdx.x == 0) v.state[k] = st;
 }
@@ -141,6 +153,7 @@ class GpuBackend final : public Backend {
       throw_input_error("ensemble: the group shape takes systems of at most " + std::to_string(Policy::kGroupMaxBodies) +
                         " bodies");
     name_ = "GPU (" + info.name + ", " + shape_name(shape_) + ")";
+    NBODY_CUDA_CHECK(cudaMemcpyToSymbol(radau_constant, &radau_table(), sizeof(RadauTable)));
     stream_ = std::make_unique<nbody::cuda::Stream>();  // (after the device is known to be usable)
   }
   [[nodiscard]] std::string name() const override { return name_; }
@@ -220,9 +233,13 @@ class GpuBackend final : public Backend {
       work_.upload(list.data(), list.size(), stream_->get());
       list_ = std::move(list);
     }
+    // IAS15's work arrays (too many to stage in shared memory) in global memory for every system.
+    const bool ias15 = p.integrator == Integrator::ias15;
+    if (ias15 && ias_.size() < std::size_t(kIas15Arrays) * std::size_t(s.bodies()))
+      ias_ = DeviceBuffer<double>(std::size_t(kIas15Arrays) * std::size_t(s.bodies()));
     DeviceView v{body_[0].data(), body_[1].data(), body_[2].data(), body_[3].data(), body_[4].data(),
                  body_[5].data(), body_[6].data(), offset_.data(), state_.data(), scratch_.data(),
-                 (long long)s.bodies(), work_.data(), 0};
+                 ias15 ? ias_.data() : nullptr, (long long)s.bodies(), work_.data(), 0};
     const auto part = [&](int c) {
       v.work = work_.data() + at[c];
       v.count = at[c + 1] - at[c];
@@ -233,7 +250,10 @@ class GpuBackend final : public Backend {
     const DeviceView blocks = part(1);
     if (blocks.count > 0) {
       if (blocks.count > 2147483647LL) throw_input_error("ensemble: too many systems for one launch");
-      ensemble_block_kernel<<<unsigned(blocks.count), Policy::kLargeBlock, 0, stream>>>(blocks, p, t_target, mode);
+      if (ias15)
+        ensemble_block_kernel<true><<<unsigned(blocks.count), Policy::kLargeBlock, 0, stream>>>(blocks, p, t_target, mode);
+      else
+        ensemble_block_kernel<false><<<unsigned(blocks.count), Policy::kLargeBlock, 0, stream>>>(blocks, p, t_target, mode);
       NBODY_CUDA_CHECK_LAUNCH();
     }
     for (int g = 0; g < 4; ++g) launch_group_kernel(part(2 + g), p, t_target, kGroupSizes[g], stream);
@@ -252,6 +272,7 @@ class GpuBackend final : public Backend {
   DeviceBuffer<long long> offset_, work_;
   DeviceBuffer<SystemState> state_;
   DeviceBuffer<double> scratch_;
+  DeviceBuffer<double> ias_;  // (IAS15 only)
   const EnsembleStore* uploaded_for_ = nullptr;
   std::int64_t bodies_ = -1;
 };
