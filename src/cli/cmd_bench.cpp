@@ -125,7 +125,7 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "ensemble: the CPU records step at most this many bodies (the first systems; default: 2^18)");
   app->add_option("--ensemble-shape", args->ensemble_shape,
                   "ensemble: comma-separated GPU shapes, a batched record each: auto (= group: a group of lanes a "
-                  "system up to 32 bodies, a warp, a block from 128), warp (no groups), block (default: auto)");
+                  "system up to 32 bodies, a warp, a block from 192), warp (no groups), block (default: auto)");
   app->add_option("--ensemble-scatterings", args->ensemble_scatterings,
                   "ensemble: also time this many three-body scatterings (the scattering example) to their ends with "
                   "hermite4_adaptive and hermite4_symmetric, the worst |dE/E| reported (the CPU: at most 256; "

@@ -1,9 +1,9 @@
 #pragma once
 // Launch shapes of the ensemble kernels (plain C++): one warp a system, several warps a block; a
 // system of at most kSharedBodies bodies is staged in the block's shared memory (its bodies and
-// work arrays), a larger one works in global memory (through L1); a system of kBlockBodies
-// bodies or more gets a block of kLargeBlock threads of its own. kBlockBodies is a first choice,
-// to be set from `nbody bench --suite ensemble` on the device (sizes 64 ... 1024).
+// work arrays), a larger one works in global memory (through L1); a system of the threshold's
+// bodies or more gets a block of kLargeBlock threads of its own (the default threshold, measured:
+// GpuShape::block_bodies, ensemble/backend.hpp).
 // A system of at most kGroupMaxBodies bodies with a fixed-step integrator may instead take a
 // group of G lanes (the smallest of 4, 8, 16, 32 that holds it; one lane a body), its state in
 // registers for the whole interval (group_kernel.cu); `nbody bench --suite ensemble
@@ -19,10 +19,8 @@ struct EnsemblePolicy {
   static constexpr int kDoublesPerBody = 7 + 25;
   static constexpr int kSharedBytes = kWarpsPerBlock * kSharedBodies * kDoublesPerBody * 8;
   static_assert(kBlock <= 1024 && kSharedBytes <= 48 * 1024, "the static shared memory of a block");
-  static constexpr int kBlockBodies = 128;
   static constexpr int kLargeBlock = 256;
   static_assert(kLargeBlock % kWarp == 0 && kLargeBlock <= 1024, "block must be whole warps");
-  static_assert(kBlockBodies > kSharedBodies, "a block's system is never staged");
   static constexpr int kGroupMaxBodies = 32;
   static constexpr int kGroupBlock = 128;
   static_assert(kGroupMaxBodies <= kWarp && kGroupBlock % kWarp == 0, "a group lies within one warp");
