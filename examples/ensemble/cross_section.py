@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Cross-sections of a scattering ensemble (examples/ensemble/scattering.toml).
 
-    python3 examples/ensemble/cross_section.py RUN_DIR [--plot cross_section.png]
+    python3 examples/ensemble/cross_section.py RUN_DIR
+    scripts/python --needs matplotlib examples/ensemble/cross_section.py RUN_DIR --plot cross_section.png
 
 Reads RUN_DIR/results.csv and RUN_DIR/deck.toml; classifies each system by its most bound pair
 at the end (the binary kept: 0-1; an exchange: the incoming star 2 in the pair; an ionisation: no
@@ -14,6 +15,7 @@ import argparse
 import csv
 import math
 import pathlib
+import sys
 import tomllib
 
 
@@ -52,7 +54,11 @@ def main():
         sigmas[name] = (area * n / total, area * math.sqrt(n) / total)
         print(f"  {name:18s} {n:6d}  sigma = {sigmas[name][0]:.4g} +- {sigmas[name][1]:.2g}")
     if args.plot:
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError:
+            sys.exit(f"cross_section.py: --plot needs matplotlib, which {sys.executable} lacks: run it with "
+                     "scripts/python --needs matplotlib (Debian's python3-matplotlib)")
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         names = list(sigmas)
