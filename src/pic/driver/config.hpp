@@ -71,7 +71,7 @@ struct PicConfig {
   std::uint64_t seed = 1;
   bool use_gpu = false;        // solver.device = "cuda"
   bool deterministic = false;  // solver.deposit = "deterministic" (GPU)
-  std::string deposit = "atomic";  // solver.deposit: atomic, deterministic, tiled, warp, float32, cas, separate, redundant (GPU)
+  std::string deposit = "warp";  // solver.deposit: warp, atomic, deterministic, tiled, float32, cas, separate, redundant (GPU)
   int sort_every = 0;              // solver.sort_every (tiled, warp): sort every K steps (0: by ratio only)
   double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
   BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
