@@ -22,6 +22,7 @@
 #include "comm/communicator.hpp"
 #include "pic/cpu/simulation.hpp"
 #include "pic/cuda/deposit_kernels.hpp"
+#include "pic/output/reduced_output.hpp"
 
 namespace nbody::pic {
 
@@ -196,6 +197,10 @@ class PicGpu {
   // deposited with atomics too, so the Gauss column may vary in its last bits there: a run
   // that needs every output bit-identical takes its diagnostics from copy_to instead.
   [[nodiscard]] DeviceDiagnostics diagnostics();
+  // The reduced outputs' histograms (reduced_output.hpp) made on the device from the live
+  // particles, and the middle row of Ey and Ez: what reduce_on_host gives for copy_to's state,
+  // the same bins, the weights summed in another order (float64 atomics). One GPU only.
+  [[nodiscard]] ReducedData reduced() const;
   // From now on, after every step, the Poynting flux through the planes x0 + (i + 1/2) dx for
   // i = i_left and i_right is computed on the device and integrated in time (dt a step), the
   // integrals starting from energy_in and energy_out (a resumed run's, so it adds as one that

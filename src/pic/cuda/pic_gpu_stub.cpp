@@ -31,6 +31,7 @@ std::int64_t PicGpu::step_count() const { return 0; }
 void PicGpu::enable_timing(bool) {}
 double PicGpu::particle_kernel_seconds() const { return 0; }
 DeviceDiagnostics PicGpu::diagnostics() { return {}; }
+ReducedData PicGpu::reduced() const { return {}; }
 void PicGpu::track_poynting(int, int, double, double) {}
 PoyntingTrack PicGpu::poynting() const { return {}; }
 std::vector<double> PicGpu::flux_rows(int) const { return {}; }

@@ -136,6 +136,10 @@ class GpuEngine final : public PicEngine {
     if (!device_diagnostics_) return std::nullopt;
     return gpu_.diagnostics();
   }
+  [[nodiscard]] std::optional<ReducedData> device_reduced() override {
+    if (!device_diagnostics_) return std::nullopt;
+    return gpu_.reduced();
+  }
   // (as of the last host copy: counting the device's particles every step would cost a reduction)
   [[nodiscard]] std::size_t local_particles(bool mobile_only) const override { return mobile_only ? mobile_ : all_; }
   [[nodiscard]] PicGpu::StepTimes times() const override { return gpu_.total_times(); }

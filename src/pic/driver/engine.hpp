@@ -39,6 +39,9 @@ class PicEngine {
   // The scalar diagnostics reduced on the device, where the engine has them (one GPU with a
   // deposition that promises no bit-identical outputs); none: take them from the host state.
   [[nodiscard]] virtual std::optional<DeviceDiagnostics> device_diagnostics() { return std::nullopt; }
+  // The reduced outputs' histograms made where the particles are, where the engine can (one GPU
+  // with a deposition that promises no bit-identical outputs); none: reduce the host state.
+  [[nodiscard]] virtual std::optional<ReducedData> device_reduced() { return std::nullopt; }
   // Moves the slab boundaries by the measured load (collective); false where nothing moved or
   // the engine has no slabs.
   virtual bool balance(const BalanceSettings& /*b*/) { return false; }

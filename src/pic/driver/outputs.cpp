@@ -43,12 +43,19 @@ void PicDiagnosticsOutput::record_progress(PicProgress& p) const {
 }
 
 void PicDumpOutput::dump(PicRunState& s) {
-  PicSimulation& h = s.host();  // (collective)
+  // (collective) the openPMD file holds the whole state; the reduced outputs need only their
+  // histograms, made on the device where the engine can
+  if (openpmd_available()) {
+    PicSimulation& h = s.host();
+    if (dir_ != nullptr) {
+      h.compute_rho();
+      write_openpmd(dir_->path().string(), h, wavelength_m_);
+    }
+  }
+  const ReducedData r = s.reduced();
   if (dir_ == nullptr) return;
-  h.compute_rho();
-  const std::string dir = dir_->path().string();
-  if (openpmd_available()) write_openpmd(dir, h, wavelength_m_);
-  write_reduced_outputs(dir, h);
+  const PicSimulation& at = s.layout();
+  write_reduced_outputs(dir_->path().string(), s.step(), at.settings().geom, species_names(at), r);
 }
 
 void PicDumpOutput::write(PicRunState& s) {

@@ -49,6 +49,12 @@ PicSimulation& PicRunState::host_fields() {
   return host_;
 }
 
+ReducedData PicRunState::reduced() {
+  if (auto d = engine_.device_reduced()) return std::move(*d);
+  const PicSimulation& h = host();  // (collective)
+  return root_ ? reduce_on_host(h) : ReducedData{};
+}
+
 const PicRow& PicRunState::diagnostics() {
   if (row_ && row_->step == step()) return *row_;
   PicRow r;

@@ -14,6 +14,7 @@
 #include "pic/driver/config.hpp"
 #include "pic/driver/engine.hpp"
 #include "pic/output/checkpoint.hpp"
+#include "pic/output/reduced_output.hpp"
 
 namespace nbody::pic {
 
@@ -53,6 +54,12 @@ class PicRunState {
   [[nodiscard]] std::int64_t field_copies() const noexcept { return field_copies_; }
   // This step's diagnostics row (collective; the numbers are rank 0's).
   const PicRow& diagnostics();
+  // This step's reduced outputs' histograms (collective; rank 0's, empty elsewhere): made on the
+  // device where the engine can, else from the host copy.
+  ReducedData reduced();
+  // The run's grid and species as the host copy holds them (their particles may be of an
+  // earlier step).
+  [[nodiscard]] const PicSimulation& layout() const noexcept { return host_; }
   // The end of an output event (nothing is dropped: the host copy is the run's own).
   void end_of_event() {}
 
