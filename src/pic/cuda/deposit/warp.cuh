@@ -132,7 +132,7 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 // counters[0] += live particles that added their own currents (outside their warp's window),
 // counters[1] += particles absorbed.
 template <class Shape>
-__global__ void __launch_bounds__(kWarpBlock, 5)
+__global__ void __launch_bounds__(kWarpBlock, 4)
     particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters, EmptiedList emptied) {
   constexpr int W = Shape::support + 3;
   __shared__ double window[kWarpBlock / 32][W * W][kWarpLanesPadded];
