@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +76,18 @@ Record base(const std::string& rung, std::int64_t n, const std::string& device) 
   return r;
 }
 
+// `pass` once untimed, then five times on the device's clock: the record's median and least.
+void time_pass(System<double>& s, const std::function<void()>& pass, Record& r) {
+  pass();
+  std::vector<double> t;
+  for (int k = 0; k < 5; ++k) t.push_back(s.ops().measure_seconds(pass));
+  std::sort(t.begin(), t.end());
+  r.steps = 1;
+  r.repeats = 5;
+  r.median_s = r.mean_s = t[2];
+  r.min_s = t[0];
+}
+
 // One acceleration-and-jerk pass of every body (median of 5 after one untimed), as a rate.
 Record all_pairs(const Particles<double>& p, const std::string& device) {
   Record r = base("all-pairs", std::int64_t(p.size()), device);
@@ -92,15 +105,8 @@ Record all_pairs(const Particles<double>& p, const std::string& device) {
     s->solver().acc_jerk({index.data(), static_cast<int>(n)}, s->view().motion(),
                          {out[0].data(), out[1].data(), out[2].data()}, {out[3].data(), out[4].data(), out[5].data()});
   };
-  pass();
-  std::vector<double> t;
-  for (int k = 0; k < 5; ++k) t.push_back(s->ops().measure_seconds(pass));
-  std::sort(t.begin(), t.end());
-  r.steps = 1;
-  r.repeats = 5;
-  r.median_s = r.mean_s = t[2];
-  r.min_s = t[0];
-  r.rate = double(n) * double(n) / t[2] / 1e9;
+  time_pass(*s, pass, r);
+  r.rate = double(n) * double(n) / r.median_s / 1e9;
   r.hermite.all_pairs_rate = r.rate;
   r.hermite.softening = 4.0 / double(n);
   r.verification = "rate only";
@@ -134,15 +140,8 @@ Record counted_pass(const Particles<double>& p, const std::string& device, std::
                                  {out[0].data(), out[1].data(), out[2].data()},
                                  {out[3].data(), out[4].data(), out[5].data()});
   };
-  pass();
-  std::vector<double> t;
-  for (int k = 0; k < 5; ++k) t.push_back(s->ops().measure_seconds(pass));
-  std::sort(t.begin(), t.end());
-  r.steps = 1;
-  r.repeats = 5;
-  r.median_s = r.mean_s = t[2];
-  r.min_s = t[0];
-  r.rate = double(count) * double(n) / t[2] / 1e9;
+  time_pass(*s, pass, r);
+  r.rate = double(count) * double(n) / r.median_s / 1e9;
   r.hermite.softening = 4.0 / double(n);
   r.hermite.mean_active = double(count);
   r.hermite.effective_rate = r.rate;

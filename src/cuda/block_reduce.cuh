@@ -1,7 +1,8 @@
 #pragma once
 // Deterministic warp and block reductions: a fixed shuffle tree inside each warp, then the warp
 // results in index order. The same inputs give the same bits on every run. One template for
-// every operation (Sum, Max).
+// every operation (Sum, Max, MaxSigned).
+#include <cuda/std/limits>
 
 namespace nbody::cuda {
 
@@ -16,17 +17,28 @@ struct Sum {
   }
 };
 
-// For values >= 0 (norms): 0 is the identity.
-struct Max {
+// The larger of two values. The identity: 0 for values >= 0 (norms: Max), -infinity (the lowest
+// value of an integer type) for values of any sign (MaxSigned).
+template <bool AnySign>
+struct MaxOf {
   template <class T>
   __device__ __forceinline__ T operator()(T a, T b) const {
     return b > a ? b : a;
   }
   template <class T>
   static __device__ __forceinline__ T identity() {
-    return T(0);
+    using L = ::cuda::std::numeric_limits<T>;
+    if constexpr (!AnySign) {
+      return T(0);
+    } else if constexpr (L::has_infinity) {
+      return -L::infinity();
+    } else {
+      return L::lowest();
+    }
   }
 };
+using Max = MaxOf<false>;
+using MaxSigned = MaxOf<true>;
 
 template <class Op, class T>
 __device__ __forceinline__ T warp_reduce(T v, Op op = {}) {

@@ -27,7 +27,7 @@ ReducedData PicGpu::reduced() const {
     SpeciesReduction r;
     double extremes[3] = {-INFINITY, -INFINITY, -INFINITY};
     if (d.n > 0) {
-      reduce_partials<3, MaxAny><<<kReduceBlocks, kReduceBlock>>>(SpeciesExtremes{DevParticles{d}, mass}, d.n,
+      reduce_partials<3, nbody::cuda::MaxSigned><<<kReduceBlocks, kReduceBlock>>>(SpeciesExtremes{DevParticles{d}, mass}, d.n,
                                                                    partials.data());
       NBODY_CUDA_CHECK_LAUNCH();
       std::vector<double> h(3 * std::size_t(kReduceBlocks));

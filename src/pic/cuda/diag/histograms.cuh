@@ -14,18 +14,6 @@
 namespace nbody::pic {
 namespace {
 
-// Max for values of any sign: -infinity is the identity.
-struct MaxAny {
-  template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return b > a ? b : a;
-  }
-  template <class T>
-  static __device__ __forceinline__ T identity() {
-    return T(-INFINITY);
-  }
-};
-
 // (gamma - 1) m c^2 in MeV, as kinetic_mev (spectrum.cpp).
 __device__ __forceinline__ double kinetic_mev_of(const DevParticles& d, std::size_t p, double mass) {
   const double u2 = d.ux[p] * d.ux[p] + d.uy[p] * d.uy[p] + d.uz[p] * d.uz[p];
