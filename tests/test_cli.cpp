@@ -2,6 +2,7 @@
 // (exit status 2, one line on stderr naming the parameter, no files written).
 #include <cstdlib>
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -159,6 +160,20 @@ TEST(Cli, Hermite4BlockStepsRunAndRecordTheirOptions) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("hermite4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("billion interactions/s"), std::string::npos) << r.out;
+  // The block steps' line: how many, and how many of the 64 bodies each corrected on average.
+  const auto at = r.out.find("block steps: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  unsigned long long steps = 0;
+  double mean = 0;
+  long long bodies = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + at, "block steps: %llu, %lf active bodies on average of %lld", &steps, &mean,
+                        &bodies),
+            3)
+      << r.out.substr(at);
+  EXPECT_GE(steps, 4u);  // at least one a step of dt
+  EXPECT_GT(mean, 0.0);
+  EXPECT_LE(mean, 64.0);
+  EXPECT_EQ(bodies, 64);
   std::ifstream cfg(fs::path(dir) / "config.toml");
   std::stringstream ss;
   ss << cfg.rdbuf();

@@ -160,6 +160,8 @@ struct RunResult {
   double wall_seconds = 0;                // from the first chunk to the end of stepping
   double stepping_seconds = 0;            // inside Simulation::advance
   std::uint64_t interactions = 0;         // pairs evaluated while stepping
+  Simulation::BlockStepCounts block_steps;  // the Hermite block steps of this run (its steps only)
+  std::int64_t bodies = 0;
   std::int64_t chunks = 0;                // calls of Simulation::advance
   std::optional<std::filesystem::path> directory;
   int snapshots = 0;  // snapshots in the directory

@@ -45,6 +45,13 @@ class Simulation {
   // Target-source pairs the force passes have evaluated so far (adaptive and block steps vary
   // what a step costs; this counts what was done).
   [[nodiscard]] virtual std::uint64_t interactions() const = 0;
+  // What the Hermite block steps did so far (zero for the other integrators and step modes).
+  struct BlockStepCounts {
+    std::uint64_t block_steps = 0;   // block steps
+    std::uint64_t active = 0;        // their active bodies, summed
+    std::uint64_t device_loops = 0;  // intervals whose block steps ran as one loop on the device
+  };
+  [[nodiscard]] virtual BlockStepCounts block_step_counts() const { return {}; }
 
   // Advances by `count` steps of cfg.dt.
   virtual void advance(std::int64_t count) = 0;

@@ -141,6 +141,7 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   result.initial = state.initial_diagnostics();
 
   if (hooks.progress != nullptr) hooks.progress->started(result.first_step, cfg.steps);
+  const Simulation::BlockStepCounts blocks_before = sim.block_step_counts();
   SimulationStepper stepper(sim);
   const Driven driven = drive(stepper, state, outputs, stop_conditions, log, settings);
   StopCondition* stopped_by = driven.stopped_by;
@@ -149,6 +150,10 @@ RunResult run_loop(Simulation& sim, const RunConfig& cfg, RunDirectory* dir, con
   result.stepping_seconds = driven.stepping_seconds;
   result.chunks = driven.chunks;
   result.interactions = stepper.interactions;
+  const Simulation::BlockStepCounts blocks_after = sim.block_step_counts();
+  result.block_steps = {blocks_after.block_steps - blocks_before.block_steps, blocks_after.active - blocks_before.active,
+                        blocks_after.device_loops - blocks_before.device_loops};
+  result.bodies = static_cast<std::int64_t>(sim.size());
   if (hooks.progress != nullptr) hooks.progress->ended();
 
   const RunEnd how = stopped_by != nullptr ? RunEnd::stopped : RunEnd::completed;

@@ -66,6 +66,19 @@ std::vector<std::string> summary(const RunResult& result, const RadiiSummary* ra
                    format_duration(std::max(0.0, result.wall_seconds - result.stepping_seconds)).c_str());
   }
   lines.push_back(done);
+  if (const auto& b = result.block_steps; b.block_steps > 0) {
+    // The block steps (NBODY6's habit): how many, how many bodies each corrected on average, and
+    // whether the device looped over them without the host.
+    const std::int64_t intervals = steps;
+    std::string line = format_line("block steps: %llu, %.4g active bodies on average of %lld",
+                                   static_cast<unsigned long long>(b.block_steps),
+                                   double(b.active) / double(b.block_steps), static_cast<long long>(result.bodies));
+    if (b.device_loops > 0) {
+      line += format_line("; %llu of %lld intervals as one loop on the device",
+                          static_cast<unsigned long long>(b.device_loops), static_cast<long long>(intervals));
+    }
+    lines.push_back(line);
+  }
   const Diagnostics& d0 = result.initial;
   const Diagnostics& d = *result.final;
   const double de = relative_energy_error(d, d0.total);

@@ -84,6 +84,10 @@ class SimulationImpl final : public Simulation {
   std::int64_t step_count() const override { return step_; }
   double time() const override { return time_; }
   std::uint64_t interactions() const override { return system_->interactions(); }
+  BlockStepCounts block_step_counts() const override {
+    const BlockStepStats s = integrator_->block_stats();
+    return {s.block_steps, s.active, s.device_loops};
+  }
 
   void advance(std::int64_t count) override {
     if (count <= 0) return;
