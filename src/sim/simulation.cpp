@@ -180,6 +180,7 @@ class SimulationImpl final : public Simulation {
     return render::shade_on_device<T>(device_bodies(own), camera, device_centre(camera), nx, ny, spec,
                                       splat_workspace());
 #else
+    (void)camera, (void)nx, (void)ny, (void)spec;
     throw_runtime_error("render: the bodies are on a device this build has no CUDA for");
 #endif
   }
