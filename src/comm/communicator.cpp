@@ -78,6 +78,11 @@ class DoneRequest final : public Request {
 };
 }  // namespace
 
+std::unique_ptr<Request> NullCommunicator::ibroadcast(void* data, std::int64_t count, DataType type, int root) {
+  broadcast(data, count, type, root);
+  return std::make_unique<DoneRequest>();
+}
+
 std::unique_ptr<Request> NullCommunicator::iallgatherv_in_place(void*, std::span<const std::int64_t> counts,
                                                                 std::span<const std::int64_t> displs, DataType) {
   if (counts.size() != 1 || displs.size() != 1) {

@@ -106,6 +106,10 @@ class Communicator {
   [[nodiscard]] virtual std::shared_ptr<Communicator> split(bool member) = 0;
   // root's `count` items of `data` to every rank.
   virtual void broadcast(void* data, std::int64_t count, DataType type, int root) = 0;
+  // The same, non-blocking: every rank starts the same broadcasts in the same order, and `data`
+  // is not touched by the caller until the request is waited for.
+  [[nodiscard]] virtual std::unique_ptr<Request> ibroadcast(void* data, std::int64_t count, DataType type,
+                                                            int root) = 0;
   // Every rank's `send` (counts[rank] items) into `recv`, blocks in rank order (counts has
   // size() entries; recv holds their sum).
   virtual void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) = 0;
@@ -143,6 +147,10 @@ class Communicator {
   [[nodiscard]] bool device_buffers_supported() const { return device_buffer_support().supported; }
 
   // ---- typed helpers (written once over the virtual calls) ----
+  template <class T>
+  [[nodiscard]] std::unique_ptr<Request> ibroadcast(std::span<T> data, int root) {
+    return ibroadcast(data.data(), static_cast<std::int64_t>(data.size()), data_type_of<T>(), root);
+  }
   template <class T>
   void broadcast(std::span<T> data, int root) {
     broadcast(data.data(), static_cast<std::int64_t>(data.size()), data_type_of<T>(), root);
@@ -217,6 +225,7 @@ class NullCommunicator final : public Communicator {
   void barrier() override {}
   std::shared_ptr<Communicator> split(bool member) override;
   void broadcast(void*, std::int64_t, DataType, int root) override;
+  std::unique_ptr<Request> ibroadcast(void*, std::int64_t, DataType, int root) override;
   void allgatherv(const void* send, void* recv, std::span<const std::int64_t> counts, DataType type) override;
   void allgatherv_in_place(void*, std::span<const std::int64_t> counts, DataType) override;
   std::unique_ptr<Request> iallgatherv_in_place(void*, std::span<const std::int64_t> counts,

@@ -73,8 +73,8 @@ int as_count(std::int64_t n, const char* what) {
   return static_cast<int>(n);
 }
 
-// A started MPI_Iallgatherv: it owns the count and displacement arrays, which MPI reads until
-// the operation completes.
+// A started MPI_Iallgatherv (it owns the count and displacement arrays, which MPI reads until
+// the operation completes) or MPI_Ibcast (none).
 class MpiRequest final : public Request {
  public:
   MpiRequest(std::vector<int> counts, std::vector<int> displs)
@@ -125,6 +125,12 @@ class MpiCommunicator final : public Communicator {
     NBODY_MPI_CHECK(MPI_Comm_split(comm_, member ? 0 : MPI_UNDEFINED, rank_, &part));
     if (part == MPI_COMM_NULL) return nullptr;
     return std::make_shared<MpiCommunicator>(part);
+  }
+
+  std::unique_ptr<Request> ibroadcast(void* data, std::int64_t count, DataType type, int root) override {
+    auto request = std::make_unique<MpiRequest>(std::vector<int>{}, std::vector<int>{});
+    NBODY_MPI_CHECK(MPI_Ibcast(data, as_count(count, "ibroadcast"), mpi_type(type), root, comm_, &request->request_));
+    return request;
   }
 
   void broadcast(void* data, std::int64_t count, DataType type, int root) override {

@@ -17,28 +17,46 @@ class BroadcastStream final : public SourceStream<T> {
   explicit BroadcastStream(std::shared_ptr<comm::Communicator> c) : comm_(std::move(c)) {}
   std::string name() const override { return "broadcast in turn (" + comm_->name() + ")"; }
 
+  // The blocks in rank order, each broadcast by its rank; block r + 1's broadcast is under way
+  // (into the other buffer) while every rank adds block r, so the messages hide behind the
+  // compute. The same blocks in the same order as blocking broadcasts: the same bits.
   void stream(const std::vector<std::vector<T>>& mine, std::int64_t first, std::int64_t n,
               const typename SourceStream<T>::Visit& visit) override {
     const int p = comm_->size();
-    for (int r = 0; r < p; ++r) {
-      const comm::Block b = comm::id_block(n, p, r, direct::kStreamAlign);
-      if (b.count == 0) continue;
-      // The block goes out first (its rank packs it), then every rank adds it: no rank waits for
-      // another's compute before its block arrives.
-      buffer_.resize(std::size_t(4 * b.count));
+    std::vector<comm::Block> blocks;
+    for (int r = 0; r < p; ++r) blocks.push_back(comm::id_block(n, p, r, direct::kStreamAlign));
+    auto next_after = [&](int r) {  // the next rank with a block (every rank finds the same)
+      do ++r;
+      while (r < p && blocks[std::size_t(r)].count == 0);
+      return r;
+    };
+    auto start = [&](int r, std::vector<T>& buffer) {
+      const comm::Block& b = blocks[std::size_t(r)];
+      buffer.resize(std::size_t(4 * b.count));
       if (r == comm_->rank()) {
         if (b.first != first) throw_runtime_error("source stream: this rank's block starts at the wrong id");
-        for (int f = 0; f < 4; ++f) std::copy(mine[f].begin(), mine[f].end(), buffer_.begin() + f * b.count);
+        for (int f = 0; f < 4; ++f) std::copy(mine[f].begin(), mine[f].end(), buffer.begin() + f * b.count);
       }
-      comm_->broadcast(std::span<T>(buffer_), r);
-      const T* at = buffer_.data();
+      return comm_->ibroadcast(std::span<T>(buffer), r);
+    };
+    int r = next_after(-1);
+    if (r >= p) return;
+    int slot = 0;
+    std::unique_ptr<comm::Request> arriving = start(r, buffers_[0]);
+    while (r < p) {
+      arriving->wait();
+      const int next = next_after(r);
+      std::unique_ptr<comm::Request> following = next < p ? start(next, buffers_[1 - slot]) : nullptr;
+      const comm::Block& b = blocks[std::size_t(r)];
+      const T* at = buffers_[slot].data();
       visit(SourceView<T>{at, at + b.count, at + 2 * b.count, at + 3 * b.count, int(b.count)}, b.first);
+      r = next, slot = 1 - slot, arriving = std::move(following);
     }
   }
 
  private:
   std::shared_ptr<comm::Communicator> comm_;
-  std::vector<T> buffer_;
+  std::vector<T> buffers_[2];  // the block being added and the one arriving
 };
 
 }  // namespace
