@@ -62,40 +62,38 @@ struct SmoothingEdges {
   int nx = 0, ny = 0;
   bool free_lo = false, free_hi = false, free_ylo = false, free_yhi = false;
 };
-// d*_y Ez for Bx (i, j+1/2), smoothed over the columns i -+ 1. At an open x edge Ez on the
-// boundary node is Mur's: the column next to it takes the odd image instead; the Bx on the
-// boundary node itself (which no E update reads) keeps the Yee difference.
-PIC_HD Transverse bx_transverse(const SmoothingEdges& s, int i) {
+// The smoothing across an axis of n cells at point k, whose sides are free or open. Odd: a
+// component tangential to the open side (Ez, or E along the other axis), whose boundary node is
+// Mur's: the point next to it takes the odd image instead, and the boundary node itself (which no
+// E update reads) keeps the Yee difference. Even: a component normal to the open side, over half
+// points that end there: the even image at the first and last.
+PIC_HD Transverse odd_transverse(int k, int n, bool free_lo, bool free_hi) {
   Transverse t;
-  t.smooth = (s.free_lo || i > 0) && (s.free_hi || i < s.nx);
-  t.image_lo = !s.free_lo && i == 1;
-  t.image_hi = !s.free_hi && i == s.nx - 1;
+  t.smooth = (free_lo || k > 0) && (free_hi || k < n);
+  t.image_lo = !free_lo && k == 1;
+  t.image_hi = !free_hi && k == n - 1;
   t.odd = true;
   return t;
 }
-// d*_x Ez for By (i+1/2, j), smoothed over the rows j -+ 1: as Bx, along y.
+PIC_HD Transverse even_transverse(int k, int n, bool free_lo, bool free_hi) {
+  Transverse t;
+  t.image_lo = !free_lo && k == 0;
+  t.image_hi = !free_hi && k == n - 1;
+  return t;
+}
+// d*_y Ez for Bx (i, j+1/2), smoothed over the columns i -+ 1 (odd along x).
+PIC_HD Transverse bx_transverse(const SmoothingEdges& s, int i) { return odd_transverse(i, s.nx, s.free_lo, s.free_hi); }
+// d*_x Ez for By (i+1/2, j), smoothed over the rows j -+ 1 (odd along y).
 PIC_HD Transverse by_transverse(const SmoothingEdges& s, int j) {
-  Transverse t;
-  t.smooth = (s.free_ylo || j > 0) && (s.free_yhi || j < s.ny);
-  t.image_lo = !s.free_ylo && j == 1;
-  t.image_hi = !s.free_yhi && j == s.ny - 1;
-  t.odd = true;
-  return t;
+  return odd_transverse(j, s.ny, s.free_ylo, s.free_yhi);
 }
-// d*_x Ey for Bz (i+1/2, j+1/2), smoothed over the half rows j -+ 1, which end at an open y edge
-// (Ey is normal to it: the even image).
+// d*_x Ey for Bz (i+1/2, j+1/2), smoothed over the half rows j -+ 1 (Ey is normal to an open y edge).
 PIC_HD Transverse bz_x_transverse(const SmoothingEdges& s, int j) {
-  Transverse t;
-  t.image_lo = !s.free_ylo && j == 0;
-  t.image_hi = !s.free_yhi && j == s.ny - 1;
-  return t;
+  return even_transverse(j, s.ny, s.free_ylo, s.free_yhi);
 }
-// d*_y Ex for Bz, smoothed over the half columns i -+ 1, which end at an open x edge (even image).
+// d*_y Ex for Bz, smoothed over the half columns i -+ 1 (even along x).
 PIC_HD Transverse bz_y_transverse(const SmoothingEdges& s, int i) {
-  Transverse t;
-  t.image_lo = !s.free_lo && i == 0;
-  t.image_hi = !s.free_hi && i == s.nx - 1;
-  return t;
+  return even_transverse(i, s.nx, s.free_lo, s.free_hi);
 }
 
 // Mur's first-order condition on the scattered part (E - incident) of a boundary value.
