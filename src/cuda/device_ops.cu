@@ -277,7 +277,7 @@ class CudaExecutor {
   }
 
   // f(i) for every i < n, then the i where pred(i) appended to out in no fixed order, counted into
-  // the selection's count on the device (select_reserve's), which must be zero on entry: the
+  // the selection's count on the device (select's), which must be zero on entry: the
   // prediction and the selection of a block step of the device's loop in one pass.
   template <class F, class Pred>
   void for_each_select(int n, const F& f, const Pred& pred, std::int32_t* out) {
@@ -304,17 +304,6 @@ class CudaExecutor {
     using P = cuda::ElementwisePolicy;
     for_each_counted_kernel<<<P::blocks(std::size_t(most)), P::kBlock, 0, stream_>>>(count, f);
     NBODY_CUDA_CHECK_LAUNCH();
-  }
-
-  // select's scratch and count, allocated for n (the size does not depend on the predicate's
-  // value).
-  template <class F>
-  void select_reserve(int n, const F& pred, std::int32_t* out) {
-    if (selected_.size() == 0) selected_ = cuda::DeviceBuffer<int>(1);
-    const thrust::counting_iterator<int> first(0);
-    std::size_t need = 0;
-    NBODY_CUDA_CHECK(cub::DeviceSelect::If(nullptr, need, first, out, selected_.data(), n, pred, stream_));
-    if (select_temp_.size() < need) select_temp_ = cuda::DeviceBuffer<unsigned char>(need);
   }
 
 #if NBODY_HAVE_WHILE_GRAPHS

@@ -14,9 +14,8 @@
 //   kLoopsWithoutHost         true where it can:
 //   make_loop(n, end, body) -> unique_ptr<BlockLoop>   each round: the least end(i) over
 //                             i < n, then body(next, count) (next: where the executor computes;
-//                             count: the count select writes there), repeated from one launch
+//                             count: the count for_each_select writes there), repeated from one launch
 //                             while *next < kTicks; body is called once, while the loop is made
-//   select_reserve(n, pred, out)   select's scratch, allocated before a loop is made
 //   for_each_select(n, f, pred, out)  f(i) for i < n, and the i with pred(i) into out in no fixed
 //                             order, counted where select counts (zero on entry: the loop's
 //                             count is zero when each round's body starts)
@@ -93,7 +92,6 @@ class OpsImpl final : public ParticleOps<T> {
                                                 const std::function<void(const int* count)>& pass) override {
     if constexpr (Exec::kLoopsWithoutHost) {
       if (h.p.n != s.n) throw_runtime_error("hermite block loop: the schedule is not the store's bodies");
-      exec_.select_reserve(s.n, EndsAtBlock{{s.level, s.last}, nullptr}, index);
       auto step = [&](const long long* next, const int* count) {
         // every body predicted to the block time and the bodies whose step ends there selected,
         // in one pass (the active indices in no fixed order: nothing a body's step computes
