@@ -33,8 +33,9 @@ std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
 // groups.
 struct GpuShape {
   int group_max = 32;
-  // (measured on an H200, leapfrog, 10^4 systems: a warp 1.36x a block at 128 bodies, a block
-  // 1.05x a warp at 192 and 1.43x at 256; bench/results/2026-11-29-ensemble-ias15/shapes)
+  // (measured on an H200, leapfrog, 10^4 systems, in two consecutive calls on one machine: a
+  // warp 1.36x a block at 128 bodies, a block 1.43x a warp at 256, about even at 192;
+  // bench/results/2026-11-29-ensemble-ias15/shapes)
   int block_bodies = 192;
 };
 // The shape by name: "auto" (the defaults above), "warp" (no group), "group" (as auto),
