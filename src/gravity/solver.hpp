@@ -32,6 +32,7 @@ struct SolverCapabilities {
   bool euler_steps = false;  // fused Euler steps (an optimisation; Euler works with any solver)
   bool counted_jerk = false;  // acc_jerk_counted: the count read where the solver computes (a
                               // device's block-step loop; the solver queues on the store's stream)
+  bool snap_crackle = false;  // snap_crackle (Hermite's first step; Plummer softening)
 };
 
 // The error of asking a solver for something its capabilities do not include.
@@ -86,6 +87,15 @@ class ForceSolver {
     do_acc_jerk_counted(index, count, max_count, sources, acc, jerk);
   }
   virtual void reserve_counted_jerk(std::int64_t sources) { (void)sources; }
+  // Snap and crackle (the second and third time derivatives of the acceleration) of every body of
+  // `sources` from every other, given every body's acceleration and jerk (a pass over all of
+  // them, in the sources' order): what Hermite's first step needs for Aarseth's criterion
+  // (capabilities().snap_crackle). Float64 pair terms (gravity/snap_crackle.hpp); once a run, so
+  // not counted in interactions().
+  void snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk, Vec3Span<T> snap,
+                    Vec3Span<T> crackle) {
+    do_snap_crackle(sources, acc, jerk, snap, crackle);
+  }
   void count_counted_jerk(std::uint64_t targets, std::int64_t sources) noexcept {
     interactions_ += targets * std::uint64_t(sources);
   }
@@ -144,6 +154,11 @@ class ForceSolver {
                                    const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) {
     (void)index, (void)count, (void)max_count, (void)sources, (void)acc, (void)jerk;
     unsupported("jerks for a count on the device");
+  }
+  virtual void do_snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk,
+                               Vec3Span<T> snap, Vec3Span<T> crackle) {
+    (void)sources, (void)acc, (void)jerk, (void)snap, (void)crackle;
+    unsupported("snap and crackle");
   }
   virtual void do_euler_steps(const ParticleView<T>& p, double dt, std::int64_t count_steps) {
     (void)p, (void)dt, (void)count_steps;

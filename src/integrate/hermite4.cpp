@@ -17,7 +17,8 @@
 //          corrected, from forces of all particles predicted to that time.
 //
 // Levels follow the usual block-step rules (particles/hermite_levels.hpp). The first step of
-// each particle is eta |a| / |j|.
+// each particle is Aarseth's criterion with the snap and crackle of the start computed from the
+// pairs (the solver's snap_crackle: Plummer softening), else eta |a| / |j|; at most dt / 4 either way.
 //
 // The whole block step runs where the store lives: the schedule (each body's level and time in
 // ticks) is a pair of store-side arrays, the next block time is a reduction over the bodies,
@@ -118,6 +119,18 @@ class HermiteState {
   // k-th active body's eta |a| / |j| into the step scratch.
   void start(double eta, bool steps) {
     s_.ops().hermite_start(with_steps(steps), eta);
+    s_.invalidate_accelerations();
+  }
+  // Whether the solver gives snap and crackle for the start.
+  bool starts_with_derivatives() const { return s_.solver().capabilities().snap_crackle; }
+  // The start after a pass over every body (all active, in index order): a, j := the pass's
+  // values, and each body's first step from Aarseth's criterion with the snap and crackle of
+  // every body computed from the pass's a and j (the solver's snap_crackle, into the prediction
+  // scratch, free until the next block step predicts).
+  void start_with_derivatives(double eta) {
+    const MotionView<T> bodies{as_const(h_.p.x), as_const(h_.p.v), h_.p.m, h_.p.n};
+    s_.solver().snap_crackle(bodies, as_const(h_.a1), as_const(h_.j1), h_.xp, h_.vp);
+    s_.ops().hermite_start_with_derivatives(with_steps(true), as_const(h_.xp), as_const(h_.vp), eta);
     s_.invalidate_accelerations();
   }
   // The corrector of every active body to time t; with `steps`, Aarseth's step into the scratch.
@@ -332,7 +345,11 @@ class Hermite4 final : public Integrator<T> {
     b.set_all_active();
     b.compute_acc_jerk();
     const bool steps = mode_ != StepMode::fixed;
-    b.start(eta_, steps);
+    if (steps && b.starts_with_derivatives()) {
+      b.start_with_derivatives(eta_);
+    } else {
+      b.start(eta_, steps);
+    }
     if (steps) {
       b.start_levels(dt);
       if (mode_ == StepMode::automatic) b.share_finest();

@@ -244,4 +244,25 @@ struct HermiteStart {
   }
 };
 
+// The start from the full criterion: a, j := a1[k], j1[k] as HermiteStart; dt_next[k] :=
+// Aarseth's step from a, j and the k-th active body's snap and crackle (computed for the start
+// by the force solver). A body that feels no force gets NaN: no constraint (its first level is
+// then the coarsest allowed).
+template <class T>
+struct HermiteStartWithDerivatives {
+  HermiteFields<T> h;
+  ConstVec3Span<T> snap;
+  ConstVec3Span<T> crackle;
+  double eta;
+  NBODY_HD void operator()(int k) const {
+    HermiteStart<T>{h, eta}(k);
+    if (h.dt_next != nullptr) {
+      h.dt_next[k] = hermite::aarseth_step(eta, squared_norm(h.a1.x[k], h.a1.y[k], h.a1.z[k]),
+                                           squared_norm(h.j1.x[k], h.j1.y[k], h.j1.z[k]),
+                                           squared_norm(snap.x[k], snap.y[k], snap.z[k]),
+                                           squared_norm(crackle.x[k], crackle.y[k], crackle.z[k]));
+    }
+  }
+};
+
 }  // namespace nbody::particles

@@ -35,6 +35,9 @@ class ParticleOps {
   // bodies (h.active), writing their next steps to h.dt_next when it is not null.
   virtual void hermite_predict(const particles::HermiteFields<T>& h, double t) = 0;
   virtual void hermite_start(const particles::HermiteFields<T>& h, double eta) = 0;
+  // The start with Aarseth's criterion from the k-th active body's snap[k] and crackle[k].
+  virtual void hermite_start_with_derivatives(const particles::HermiteFields<T>& h, ConstVec3Span<T> snap,
+                                              ConstVec3Span<T> crackle, double eta) = 0;
   virtual void hermite_correct(const particles::HermiteFields<T>& h, double t, double eta) = 0;
   // The block-step schedule (particles::HermiteSchedule), where the store lives:
   //   next block: the earliest step end of any body and how many bodies end there (the one

@@ -63,6 +63,10 @@ class OpsImpl final : public ParticleOps<T> {
   void hermite_start(const HermiteFields<T>& h, double eta) override {
     exec_.for_each(h.active.count, HermiteStart<T>{h, eta});
   }
+  void hermite_start_with_derivatives(const HermiteFields<T>& h, ConstVec3Span<T> snap, ConstVec3Span<T> crackle,
+                                      double eta) override {
+    exec_.for_each(h.active.count, HermiteStartWithDerivatives<T>{h, snap, crackle, eta});
+  }
   void hermite_correct(const HermiteFields<T>& h, double t, double eta) override {
     exec_.for_each(h.active.count, HermiteCorrect<T>{h, t, eta});
   }

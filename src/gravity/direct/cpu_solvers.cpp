@@ -16,6 +16,12 @@ constexpr Precision precision_of() {
   return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
 }
 
+// Snap and crackle where the softening law has them (Plummer, or no softening).
+SolverCapabilities with_snap_crackle(SolverCapabilities c, const GravityParams& g) {
+  c.snap_crackle = g.law == SofteningLaw::plummer || g.eps2() == 0.0;
+  return c;
+}
+
 std::string cpu_device() { return "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads"; }
 
 template <class T>
@@ -27,7 +33,7 @@ class ReferenceSolver final : public ForceSolver<T> {
   std::string device() const override { return cpu_device(); }
   Location location() const override { return Location::host(); }
   Precision precision() const override { return precision_of<T>(); }
-  SolverCapabilities capabilities() const override { return {true, true, false}; }
+  SolverCapabilities capabilities() const override { return with_snap_crackle({true, true, false}, this->gravity()); }
   double potential_energy(const SourceView<T>& s) override { return direct::reference_potential_energy(s, this->gravity()); }
 
  protected:
@@ -36,6 +42,10 @@ class ReferenceSolver final : public ForceSolver<T> {
   }
   void do_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk) override {
     direct::reference_acc_jerk(t, s, acc, jerk, this->gravity());
+  }
+  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
+                       Vec3Span<T> crackle) override {
+    direct::reference_snap_crackle(s, a, j, snap, crackle, this->gravity());
   }
 };
 
@@ -48,7 +58,7 @@ class CpuDirectSolver final : public ForceSolver<T> {
   std::string device() const override { return cpu_device(); }
   Location location() const override { return Location::host(); }
   Precision precision() const override { return mixed_ ? Precision::mixed : precision_of<T>(); }
-  SolverCapabilities capabilities() const override { return {true, true, false}; }
+  SolverCapabilities capabilities() const override { return with_snap_crackle({true, true, false}, this->gravity()); }
   double potential_energy(const SourceView<T>& s) override { return direct::simd_potential_energy(s, this->gravity()); }
 
  protected:
@@ -63,6 +73,10 @@ class CpuDirectSolver final : public ForceSolver<T> {
   }
   void do_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk) override {
     direct::simd_acc_jerk(t, s, acc, jerk, this->gravity());
+  }
+  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
+                       Vec3Span<T> crackle) override {
+    direct::reference_snap_crackle(s, a, j, snap, crackle, this->gravity());
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/for_each.cuh"
 #include "gravity/direct/cuda/acc_jerk_kernel.cuh"
+#include "gravity/direct/cuda/snap_crackle_kernel.cuh"
 #include "gravity/direct/cuda/cuda_direct_solver.hpp"
 #include "gravity/direct/cuda/direct_launch.cuh"
 #include "gravity/pair_law.hpp"
@@ -66,7 +67,11 @@ class CudaDirectSolver final : public ForceSolver<T> {
     if constexpr (Mixed) return Precision::mixed;
     return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
   }
-  SolverCapabilities capabilities() const override { return {true, true, fused_euler(), true}; }
+  SolverCapabilities capabilities() const override {
+    SolverCapabilities c{true, true, fused_euler(), true};
+    c.snap_crackle = this->gravity().law == SofteningLaw::plummer || this->gravity().eps2() == 0.0;
+    return c;
+  }
 
   double potential_energy(const SourceView<T>& s) override {
     const int blocks = blocks_for(std::size_t(s.n), PotentialPolicy::kBlock);
@@ -130,6 +135,16 @@ class CudaDirectSolver final : public ForceSolver<T> {
           <<<fold_blocks, P::kFoldBlock, 0, stream_>>>(jerk_partials_.data(), t.count, shape, G, acc, jerk);
       NBODY_CUDA_CHECK_LAUNCH();
     });
+  }
+
+  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
+                       Vec3Span<T> crackle) override {
+    if (s.n == 0) return;
+    namespace dc = direct::cuda;
+    const int blocks = (s.n + dc::kSnapCrackleBlock - 1) / dc::kSnapCrackleBlock;
+    dc::snap_crackle_kernel<T><<<blocks, dc::kSnapCrackleBlock, 0, stream_>>>(s, a, j, this->gravity().eps2(),
+                                                                             this->gravity().G, snap, crackle);
+    NBODY_CUDA_CHECK_LAUNCH();
   }
 
   // The scratch of every split this N can take, allocated here (never inside a capture).
