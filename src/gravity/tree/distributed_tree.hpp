@@ -1,0 +1,103 @@
+#pragma once
+// The Barnes-Hut tree over rank-owned bodies (comm/owned_bodies.hpp), CPU and MPI: no rank holds
+// every body, and every body gets the bits the single-process CpuTree gives it (float64 terms;
+// the Barnes-Hut criterion with the same theta, leaf and group sizes; Plummer or spline
+// softening), on any number of ranks and whatever rank owns it. See docs/parallel.md, "The tree
+// over rank-owned bodies".
+//
+// A pass:
+//  1. The tree's cube over every body (bounding_cube of all of them: one exact allreduce of
+//     maxima); each body's key in it.
+//  2. The top of the global octree by integer sums of key counts, one a level, down to the units
+//     (top_tree.hpp); whole units dealt to the ranks by work, so that no leaf and no target group
+//     is cut by a rank boundary.
+//  3. Each body to the rank of its unit (one alltoallv; none moves where the owners already are
+//     the tree's), sorted there by (key, id): the single-process order of a state in id order.
+//  4. Each rank builds its units' subtrees (build_subtree) and their multipoles (P2M of a leaf's
+//     bodies in key order, M2M of children in order: compute_cell_multipole); the units'
+//     multipoles and bounding boxes are gathered by every rank (allgatherv, unit order), and the
+//     cells above the units summed on every rank from them by M2M, in order, with the same bits.
+//  5. The locally essential tree (let_exchange.hpp): every rank sends each other rank the cells
+//     and bodies the walk of that rank's units opens in its subtrees.
+//  6. Each rank walks the groups of its own units with the single-process walk (group_walk.hpp)
+//     over its partial tree (a cell it would open and does not hold is an error, never skipped)
+//     and returns every body's result, and its work (terms summed), to the body's owner.
+//
+// Refused: the relative criterion (its groups' previous |a| across ranks is not carried yet).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "comm/owned_bodies.hpp"
+#include "gravity/params.hpp"
+#include "gravity/tree/params.hpp"
+#include "gravity/tree/top_tree.hpp"
+#include "particles/views.hpp"
+
+namespace nbody::gravity::tree {
+
+// What the last pass held and sent, on this rank (for logs and benchmarks).
+struct DistributedTreeStats {
+  std::int64_t owned_bodies = 0;   // bodies of the OwnedBodies handed in
+  std::int64_t tree_bodies = 0;    // bodies of this rank's units (the walk's targets)
+  std::int64_t remote_bodies = 0;  // bodies received from other ranks for the walk
+  std::int64_t peak_bodies = 0;    // owned + tree + remote: the most held at once
+  std::int64_t units = 0, own_units = 0;
+  std::int64_t top_cells = 0;      // cells above and of the units (on every rank)
+  std::int64_t own_cells = 0;      // cells of this rank's subtrees below its units
+  std::int64_t remote_cells = 0;   // cells received
+  std::int64_t peak_cells = 0;     // top + own + remote
+  int top_rounds = 0;              // collective counting rounds of the top tree
+  // Bytes to / from other ranks, per exchange, and in all.
+  std::int64_t move_bytes_sent = 0, move_bytes_received = 0;  // bodies to the tree's owners and the results back
+  std::int64_t unit_bytes_received = 0;                       // the units' multipoles and boxes (allgatherv)
+  std::int64_t let_bytes_sent = 0, let_bytes_received = 0;    // essential cells and bodies
+  std::int64_t let_cells_sent = 0, let_bodies_sent = 0;
+  std::int64_t bytes_sent = 0, bytes_received = 0;
+  int groups = 0;
+  std::uint64_t m2p = 0, p2p = 0;  // terms of this rank's targets
+};
+
+class DistributedTree {
+ public:
+  // Throws an input error for what this stage cannot do (the relative criterion).
+  DistributedTree(std::shared_ptr<comm::Communicator> c, const GravityParams& g, const TreeParams& p);
+
+  // The accelerations of this rank's bodies (in their order) from every body of the run (G
+  // included): CpuTree's bits. Each body's work becomes its terms (multipoles + bodies).
+  // Collective.
+  template <class T>
+  void accelerations(comm::OwnedBodies<T>& b, Vec3Span<T> out);
+  // phi_i of this rank's bodies (G included, the body's own term left out): CpuTree's bits.
+  template <class T>
+  void potentials(const comm::OwnedBodies<T>& b, double* phi);
+  // W = 1/2 sum_i m_i phi_i over every body, the terms added in id order (comm::chained_sum): the
+  // single-process CpuTree::potential_energy of the state in id order, on every rank.
+  template <class T>
+  [[nodiscard]] double potential_energy(const comm::OwnedBodies<T>& b);
+
+  // The rank the last pass's tree gave each body of the OwnedBodies (in its order): hand it to
+  // comm::migrate and the next pass moves no body (while the units and their owners stay).
+  [[nodiscard]] const std::vector<int>& tree_owner() const noexcept { return tree_owner_; }
+  [[nodiscard]] const DistributedTreeStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const TreeParams& params() const noexcept { return params_; }
+
+ private:
+  enum class Mode { acceleration, potential };
+  // Steps 1-6 over x, y, z, m, id, work of the owned bodies (float64); per owned body, in their
+  // order: v0..v2 (acceleration) or v0 (potential) and its terms.
+  void pass(Mode mode, const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& z,
+            const std::vector<double>& m, const std::vector<std::uint64_t>& id,
+            const std::vector<std::uint64_t>& work, std::vector<double>& v0, std::vector<double>& v1,
+            std::vector<double>& v2, std::vector<std::uint64_t>& terms);
+
+  std::shared_ptr<comm::Communicator> comm_;
+  GravityParams gravity_;
+  TreeParams params_;
+  DistributedTreeStats stats_;
+  TopTree top_;  // the last pass's (kept for its units and owners)
+  std::vector<int> tree_owner_;
+};
+
+}  // namespace nbody::gravity::tree
