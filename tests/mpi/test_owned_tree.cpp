@@ -4,7 +4,8 @@
 // (scrambled ownership, after a rebalance, after a migration to the tree's owners, unbalanced
 // work), for small leaves and groups (many cells cut by the ranks' first units), Plummer and
 // Hernquist models, Plummer and spline softening, float64 and float32 bodies; theta = 0 is the
-// direct sum; the relative criterion is refused.
+// direct sum; the relative criterion over two passes; non-finite positions and ranks that disagree
+// on the history are refused on every rank.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -91,18 +92,21 @@ std::vector<std::vector<T>> single_process(const Particles<T>& whole, const Grav
 }
 
 // The distributed tree's accelerations of b's bodies, gathered by id, against `want` bit for bit.
+// Returns the accelerations (in b's order).
 template <class T>
-void expect_bits(DistributedTree& tree, comm::OwnedBodies<T>& b, const std::vector<std::vector<T>>& want,
-                 const std::string& what) {
-  std::vector<T> ax(b.size()), ay(b.size()), az(b.size());
-  tree.accelerations(b, {ax.data(), ay.data(), az.data()});
-  const std::vector<T>* got_axes[3] = {&ax, &ay, &az};
+std::vector<std::vector<T>> expect_bits(DistributedTree& tree, comm::OwnedBodies<T>& b,
+                                        const std::vector<std::vector<T>>& want, const std::string& what,
+                                        gravity::tree::PreviousAccelerations<T> previous = {}) {
+  std::vector<std::vector<T>> a(3, std::vector<T>(b.size()));
+  tree.accelerations(b, {a[0].data(), a[1].data(), a[2].data()}, previous);
   for (int d = 0; d < 3; ++d) {
-    const auto got = by_id<T>(b.p.id, *got_axes[d], b.n_total);
+    const auto got = by_id<T>(b.p.id, a[std::size_t(d)], b.n_total);
     for (std::size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i], want[std::size_t(d)][i]) << what << ": body " << i << " axis " << d;
+      EXPECT_EQ(got[i], want[std::size_t(d)][i]) << what << ": body " << i << " axis " << d;
+      if (got[i] != want[std::size_t(d)][i]) return a;
     }
   }
+  return a;
 }
 
 TEST(DistributedTree, TheSingleProcessBitsWhateverRankOwnsABody) {
@@ -283,14 +287,68 @@ TEST(DistributedTree, ReportsWhatItHeldAndSent) {
               (long long)s.unit_bytes_received);
 }
 
-TEST(DistributedTree, TheRelativeCriterionIsRefused) {
-  TreeParams p = tree_params(0.5, 16, 32);
+// The relative criterion over two passes: the first (no history) is Barnes-Hut, the second opens
+// cells by the first's |a|, handed in as the accelerations the bodies carried (extra fields)
+// through a migration, as CpuTree records them; then the potentials by the second's.
+TEST(DistributedTree, TheRelativeCriterionWithThePreviousPassAccelerations) {
+  const auto req = model("hernquist", 2500, 10);
+  const Particles<double> whole = make_initial_conditions(req);
+  const GravityParams g = plummer_softening(0.01);
+  TreeParams p = tree_params(0.5, 4, 4);
   p.criterion = gravity::tree::Criterion::relative;
+  p.alpha = 0.001;
+  const int n = int(whole.size());
+  CpuTree one(g, p);
+  const SourceView<double> s{whole.x.data(), whole.y.data(), whole.z.data(), whole.m.data(), n};
+  const TargetView<double> t{whole.x.data(), whole.y.data(), whole.z.data(), n, 0};
+  std::vector<std::vector<double>> a1(3, std::vector<double>(static_cast<std::size_t>(n))), a2 = a1;
+  one.accelerations(t, s, {a1[0].data(), a1[1].data(), a1[2].data()});
+  const std::uint64_t first_terms = one.stats().m2p + one.stats().p2p;
+  one.accelerations(t, s, {a2[0].data(), a2[1].data(), a2[2].data()});
+  EXPECT_NE(one.stats().m2p + one.stats().p2p, first_terms);  // (the second pass opened other cells)
+  std::vector<double> phi_one(static_cast<std::size_t>(n));
+  one.potentials(t, s, phi_one.data());  // (opened by the second pass's |a|)
+
+  DistributedTree tree(comm::world_shared(), g, p);
+  auto b = scrambled<double>(req);
+  b.extra = expect_bits(tree, b, a1, "first pass");
+  comm::migrate(world(), b, tree.tree_owner());
+  b.extra = expect_bits(tree, b, a2, "second pass", {true, b.extra[0].data(), b.extra[1].data(), b.extra[2].data()});
+  std::vector<double> phi(b.size());
+  tree.potentials(b, phi.data(), {true, b.extra[0].data(), b.extra[1].data(), b.extra[2].data()});
+  const auto got = by_id<double>(b.p.id, phi, n);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[std::size_t(i)], phi_one[std::size_t(i)]) << "body " << i;
+}
+
+// Every rank at once: a non-finite position on one rank, and ranks that disagree on whether they
+// hand in a history, are errors on every rank (none is left waiting in a collective).
+TEST(DistributedTree, RefusalsReachEveryRank) {
+  const auto req = model("plummer", 300, 2);
+  const GravityParams g = plummer_softening(0.01);
+  TreeParams p = tree_params(0.5, 4, 4);
+  {
+    DistributedTree tree(comm::world_shared(), g, p);
+    auto b = scrambled<double>(req);
+    if (world().rank() == world().size() - 1 && b.size() > 0) b.p.y[0] = std::nan("");
+    std::vector<double> a(b.size());
+    try {
+      tree.accelerations(b, {a.data(), a.data(), a.data()});
+      ADD_FAILURE() << "no error for a non-finite position";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
+    }
+  }
+  if (world().size() == 1) return;
+  p.criterion = gravity::tree::Criterion::relative;
+  DistributedTree tree(comm::world_shared(), g, p);
+  auto b = scrambled<double>(req);
+  std::vector<double> a(b.size() + 1);
+  gravity::tree::PreviousAccelerations<double> previous{world().rank() == 0, a.data(), a.data(), a.data()};
   try {
-    DistributedTree tree(comm::world_shared(), plummer_softening(0.01), p);
-    ADD_FAILURE() << "no error for the relative criterion";
+    tree.accelerations(b, {a.data(), a.data(), a.data()}, previous);
+    ADD_FAILURE() << "no error for ranks that disagree on the history";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("relative"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("previous accelerations"), std::string::npos) << e.what();
   }
 }
 

@@ -351,8 +351,7 @@ void CpuTree::record_history(int n, const T* ax, const T* ay, const T* az) {
   else used_acc_.clear();
   last_acc_.resize(ns);
   for (std::size_t i = 0; i < ns; ++i) {
-    const double x = ax[i], y = ay[i], z = az[i];
-    last_acc_[i] = std::sqrt(x * x + y * y + z * z);
+    last_acc_[i] = history_value(ax[i], ay[i], az[i]);
   }
 }
 

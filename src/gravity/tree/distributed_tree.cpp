@@ -2,6 +2,7 @@
 #include "gravity/tree/distributed_tree.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <span>
@@ -19,6 +20,7 @@ namespace {
 // A body on its way to the rank of its unit.
 struct MovingBody {
   double x, y, z, m;
+  double history;  // its previous |a| (0: none)
   std::uint64_t id, key;
 };
 
@@ -26,6 +28,8 @@ struct MovingBody {
 struct UnitRecord {
   double m, mx, my, mz, qxx, qxy, qxz, qyy, qyz, qzz, tr, rcrit2;
   double bx, by, bz, hx, hy, hz;
+  double a_min;        // the smallest positive previous |a| of its bodies (0: none)
+  double any_unknown;  // 1: a body without a previous |a|
 };
 
 // A body's result on its way back to its owner.
@@ -50,18 +54,12 @@ std::vector<double> widen(const std::vector<T>& v) {
 }  // namespace
 
 DistributedTree::DistributedTree(std::shared_ptr<comm::Communicator> c, const GravityParams& g, const TreeParams& p)
-    : comm_(std::move(c)), gravity_(g), params_(p) {
-  if (p.criterion == Criterion::relative) {
-    throw_input_error(
-        "tree criterion: relative is not supported over rank-owned bodies yet (the groups' previous |a| does not "
-        "cross ranks); use barnes-hut");
-  }
-}
+    : comm_(std::move(c)), gravity_(g), params_(p) {}
 
 void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::vector<double>& y,
                            const std::vector<double>& z, const std::vector<double>& m,
                            const std::vector<std::uint64_t>& id, const std::vector<std::uint64_t>& work,
-                           std::vector<double>& v0, std::vector<double>& v1, std::vector<double>& v2,
+                           const std::vector<double>* history, std::vector<double>& v0, std::vector<double>& v1, std::vector<double>& v2,
                            std::vector<std::uint64_t>& terms) {
   comm::Communicator& c = *comm_;
   const int p = c.size(), me = c.rank();
@@ -102,8 +100,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   std::vector<std::int32_t> slot_of(static_cast<std::size_t>(n));  // packed slot -> owned body
   for (int i = 0; i < n; ++i) {
     const auto s = std::size_t(at[std::size_t(tree_owner_[std::size_t(i)])]++);
-    out_bodies[s] = {x[std::size_t(i)], y[std::size_t(i)], z[std::size_t(i)], m[std::size_t(i)], id[std::size_t(i)],
-                     keys[std::size_t(i)]};
+    out_bodies[s] = {x[std::size_t(i)], y[std::size_t(i)], z[std::size_t(i)], m[std::size_t(i)],
+                     history != nullptr ? (*history)[std::size_t(i)] : 0.0, id[std::size_t(i)], keys[std::size_t(i)]};
     slot_of[s] = i;
   }
   std::vector<std::int64_t> recv_counts;
@@ -120,11 +118,13 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   });
   LocalTree lt;
   std::vector<std::uint64_t> tkeys(static_cast<std::size_t>(nt));
+  std::vector<double> thistory(static_cast<std::size_t>(nt));
   lt.x.resize(static_cast<std::size_t>(nt)), lt.y.resize(static_cast<std::size_t>(nt)), lt.z.resize(static_cast<std::size_t>(nt)), lt.m.resize(static_cast<std::size_t>(nt));
   for (int k = 0; k < nt; ++k) {
     const MovingBody& b = in_bodies[std::size_t(origin[std::size_t(k)])];
     lt.x[std::size_t(k)] = b.x, lt.y[std::size_t(k)] = b.y, lt.z[std::size_t(k)] = b.z, lt.m[std::size_t(k)] = b.m;
     tkeys[std::size_t(k)] = b.key;
+    thistory[std::size_t(k)] = b.history;
   }
   lt.own_bodies = nt;
   stats_.tree_bodies = nt;
@@ -164,8 +164,15 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, uc);
     const auto [b, e] = unit_bodies[std::size_t(u - mine.first)];
     const Box<double> bb = group_box(lt.x.data(), lt.y.data(), lt.z.data(), b, e);
+    double a_min = HUGE_VAL, unknown = history == nullptr ? 1.0 : 0.0;
+    for (int k = b; k < e; ++k) {
+      const double h = thistory[std::size_t(k)];
+      if (h > 0.0) a_min = std::min(a_min, h);
+      else unknown = 1.0;
+    }
     own_records.push_back({t.m[uc], t.mx[uc], t.my[uc], t.mz[uc], t.qxx[uc], t.qxy[uc], t.qxz[uc], t.qyy[uc],
-                           t.qyz[uc], t.qzz[uc], t.tr[uc], t.rcrit2[uc], bb.cx, bb.cy, bb.cz, bb.hx, bb.hy, bb.hz});
+                           t.qyz[uc], t.qzz[uc], t.tr[uc], t.rcrit2[uc], bb.cx, bb.cy, bb.cz, bb.hx, bb.hy, bb.hz,
+                           history != nullptr && a_min < HUGE_VAL ? a_min : 0.0, unknown});
   }
   // (as doubles: the typed allgatherv counts items of a basic type)
   static_assert(sizeof(UnitRecord) % sizeof(double) == 0);
@@ -176,14 +183,19 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   std::memcpy(units.data(), unit_values.data(), units.size() * sizeof(UnitRecord));
   if (static_cast<int>(units.size()) != top.units()) throw_runtime_error("distributed tree: the units' multipoles do not add up");
   stats_.unit_bytes_received = std::int64_t(units.size() - own_records.size()) * std::int64_t(sizeof(UnitRecord));
-  std::vector<Box<double>> unit_box(units.size());
+  UnitOpening opening;
+  opening.barnes_hut = opening_test(gravity_, false, params_.alpha);
+  opening.relative = opening_test(gravity_, true, params_.alpha);
+  opening.box.resize(units.size()), opening.a_min.resize(units.size()), opening.any_unknown.resize(units.size());
   for (int u = 0; u < top.units(); ++u) {
     const UnitRecord& r = units[std::size_t(u)];
     const int uc = top.unit_cell[std::size_t(u)];
     t.m[uc] = r.m, t.mx[uc] = r.mx, t.my[uc] = r.my, t.mz[uc] = r.mz;
     t.qxx[uc] = r.qxx, t.qxy[uc] = r.qxy, t.qxz[uc] = r.qxz, t.qyy[uc] = r.qyy, t.qyz[uc] = r.qyz, t.qzz[uc] = r.qzz;
     t.tr[uc] = r.tr, t.rcrit2[uc] = r.rcrit2;
-    unit_box[std::size_t(u)] = {r.bx, r.by, r.bz, r.hx, r.hy, r.hz};
+    opening.box[std::size_t(u)] = {r.bx, r.by, r.bz, r.hx, r.hy, r.hz};
+    opening.a_min[std::size_t(u)] = r.a_min;
+    opening.any_unknown[std::size_t(u)] = r.any_unknown != 0.0 ? 1 : 0;
   }
   for (int cell = lt.top_cells - 1; cell >= 0; --cell) {
     if (top.cell_unit[std::size_t(cell)] < 0) compute_cell_multipole(nullptr, nullptr, nullptr, nullptr, theta, t, cell);
@@ -192,8 +204,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_.own_cells = lt.own_cells_end - lt.top_cells;
 
   // 5. The locally essential tree.
-  const OpeningTest<double> test = opening_test(gravity_, false, params_.alpha);
-  const LetTraffic let = exchange_essential(c, top, unit_box, test, lt);
+  const LetTraffic let = exchange_essential(c, top, opening, lt);
   stats_.let_bytes_sent = let.bytes_sent, stats_.let_bytes_received = let.bytes_received;
   stats_.let_cells_sent = let.cells_sent, stats_.let_bodies_sent = let.bodies_sent;
   stats_.remote_cells = t.size() - lt.own_cells_end;  // (a unit's own record fills its top cell)
@@ -207,6 +218,9 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     const auto [b, e] = unit_bodies[std::size_t(u - mine.first)];
     split_groups_in(tkeys.data(), b, e, t.level[top.unit_cell[std::size_t(u)]], group, groups);
   }
+  // CpuTree's test: relative where the pass has a history (a group whose smallest |a| is 0 then
+  // takes the Barnes-Hut test inside OpeningTest), Barnes-Hut otherwise.
+  const OpeningTest<double> test = history != nullptr ? opening.relative : opening.barnes_hut;
   std::vector<BodyResult> results(static_cast<std::size_t>(nt));  // by received slot
   const auto ngroups = static_cast<std::int64_t>(groups.size());
   const double G = gravity_.G;
@@ -219,7 +233,11 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     for (std::int64_t g = 0; g < ngroups; ++g) {
       const auto [b, e] = groups[std::size_t(g)];
       const int count = e - b;
-      if (!interaction_list(t, test, group_box(lt.x.data(), lt.y.data(), lt.z.data(), b, e), 0.0, list)) {
+      double a_min = history != nullptr ? HUGE_VAL : 0.0;
+      if (history != nullptr) {
+        for (int k = b; k < e; ++k) a_min = std::min(a_min, thistory[std::size_t(k)]);
+      }
+      if (!interaction_list(t, test, group_box(lt.x.data(), lt.y.data(), lt.z.data(), b, e), a_min, list)) {
         ++incomplete;
         continue;
       }
@@ -264,13 +282,36 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
 }
 
 template <class T>
-void DistributedTree::accelerations(comm::OwnedBodies<T>& b, Vec3Span<T> out) {
+std::vector<double> DistributedTree::history_of(const comm::OwnedBodies<T>& b, PreviousAccelerations<T> previous,
+                                                bool& have) {
+  double said[2] = {previous.known ? 1.0 : 0.0, previous.known ? -1.0 : 0.0};
+  comm_->allreduce_max(said, 2);
+  if (said[0] != -said[1]) {
+    throw_input_error("tree relative criterion: some ranks hand in the previous accelerations and some do not");
+  }
+  std::vector<double> history;
+  have = params_.criterion == Criterion::relative && previous.known;
+  if (!have) return history;
+  const std::size_t n = b.size();
+  if (n > 0 && (previous.x == nullptr || previous.y == nullptr || previous.z == nullptr)) {
+    throw_input_error("tree relative criterion: the previous accelerations are null");
+  }
+  history.resize(n);
+  for (std::size_t i = 0; i < n; ++i) history[i] = history_value(previous.x[i], previous.y[i], previous.z[i]);
+  return history;
+}
+
+template <class T>
+void DistributedTree::accelerations(comm::OwnedBodies<T>& b, Vec3Span<T> out, PreviousAccelerations<T> previous) {
   const std::size_t n = b.size();
   std::vector<std::uint64_t> work(b.work);
   work.resize(n, 1);
+  bool have = false;
+  const std::vector<double> history = history_of(b, previous, have);
   std::vector<double> ax, ay, az;
   std::vector<std::uint64_t> terms;
-  pass(Mode::acceleration, widen(b.p.x), widen(b.p.y), widen(b.p.z), widen(b.p.m), b.p.id, work, ax, ay, az, terms);
+  pass(Mode::acceleration, widen(b.p.x), widen(b.p.y), widen(b.p.z), widen(b.p.m), b.p.id, work,
+       have ? &history : nullptr, ax, ay, az, terms);
   for (std::size_t i = 0; i < n; ++i) {
     out.x[i] = static_cast<T>(ax[i]);
     out.y[i] = static_cast<T>(ay[i]);
@@ -281,21 +322,24 @@ void DistributedTree::accelerations(comm::OwnedBodies<T>& b, Vec3Span<T> out) {
 }
 
 template <class T>
-void DistributedTree::potentials(const comm::OwnedBodies<T>& b, double* phi) {
+void DistributedTree::potentials(const comm::OwnedBodies<T>& b, double* phi, PreviousAccelerations<T> previous) {
   const std::size_t n = b.size();
   std::vector<std::uint64_t> work(b.work);
   work.resize(n, 1);
+  bool have = false;
+  const std::vector<double> history = history_of(b, previous, have);
   std::vector<double> v0, v1, v2;
   std::vector<std::uint64_t> terms;
-  pass(Mode::potential, widen(b.p.x), widen(b.p.y), widen(b.p.z), widen(b.p.m), b.p.id, work, v0, v1, v2, terms);
+  pass(Mode::potential, widen(b.p.x), widen(b.p.y), widen(b.p.z), widen(b.p.m), b.p.id, work,
+       have ? &history : nullptr, v0, v1, v2, terms);
   std::copy(v0.begin(), v0.end(), phi);
 }
 
 template <class T>
-double DistributedTree::potential_energy(const comm::OwnedBodies<T>& b) {
+double DistributedTree::potential_energy(const comm::OwnedBodies<T>& b, PreviousAccelerations<T> previous) {
   const std::size_t n = b.size();
   std::vector<double> phi(n), m(n);
-  potentials(b, phi.data());
+  potentials(b, phi.data(), previous);
   for (std::size_t i = 0; i < n; ++i) m[i] = double(b.p.m[i]);
   const std::span<const double> fields[2] = {m, phi};
   const auto block = comm::to_id_block<double>(*comm_, b.n_total, b.p.id, fields, 1);
@@ -306,9 +350,9 @@ double DistributedTree::potential_energy(const comm::OwnedBodies<T>& b) {
 }
 
 #define NBODY_INSTANTIATE(T)                                                                   \
-  template void DistributedTree::accelerations<T>(comm::OwnedBodies<T>&, Vec3Span<T>);         \
-  template void DistributedTree::potentials<T>(const comm::OwnedBodies<T>&, double*);          \
-  template double DistributedTree::potential_energy<T>(const comm::OwnedBodies<T>&);
+  template void DistributedTree::accelerations<T>(comm::OwnedBodies<T>&, Vec3Span<T>, PreviousAccelerations<T>); \
+  template void DistributedTree::potentials<T>(const comm::OwnedBodies<T>&, double*, PreviousAccelerations<T>); \
+  template double DistributedTree::potential_energy<T>(const comm::OwnedBodies<T>&, PreviousAccelerations<T>);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)
 #undef NBODY_INSTANTIATE

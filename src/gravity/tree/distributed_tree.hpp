@@ -23,7 +23,12 @@
 //     over its partial tree (a cell it would open and does not hold is an error, never skipped)
 //     and returns every body's result, and its work (terms summed), to the body's owner.
 //
-// Refused: the relative criterion (its groups' previous |a| across ranks is not carried yet).
+// The relative criterion: the caller hands each pass the previous pass's accelerations of its
+// bodies (e.g. carried through migrations as extra fields, as an integrator keeps them); a
+// body's |a| from them (widened to float64) is CpuTree's history, each group opens cells by its
+// members' smallest |a|, and the LET's sender tests a unit's box with both criteria
+// (let_exchange.hpp, UnitOpening). Without them (the first pass) the pass is Barnes-Hut, as
+// CpuTree's first pass.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -59,23 +64,34 @@ struct DistributedTreeStats {
   std::uint64_t m2p = 0, p2p = 0;  // terms of this rank's targets
 };
 
+// The previous pass's accelerations of a rank's bodies, in their order (the relative criterion's
+// history); `known` false: none (every rank must say the same).
+template <class T>
+struct PreviousAccelerations {
+  bool known = false;
+  const T* x = nullptr;
+  const T* y = nullptr;
+  const T* z = nullptr;
+};
+
 class DistributedTree {
  public:
-  // Throws an input error for what this stage cannot do (the relative criterion).
   DistributedTree(std::shared_ptr<comm::Communicator> c, const GravityParams& g, const TreeParams& p);
 
   // The accelerations of this rank's bodies (in their order) from every body of the run (G
-  // included): CpuTree's bits. Each body's work becomes its terms (multipoles + bodies).
-  // Collective.
+  // included): CpuTree's bits (with the relative criterion, those of the CpuTree pass whose
+  // history is `previous`). Each body's work becomes its terms (multipoles + bodies).
+  // Collective; ranks that disagree on previous.known get an input error.
   template <class T>
-  void accelerations(comm::OwnedBodies<T>& b, Vec3Span<T> out);
-  // phi_i of this rank's bodies (G included, the body's own term left out): CpuTree's bits.
+  void accelerations(comm::OwnedBodies<T>& b, Vec3Span<T> out, PreviousAccelerations<T> previous = {});
+  // phi_i of this rank's bodies (G included, the body's own term left out): CpuTree's bits (with
+  // the relative criterion, CpuTree opens cells by its history: hand in the same accelerations).
   template <class T>
-  void potentials(const comm::OwnedBodies<T>& b, double* phi);
+  void potentials(const comm::OwnedBodies<T>& b, double* phi, PreviousAccelerations<T> previous = {});
   // W = 1/2 sum_i m_i phi_i over every body, the terms added in id order (comm::chained_sum): the
   // single-process CpuTree::potential_energy of the state in id order, on every rank.
   template <class T>
-  [[nodiscard]] double potential_energy(const comm::OwnedBodies<T>& b);
+  [[nodiscard]] double potential_energy(const comm::OwnedBodies<T>& b, PreviousAccelerations<T> previous = {});
 
   // The rank the last pass's tree gave each body of the OwnedBodies (in its order): hand it to
   // comm::migrate and the next pass moves no body (while the units and their owners stay).
@@ -87,10 +103,17 @@ class DistributedTree {
   enum class Mode { acceleration, potential };
   // Steps 1-6 over x, y, z, m, id, work of the owned bodies (float64); per owned body, in their
   // order: v0..v2 (acceleration) or v0 (potential) and its terms.
+  // history: each owned body's previous |a| (null: none; the pass is Barnes-Hut).
   void pass(Mode mode, const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& z,
             const std::vector<double>& m, const std::vector<std::uint64_t>& id,
-            const std::vector<std::uint64_t>& work, std::vector<double>& v0, std::vector<double>& v1,
+            const std::vector<std::uint64_t>& work, const std::vector<double>* history, std::vector<double>& v0,
+            std::vector<double>& v1,
             std::vector<double>& v2, std::vector<std::uint64_t>& terms);
+
+  // Each owned body's previous |a| (CpuTree's history values); `have` false where the criterion is
+  // Barnes-Hut or there is no previous pass. Collective (the ranks must agree).
+  template <class T>
+  std::vector<double> history_of(const comm::OwnedBodies<T>& b, PreviousAccelerations<T> previous, bool& have);
 
   std::shared_ptr<comm::Communicator> comm_;
   GravityParams gravity_;

@@ -3,6 +3,7 @@
 #include "gravity/tree/group_walk.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "gravity/pair_law.hpp"
 #include "gravity/tree/cpu_tree.hpp"
@@ -52,6 +53,8 @@ bool interaction_list(const Octree& t, const OpeningTest<double>& test, const Bo
   }
   return true;
 }
+
+double history_value(double ax, double ay, double az) { return std::sqrt(ax * ax + ay * ay + az * az); }
 
 OpeningTest<double> opening_test(const GravityParams& g, bool relative, double alpha) {
   OpeningTest<double> test;

@@ -41,6 +41,11 @@ struct InteractionList {
 [[nodiscard]] bool interaction_list(const Octree& t, const OpeningTest<double>& test, const Box<double>& box,
                                     double a_min, InteractionList& list);
 
+// A body's previous |a| for the relative criterion, from its acceleration as returned (widened
+// to float64): sqrt(ax^2 + ay^2 + az^2), one machine code for CpuTree's history and the tree over
+// rank-owned bodies.
+[[nodiscard]] double history_value(double ax, double ay, double az);
+
 // The opening test of a pass with these parameters (Barnes-Hut where relative is false).
 [[nodiscard]] OpeningTest<double> opening_test(const GravityParams& g, bool relative, double alpha);
 

@@ -40,14 +40,14 @@ CellRecord record(const Octree& t, int c, std::int64_t unit, std::int32_t parent
 }
 
 // Marks (opened[c] = 1) the cells of this rank's subtrees that the walk of `box` opens.
-void mark_opened(const LocalTree& lt, const TopTree& top, int me, const OpeningTest<double>& test,
-                 const Box<double>& box, std::vector<std::uint8_t>& opened, std::vector<int>& stack) {
+void mark_opened(const LocalTree& lt, const TopTree& top, int me, const UnitOpening& opening, int unit,
+                 std::vector<std::uint8_t>& opened, std::vector<int>& stack) {
   const Octree& t = lt.t;
   stack.assign(1, 0);
   while (!stack.empty()) {
     const int c = stack.back();
     stack.pop_back();
-    if (!test.opens(box, 0.0, t.cell(c))) continue;  // accepted: the multipole, sent with its parent
+    if (!opening.opens(unit, t.cell(c))) continue;  // accepted: the multipole, sent with its parent
     if (c < lt.top_cells) {
       const int u = top.cell_unit[std::size_t(c)];
       if (u >= 0) {
@@ -95,8 +95,7 @@ void pack_for_peer(const LocalTree& lt, const TopTree& top, std::pair<int, int> 
 
 }  // namespace
 
-LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const std::vector<Box<double>>& unit_box,
-                              const OpeningTest<double>& test, LocalTree& lt) {
+LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const UnitOpening& opening, LocalTree& lt) {
   const int p = c.size(), me = c.rank();
   const auto mine = top.units_of(me);
   std::vector<CellRecord> cells;
@@ -109,7 +108,7 @@ LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const s
     const auto theirs = top.units_of(q);
     if (theirs.first == theirs.second) continue;
     opened.assign(std::size_t(lt.t.size()), 0);
-    for (int v = theirs.first; v < theirs.second; ++v) mark_opened(lt, top, me, test, unit_box[std::size_t(v)], opened, stack);
+    for (int v = theirs.first; v < theirs.second; ++v) mark_opened(lt, top, me, opening, v, opened, stack);
     const std::size_t c0 = cells.size(), b0 = bodies.size();
     pack_for_peer(lt, top, mine, opened, cells, bodies);
     cell_counts[std::size_t(q)] = static_cast<std::int64_t>(cells.size() - c0);

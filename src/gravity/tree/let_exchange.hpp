@@ -36,11 +36,27 @@ struct LetTraffic {
   std::int64_t bytes_sent = 0, bytes_received = 0;  // to / from other ranks
 };
 
+// What the walks of a unit's groups may open, for the sender's test: a cell is sent opened when
+// the unit's box opens it with the Barnes-Hut test (where a body of the unit has no previous
+// |a|, or the pass has no history) or with the relative test at the smallest positive previous
+// |a| of its bodies. Both tests open a cell for a box whenever they open it for a box inside it,
+// and the relative one whenever for a larger |a|, so each group's test (relative at its own
+// smallest |a|, or Barnes-Hut where that is 0) opens no cell the unit's test accepts.
+struct UnitOpening {
+  OpeningTest<double> barnes_hut, relative;
+  std::vector<Box<double>> box;            // per unit: its bodies' bounding box
+  std::vector<double> a_min;               // per unit: its bodies' smallest positive previous |a| (0: none)
+  std::vector<std::uint8_t> any_unknown;   // per unit: a body without a previous |a|
+  [[nodiscard]] bool opens(int unit, const CellView<double>& c) const {
+    const auto u = std::size_t(unit);
+    return (any_unknown[u] != 0 && barnes_hut.opens(box[u], 0.0, c)) ||
+           (a_min[u] > 0.0 && relative.opens(box[u], a_min[u], c));
+  }
+};
+
 // Sends every peer the cells and bodies its walk needs (two alltoallv: cell records, bodies) and
 // appends what this rank receives to `lt` (unit cells filled in place, their subtrees appended,
-// the cells whose children or bodies were not sent marked pruned). unit_box[u]: the bounding box
-// of unit u's bodies. Collective.
-LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const std::vector<Box<double>>& unit_box,
-                              const OpeningTest<double>& test, LocalTree& lt);
+// the cells whose children or bodies were not sent marked pruned). Collective.
+LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const UnitOpening& opening, LocalTree& lt);
 
 }  // namespace nbody::gravity::tree
