@@ -24,12 +24,9 @@ struct MovingBody {
   std::uint64_t id, key;
 };
 
-// A unit's multipole, opening radius and the bounding box of its bodies, as its owner formed them.
+// A unit's multipole and opening radius, as its owner formed them.
 struct UnitRecord {
   double m, mx, my, mz, qxx, qxy, qxz, qyy, qyz, qzz, tr, rcrit2;
-  double bx, by, bz, hx, hy, hz;
-  double a_min;        // the smallest positive previous |a| of its bodies (0: none)
-  double any_unknown;  // 1: a body without a previous |a|
 };
 
 // A body's result on its way back to its owner.
@@ -162,17 +159,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   for (int u = mine.first; u < mine.second; ++u) {
     const int uc = top.unit_cell[std::size_t(u)];
     compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, uc);
-    const auto [b, e] = unit_bodies[std::size_t(u - mine.first)];
-    const Box<double> bb = group_box(lt.x.data(), lt.y.data(), lt.z.data(), b, e);
-    double a_min = HUGE_VAL, unknown = history == nullptr ? 1.0 : 0.0;
-    for (int k = b; k < e; ++k) {
-      const double h = thistory[std::size_t(k)];
-      if (h > 0.0) a_min = std::min(a_min, h);
-      else unknown = 1.0;
-    }
     own_records.push_back({t.m[uc], t.mx[uc], t.my[uc], t.mz[uc], t.qxx[uc], t.qxy[uc], t.qxz[uc], t.qyy[uc],
-                           t.qyz[uc], t.qzz[uc], t.tr[uc], t.rcrit2[uc], bb.cx, bb.cy, bb.cz, bb.hx, bb.hy, bb.hz,
-                           history != nullptr && a_min < HUGE_VAL ? a_min : 0.0, unknown});
+                           t.qyz[uc], t.qzz[uc], t.tr[uc], t.rcrit2[uc]});
   }
   // (as doubles: the typed allgatherv counts items of a basic type)
   static_assert(sizeof(UnitRecord) % sizeof(double) == 0);
@@ -183,19 +171,12 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   std::memcpy(units.data(), unit_values.data(), units.size() * sizeof(UnitRecord));
   if (static_cast<int>(units.size()) != top.units()) throw_runtime_error("distributed tree: the units' multipoles do not add up");
   stats_.unit_bytes_received = std::int64_t(units.size() - own_records.size()) * std::int64_t(sizeof(UnitRecord));
-  UnitOpening opening;
-  opening.barnes_hut = opening_test(gravity_, false, params_.alpha);
-  opening.relative = opening_test(gravity_, true, params_.alpha);
-  opening.box.resize(units.size()), opening.a_min.resize(units.size()), opening.any_unknown.resize(units.size());
   for (int u = 0; u < top.units(); ++u) {
     const UnitRecord& r = units[std::size_t(u)];
     const int uc = top.unit_cell[std::size_t(u)];
     t.m[uc] = r.m, t.mx[uc] = r.mx, t.my[uc] = r.my, t.mz[uc] = r.mz;
     t.qxx[uc] = r.qxx, t.qxy[uc] = r.qxy, t.qxz[uc] = r.qxz, t.qyy[uc] = r.qyy, t.qyz[uc] = r.qyz, t.qzz[uc] = r.qzz;
     t.tr[uc] = r.tr, t.rcrit2[uc] = r.rcrit2;
-    opening.box[std::size_t(u)] = {r.bx, r.by, r.bz, r.hx, r.hy, r.hz};
-    opening.a_min[std::size_t(u)] = r.a_min;
-    opening.any_unknown[std::size_t(u)] = r.any_unknown != 0.0 ? 1 : 0;
   }
   for (int cell = lt.top_cells - 1; cell >= 0; --cell) {
     if (top.cell_unit[std::size_t(cell)] < 0) compute_cell_multipole(nullptr, nullptr, nullptr, nullptr, theta, t, cell);
@@ -203,8 +184,29 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_.top_cells = lt.top_cells;
   stats_.own_cells = lt.own_cells_end - lt.top_cells;
 
-  // 5. The locally essential tree.
-  const LetTraffic let = exchange_essential(c, top, opening, lt);
+  // 5. This rank's groups (the single-process groups of its units), each with its box and
+  // smallest previous |a| as the walk takes them, and the walk's test: CpuTree's, relative where
+  // the pass has a history (a group whose smallest |a| is 0 then takes the Barnes-Hut test inside
+  // OpeningTest), Barnes-Hut otherwise.
+  std::vector<std::pair<std::int32_t, std::int32_t>> groups;
+  for (int u = mine.first; u < mine.second; ++u) {
+    const auto [b, e] = unit_bodies[std::size_t(u - mine.first)];
+    split_groups_in(tkeys.data(), b, e, t.level[top.unit_cell[std::size_t(u)]], group, groups);
+  }
+  std::vector<GroupQuery> queries(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto [b, e] = groups[g];
+    const Box<double> box = group_box(lt.x.data(), lt.y.data(), lt.z.data(), b, e);
+    double a_min = history != nullptr ? HUGE_VAL : 0.0;
+    if (history != nullptr) {
+      for (int k = b; k < e; ++k) a_min = std::min(a_min, thistory[std::size_t(k)]);
+    }
+    queries[g] = {box.cx, box.cy, box.cz, box.hx, box.hy, box.hz, a_min};
+  }
+  const OpeningTest<double> test = opening_test(gravity_, history != nullptr, params_.alpha);
+
+  // 6. The locally essential tree: what this rank's groups open in the others' subtrees.
+  const LetTraffic let = exchange_essential(c, top, test, queries, lt);
   stats_.let_bytes_sent = let.bytes_sent, stats_.let_bytes_received = let.bytes_received;
   stats_.let_cells_sent = let.cells_sent, stats_.let_bodies_sent = let.bodies_sent;
   stats_.remote_cells = t.size() - lt.own_cells_end;  // (a unit's own record fills its top cell)
@@ -212,15 +214,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_.peak_cells = t.size();
   stats_.peak_bodies = stats_.owned_bodies + stats_.tree_bodies + stats_.remote_bodies;
 
-  // 6. The walk of this rank's groups, in the single-process code.
-  std::vector<std::pair<std::int32_t, std::int32_t>> groups;
-  for (int u = mine.first; u < mine.second; ++u) {
-    const auto [b, e] = unit_bodies[std::size_t(u - mine.first)];
-    split_groups_in(tkeys.data(), b, e, t.level[top.unit_cell[std::size_t(u)]], group, groups);
-  }
-  // CpuTree's test: relative where the pass has a history (a group whose smallest |a| is 0 then
-  // takes the Barnes-Hut test inside OpeningTest), Barnes-Hut otherwise.
-  const OpeningTest<double> test = history != nullptr ? opening.relative : opening.barnes_hut;
+  // 7. The walk of this rank's groups, in the single-process code.
   std::vector<BodyResult> results(static_cast<std::size_t>(nt));  // by received slot
   const auto ngroups = static_cast<std::int64_t>(groups.size());
   const double G = gravity_.G;
@@ -233,11 +227,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     for (std::int64_t g = 0; g < ngroups; ++g) {
       const auto [b, e] = groups[std::size_t(g)];
       const int count = e - b;
-      double a_min = history != nullptr ? HUGE_VAL : 0.0;
-      if (history != nullptr) {
-        for (int k = b; k < e; ++k) a_min = std::min(a_min, thistory[std::size_t(k)]);
-      }
-      if (!interaction_list(t, test, group_box(lt.x.data(), lt.y.data(), lt.z.data(), b, e), a_min, list)) {
+      const GroupQuery& q = queries[std::size_t(g)];
+      if (!interaction_list(t, test, Box<double>{q.cx, q.cy, q.cz, q.hx, q.hy, q.hz}, q.a_min, list)) {
         ++incomplete;
         continue;
       }

@@ -15,20 +15,19 @@
 //     the tree's), sorted there by (key, id): the single-process order of a state in id order.
 //  4. Each rank builds its units' subtrees (build_subtree) and their multipoles (P2M of a leaf's
 //     bodies in key order, M2M of children in order: compute_cell_multipole); the units'
-//     multipoles and bounding boxes are gathered by every rank (allgatherv, unit order), and the
-//     cells above the units summed on every rank from them by M2M, in order, with the same bits.
-//  5. The locally essential tree (let_exchange.hpp): every rank sends each other rank the cells
-//     and bodies the walk of that rank's units opens in its subtrees.
-//  6. Each rank walks the groups of its own units with the single-process walk (group_walk.hpp)
-//     over its partial tree (a cell it would open and does not hold is an error, never skipped)
-//     and returns every body's result, and its work (terms summed), to the body's owner.
+//     multipoles are gathered by every rank (allgatherv, unit order), and the cells above the
+//     units summed on every rank from them by M2M, in order, with the same bits.
+//  5. The locally essential tree (let_exchange.hpp): each group asks the ranks whose units its
+//     walk opens, which answer with exactly the cells and bodies that walk opens.
+//  6. Each rank walks its groups with the single-process walk (group_walk.hpp) over its partial
+//     tree (a cell it would open and does not hold is an error, never skipped) and returns every
+//     body's result, and its work (terms summed), to the body's owner.
 //
 // The relative criterion: the caller hands each pass the previous pass's accelerations of its
 // bodies (e.g. carried through migrations as extra fields, as an integrator keeps them); a
-// body's |a| from them (widened to float64) is CpuTree's history, each group opens cells by its
-// members' smallest |a|, and the LET's sender tests a unit's box with both criteria
-// (let_exchange.hpp, UnitOpening). Without them (the first pass) the pass is Barnes-Hut, as
-// CpuTree's first pass.
+// body's |a| from them (widened to float64) is CpuTree's history, and each group opens cells by
+// its members' smallest |a|. Without them (the first pass) the pass is Barnes-Hut, as CpuTree's
+// first pass.
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -1,6 +1,7 @@
 // The locally essential tree's exchange (let_exchange.hpp).
 #include "gravity/tree/let_exchange.hpp"
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -39,19 +40,23 @@ CellRecord record(const Octree& t, int c, std::int64_t unit, std::int32_t parent
   return r;
 }
 
-// Marks (opened[c] = 1) the cells of this rank's subtrees that the walk of `box` opens.
-void mark_opened(const LocalTree& lt, const TopTree& top, int me, const UnitOpening& opening, int unit,
-                 std::vector<std::uint8_t>& opened, std::vector<int>& stack) {
+Box<double> box_of(const GroupQuery& q) { return {q.cx, q.cy, q.cz, q.hx, q.hy, q.hz}; }
+
+// Marks (opened[c] = 1) the cells of this rank's units and subtrees that the walk of group `q`
+// opens (it stops at the other ranks' units and at the cells it accepts).
+void mark_opened(const LocalTree& lt, const TopTree& top, int me, const OpeningTest<double>& test,
+                 const GroupQuery& q, std::vector<std::uint8_t>& opened, std::vector<int>& stack) {
   const Octree& t = lt.t;
+  const Box<double> box = box_of(q);
   stack.assign(1, 0);
   while (!stack.empty()) {
     const int c = stack.back();
     stack.pop_back();
-    if (!opening.opens(unit, t.cell(c))) continue;  // accepted: the multipole, sent with its parent
+    if (!test.opens(box, q.a_min, t.cell(c))) continue;  // accepted: the multipole, sent with its parent
     if (c < lt.top_cells) {
       const int u = top.cell_unit[std::size_t(c)];
       if (u >= 0) {
-        if (top.unit_owner[std::size_t(u)] != me) continue;  // another rank's unit: its owner sends it
+        if (top.unit_owner[std::size_t(u)] != me) continue;  // another rank's unit: its owner answers
         opened[std::size_t(c)] = 1;
       }
     } else {
@@ -60,6 +65,28 @@ void mark_opened(const LocalTree& lt, const TopTree& top, int me, const UnitOpen
     if (!t.leaf(c)) {
       for (int k = t.child_begin[c] + t.child_count[c] - 1; k >= t.child_begin[c]; --k) stack.push_back(k);
     }
+  }
+}
+
+// The ranks (other than this one) owning a unit that the walk of group `q` opens: a walk over
+// the top cells alone, which every rank holds alike.
+void ranks_reached(const LocalTree& lt, const TopTree& top, int me, const OpeningTest<double>& test,
+                   const GroupQuery& q, std::vector<int>& stack, std::vector<int>& ranks) {
+  const Octree& t = lt.t;
+  const Box<double> box = box_of(q);
+  ranks.clear();
+  stack.assign(1, 0);
+  while (!stack.empty()) {
+    const int c = stack.back();
+    stack.pop_back();
+    if (!test.opens(box, q.a_min, t.cell(c))) continue;
+    const int u = top.cell_unit[std::size_t(c)];
+    if (u >= 0) {
+      const int r = top.unit_owner[std::size_t(u)];
+      if (r != me && std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+      continue;
+    }
+    for (int k = t.child_begin[c] + t.child_count[c] - 1; k >= t.child_begin[c]; --k) stack.push_back(k);
   }
 }
 
@@ -95,20 +122,42 @@ void pack_for_peer(const LocalTree& lt, const TopTree& top, std::pair<int, int> 
 
 }  // namespace
 
-LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const UnitOpening& opening, LocalTree& lt) {
+LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const OpeningTest<double>& test,
+                              const std::vector<GroupQuery>& groups, LocalTree& lt) {
   const int p = c.size(), me = c.rank();
+  LetTraffic traffic;
+  // 1. Each group to the ranks whose units its walk opens.
+  std::vector<std::vector<GroupQuery>> to(static_cast<std::size_t>(p));
+  std::vector<int> stack, ranks;
+  for (const GroupQuery& q : groups) {
+    ranks_reached(lt, top, me, test, q, stack, ranks);
+    for (int r : ranks) to[std::size_t(r)].push_back(q);
+  }
+  std::vector<GroupQuery> queries;
+  std::vector<std::int64_t> query_counts(std::size_t(p), 0);
+  for (int r = 0; r < p; ++r) {
+    query_counts[std::size_t(r)] = static_cast<std::int64_t>(to[std::size_t(r)].size());
+    queries.insert(queries.end(), to[std::size_t(r)].begin(), to[std::size_t(r)].end());
+  }
+  to = {};
+  std::vector<std::int64_t> asked_counts;
+  const auto asked = c.alltoallv<GroupQuery>(queries, query_counts, &asked_counts);
+  traffic.queries_sent = static_cast<std::int64_t>(queries.size());
+  traffic.queries_received = static_cast<std::int64_t>(asked.size());
+
+  // 2. Each peer's groups walked over this rank's subtrees; the cells they open, packed.
   const auto mine = top.units_of(me);
   std::vector<CellRecord> cells;
   std::vector<BodyRecord> bodies;
   std::vector<std::int64_t> cell_counts(std::size_t(p), 0), body_counts(std::size_t(p), 0);
   std::vector<std::uint8_t> opened;
-  std::vector<int> stack;
+  std::size_t next = 0;
   for (int q = 0; q < p; ++q) {
-    if (q == me || mine.first == mine.second) continue;
-    const auto theirs = top.units_of(q);
-    if (theirs.first == theirs.second) continue;
+    const auto n = static_cast<std::size_t>(asked_counts[std::size_t(q)]);
+    if (n == 0) continue;
     opened.assign(std::size_t(lt.t.size()), 0);
-    for (int v = theirs.first; v < theirs.second; ++v) mark_opened(lt, top, me, opening, v, opened, stack);
+    for (std::size_t k = 0; k < n; ++k) mark_opened(lt, top, me, test, asked[next + k], opened, stack);
+    next += n;
     const std::size_t c0 = cells.size(), b0 = bodies.size();
     pack_for_peer(lt, top, mine, opened, cells, bodies);
     cell_counts[std::size_t(q)] = static_cast<std::int64_t>(cells.size() - c0);
@@ -117,14 +166,14 @@ LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const U
   const auto in_cells = c.alltoallv<CellRecord>(cells, cell_counts);
   const auto in_bodies = c.alltoallv<BodyRecord>(bodies, body_counts);
 
-  LetTraffic traffic;
   traffic.cells_sent = static_cast<std::int64_t>(cells.size());
   traffic.bodies_sent = static_cast<std::int64_t>(bodies.size());
   traffic.cells_received = static_cast<std::int64_t>(in_cells.size());
   traffic.bodies_received = static_cast<std::int64_t>(in_bodies.size());
-  traffic.bytes_sent = traffic.cells_sent * std::int64_t(sizeof(CellRecord)) + traffic.bodies_sent * std::int64_t(sizeof(BodyRecord));
-  traffic.bytes_received =
-      traffic.cells_received * std::int64_t(sizeof(CellRecord)) + traffic.bodies_received * std::int64_t(sizeof(BodyRecord));
+  constexpr auto qb = std::int64_t(sizeof(GroupQuery)), cb = std::int64_t(sizeof(CellRecord)),
+                 bb = std::int64_t(sizeof(BodyRecord));
+  traffic.bytes_sent = traffic.queries_sent * qb + traffic.cells_sent * cb + traffic.bodies_sent * bb;
+  traffic.bytes_received = traffic.queries_received * qb + traffic.cells_received * cb + traffic.bodies_received * bb;
 
   // Rebuild: a unit's record fills its top cell; the others become cells, each the next child of
   // its parent (children arrive together, in octant order).
