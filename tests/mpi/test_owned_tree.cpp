@@ -278,13 +278,13 @@ TEST(DistributedTree, ReportsWhatItHeldAndSent) {
   } else {
     EXPECT_EQ(s.bytes_sent + s.bytes_received, 0);
   }
-  std::printf("rank %d of %d: owned %lld tree %lld remote %lld bodies; cells top %lld own %lld remote %lld; "
-              "units %lld (own %lld), %d rounds; bytes sent %lld received %lld (let %lld / %lld, units %lld)\n",
-              world().rank(), world().size(), (long long)s.owned_bodies, (long long)s.tree_bodies,
-              (long long)s.remote_bodies, (long long)s.top_cells, (long long)s.own_cells, (long long)s.remote_cells,
-              (long long)s.units, (long long)s.own_units, s.top_rounds, (long long)s.bytes_sent,
-              (long long)s.bytes_received, (long long)s.let_bytes_sent, (long long)s.let_bytes_received,
-              (long long)s.unit_bytes_received);
+  std::printf(
+      "rank %d of %d: owned %lld tree %lld remote %lld bodies; cells top %lld own %lld remote %lld; "
+      "units %lld (own %lld), %d rounds; bytes sent %lld received %lld (let %lld / %lld, units %lld)\n",
+      world().rank(), world().size(), (long long)s.owned_bodies, (long long)s.tree_bodies, (long long)s.remote_bodies,
+      (long long)s.top_cells, (long long)s.own_cells, (long long)s.remote_cells, (long long)s.units,
+      (long long)s.own_units, s.top_rounds, (long long)s.bytes_sent, (long long)s.bytes_received,
+      (long long)s.let_bytes_sent, (long long)s.let_bytes_received, (long long)s.unit_bytes_received);
 }
 
 // The relative criterion over two passes: the first (no history) is Barnes-Hut, the second opens

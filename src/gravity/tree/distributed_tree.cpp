@@ -56,8 +56,8 @@ DistributedTree::DistributedTree(std::shared_ptr<comm::Communicator> c, const Gr
 void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::vector<double>& y,
                            const std::vector<double>& z, const std::vector<double>& m,
                            const std::vector<std::uint64_t>& id, const std::vector<std::uint64_t>& work,
-                           const std::vector<double>* history, std::vector<double>& v0, std::vector<double>& v1, std::vector<double>& v2,
-                           std::vector<std::uint64_t>& terms) {
+                           const std::vector<double>* history, std::vector<double>& v0, std::vector<double>& v1,
+                           std::vector<double>& v2, std::vector<std::uint64_t>& terms) {
   comm::Communicator& c = *comm_;
   const int p = c.size(), me = c.rank();
   const int n = static_cast<int>(x.size());
@@ -77,7 +77,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   });
   {
     std::vector<std::uint64_t> sk(static_cast<std::size_t>(n)), sw(static_cast<std::size_t>(n));
-    for (int k = 0; k < n; ++k) sk[std::size_t(k)] = keys[std::size_t(order[k])], sw[std::size_t(k)] = work[std::size_t(order[k])];
+    for (int k = 0; k < n; ++k)
+      sk[std::size_t(k)] = keys[std::size_t(order[k])], sw[std::size_t(k)] = work[std::size_t(order[k])];
     top_ = build_top_tree(c, box, sk, sw, min_unit_size(leaf_size, group));
   }
   const TopTree& top = top_;
@@ -97,8 +98,13 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   std::vector<std::int32_t> slot_of(static_cast<std::size_t>(n));  // packed slot -> owned body
   for (int i = 0; i < n; ++i) {
     const auto s = std::size_t(at[std::size_t(tree_owner_[std::size_t(i)])]++);
-    out_bodies[s] = {x[std::size_t(i)], y[std::size_t(i)], z[std::size_t(i)], m[std::size_t(i)],
-                     history != nullptr ? (*history)[std::size_t(i)] : 0.0, id[std::size_t(i)], keys[std::size_t(i)]};
+    out_bodies[s] = {x[std::size_t(i)],
+                     y[std::size_t(i)],
+                     z[std::size_t(i)],
+                     m[std::size_t(i)],
+                     history != nullptr ? (*history)[std::size_t(i)] : 0.0,
+                     id[std::size_t(i)],
+                     keys[std::size_t(i)]};
     slot_of[s] = i;
   }
   std::vector<std::int64_t> recv_counts;
@@ -116,7 +122,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   LocalTree lt;
   std::vector<std::uint64_t> tkeys(static_cast<std::size_t>(nt));
   std::vector<double> thistory(static_cast<std::size_t>(nt));
-  lt.x.resize(static_cast<std::size_t>(nt)), lt.y.resize(static_cast<std::size_t>(nt)), lt.z.resize(static_cast<std::size_t>(nt)), lt.m.resize(static_cast<std::size_t>(nt));
+  lt.x.resize(static_cast<std::size_t>(nt)), lt.y.resize(static_cast<std::size_t>(nt)),
+      lt.z.resize(static_cast<std::size_t>(nt)), lt.m.resize(static_cast<std::size_t>(nt));
   for (int k = 0; k < nt; ++k) {
     const MovingBody& b = in_bodies[std::size_t(origin[std::size_t(k)])];
     lt.x[std::size_t(k)] = b.x, lt.y[std::size_t(k)] = b.y, lt.z[std::size_t(k)] = b.z, lt.m[std::size_t(k)] = b.m;
@@ -154,13 +161,14 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   for (int u = 0; u < top.units(); ++u)
     if (top.unit_owner[std::size_t(u)] != me) t.pruned[std::size_t(top.unit_cell[std::size_t(u)])] = 1;
   const double theta = params_.theta;
-  for (int cell = t.size() - 1; cell >= lt.top_cells; --cell) compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, cell);
+  for (int cell = t.size() - 1; cell >= lt.top_cells; --cell)
+    compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, cell);
   std::vector<UnitRecord> own_records;
   for (int u = mine.first; u < mine.second; ++u) {
     const int uc = top.unit_cell[std::size_t(u)];
     compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, uc);
-    own_records.push_back({t.m[uc], t.mx[uc], t.my[uc], t.mz[uc], t.qxx[uc], t.qxy[uc], t.qxz[uc], t.qyy[uc],
-                           t.qyz[uc], t.qzz[uc], t.tr[uc], t.rcrit2[uc]});
+    own_records.push_back({t.m[uc], t.mx[uc], t.my[uc], t.mz[uc], t.qxx[uc], t.qxy[uc], t.qxz[uc], t.qyy[uc], t.qyz[uc],
+                           t.qzz[uc], t.tr[uc], t.rcrit2[uc]});
   }
   // (as doubles: the typed allgatherv counts items of a basic type)
   static_assert(sizeof(UnitRecord) % sizeof(double) == 0);
@@ -169,7 +177,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
       std::span<const double>(reinterpret_cast<const double*>(own_records.data()), own_records.size() * unit_words));
   std::vector<UnitRecord> units(unit_values.size() / unit_words);
   std::memcpy(units.data(), unit_values.data(), units.size() * sizeof(UnitRecord));
-  if (static_cast<int>(units.size()) != top.units()) throw_runtime_error("distributed tree: the units' multipoles do not add up");
+  if (static_cast<int>(units.size()) != top.units())
+    throw_runtime_error("distributed tree: the units' multipoles do not add up");
   stats_.unit_bytes_received = std::int64_t(units.size() - own_records.size()) * std::int64_t(sizeof(UnitRecord));
   for (int u = 0; u < top.units(); ++u) {
     const UnitRecord& r = units[std::size_t(u)];
@@ -179,7 +188,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     t.tr[uc] = r.tr, t.rcrit2[uc] = r.rcrit2;
   }
   for (int cell = lt.top_cells - 1; cell >= 0; --cell) {
-    if (top.cell_unit[std::size_t(cell)] < 0) compute_cell_multipole(nullptr, nullptr, nullptr, nullptr, theta, t, cell);
+    if (top.cell_unit[std::size_t(cell)] < 0)
+      compute_cell_multipole(nullptr, nullptr, nullptr, nullptr, theta, t, cell);
   }
   stats_.top_cells = lt.top_cells;
   stats_.own_cells = lt.own_cells_end - lt.top_cells;
@@ -264,7 +274,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_.bytes_sent = stats_.move_bytes_sent + stats_.let_bytes_sent +
                       std::int64_t(own_records.size()) * std::int64_t(sizeof(UnitRecord)) * std::int64_t(p - 1);
   stats_.bytes_received = stats_.move_bytes_received + stats_.let_bytes_received + stats_.unit_bytes_received;
-  v0.resize(static_cast<std::size_t>(n)), v1.resize(static_cast<std::size_t>(n)), v2.resize(static_cast<std::size_t>(n)), terms.resize(static_cast<std::size_t>(n));
+  v0.resize(static_cast<std::size_t>(n)), v1.resize(static_cast<std::size_t>(n)),
+      v2.resize(static_cast<std::size_t>(n)), terms.resize(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) {
     const BodyResult& r = back[std::size_t(s)];
     const auto i = std::size_t(slot_of[std::size_t(s)]);
@@ -321,8 +332,8 @@ void DistributedTree::potentials(const comm::OwnedBodies<T>& b, double* phi, Pre
   const std::vector<double> history = history_of(b, previous, have);
   std::vector<double> v0, v1, v2;
   std::vector<std::uint64_t> terms;
-  pass(Mode::potential, widen(b.p.x), widen(b.p.y), widen(b.p.z), widen(b.p.m), b.p.id, work,
-       have ? &history : nullptr, v0, v1, v2, terms);
+  pass(Mode::potential, widen(b.p.x), widen(b.p.y), widen(b.p.z), widen(b.p.m), b.p.id, work, have ? &history : nullptr,
+       v0, v1, v2, terms);
   std::copy(v0.begin(), v0.end(), phi);
 }
 
@@ -340,9 +351,9 @@ double DistributedTree::potential_energy(const comm::OwnedBodies<T>& b, Previous
   return 0.5 * w[0];
 }
 
-#define NBODY_INSTANTIATE(T)                                                                   \
+#define NBODY_INSTANTIATE(T)                                                                                     \
   template void DistributedTree::accelerations<T>(comm::OwnedBodies<T>&, Vec3Span<T>, PreviousAccelerations<T>); \
-  template void DistributedTree::potentials<T>(const comm::OwnedBodies<T>&, double*, PreviousAccelerations<T>); \
+  template void DistributedTree::potentials<T>(const comm::OwnedBodies<T>&, double*, PreviousAccelerations<T>);  \
   template double DistributedTree::potential_energy<T>(const comm::OwnedBodies<T>&, PreviousAccelerations<T>);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)

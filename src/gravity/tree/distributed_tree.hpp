@@ -48,15 +48,15 @@ struct DistributedTreeStats {
   std::int64_t remote_bodies = 0;  // bodies received from other ranks for the walk
   std::int64_t peak_bodies = 0;    // owned + tree + remote: the most held at once
   std::int64_t units = 0, own_units = 0;
-  std::int64_t top_cells = 0;      // cells above and of the units (on every rank)
-  std::int64_t own_cells = 0;      // cells of this rank's subtrees below its units
-  std::int64_t remote_cells = 0;   // cells received
-  std::int64_t peak_cells = 0;     // top + own + remote
-  int top_rounds = 0;              // collective counting rounds of the top tree
+  std::int64_t top_cells = 0;     // cells above and of the units (on every rank)
+  std::int64_t own_cells = 0;     // cells of this rank's subtrees below its units
+  std::int64_t remote_cells = 0;  // cells received
+  std::int64_t peak_cells = 0;    // top + own + remote
+  int top_rounds = 0;             // collective counting rounds of the top tree
   // Bytes to / from other ranks, per exchange, and in all.
   std::int64_t move_bytes_sent = 0, move_bytes_received = 0;  // bodies to the tree's owners and the results back
-  std::int64_t unit_bytes_received = 0;                       // the units' multipoles and boxes (allgatherv)
-  std::int64_t let_bytes_sent = 0, let_bytes_received = 0;    // essential cells and bodies
+  std::int64_t unit_bytes_received = 0;                       // the units' multipoles (allgatherv)
+  std::int64_t let_bytes_sent = 0, let_bytes_received = 0;    // groups' queries, essential cells and bodies
   std::int64_t let_cells_sent = 0, let_bodies_sent = 0;
   std::int64_t bytes_sent = 0, bytes_received = 0;
   int groups = 0;
@@ -104,9 +104,8 @@ class DistributedTree {
   // order: v0..v2 (acceleration) or v0 (potential) and its terms.
   // history: each owned body's previous |a| (null: none; the pass is Barnes-Hut).
   void pass(Mode mode, const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& z,
-            const std::vector<double>& m, const std::vector<std::uint64_t>& id,
-            const std::vector<std::uint64_t>& work, const std::vector<double>* history, std::vector<double>& v0,
-            std::vector<double>& v1,
+            const std::vector<double>& m, const std::vector<std::uint64_t>& id, const std::vector<std::uint64_t>& work,
+            const std::vector<double>* history, std::vector<double>& v0, std::vector<double>& v1,
             std::vector<double>& v2, std::vector<std::uint64_t>& terms);
 
   // Each owned body's previous |a| (CpuTree's history values); `have` false where the criterion is

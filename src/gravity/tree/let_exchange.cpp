@@ -44,8 +44,8 @@ Box<double> box_of(const GroupQuery& q) { return {q.cx, q.cy, q.cz, q.hx, q.hy, 
 
 // Marks (opened[c] = 1) the cells of this rank's units and subtrees that the walk of group `q`
 // opens (it stops at the other ranks' units and at the cells it accepts).
-void mark_opened(const LocalTree& lt, const TopTree& top, int me, const OpeningTest<double>& test,
-                 const GroupQuery& q, std::vector<std::uint8_t>& opened, std::vector<int>& stack) {
+void mark_opened(const LocalTree& lt, const TopTree& top, int me, const OpeningTest<double>& test, const GroupQuery& q,
+                 std::vector<std::uint8_t>& opened, std::vector<int>& stack) {
   const Octree& t = lt.t;
   const Box<double> box = box_of(q);
   stack.assign(1, 0);
@@ -97,7 +97,8 @@ void pack_for_peer(const LocalTree& lt, const TopTree& top, std::pair<int, int> 
                    std::vector<BodyRecord>& bodies) {
   const Octree& t = lt.t;
   auto add_bodies = [&](int c) {
-    for (int j = t.body_begin[c]; j < t.body_begin[c] + t.body_count[c]; ++j) bodies.push_back({lt.x[j], lt.y[j], lt.z[j], lt.m[j]});
+    for (int j = t.body_begin[c]; j < t.body_begin[c] + t.body_count[c]; ++j)
+      bodies.push_back({lt.x[j], lt.y[j], lt.z[j], lt.m[j]});
   };
   std::vector<std::pair<int, std::int32_t>> queue;  // (cell, its record's index in the unit's batch)
   for (int u = mine.first; u < mine.second; ++u) {
@@ -181,7 +182,8 @@ LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const O
   std::size_t next_body = 0;
   std::vector<int> batch;  // the cell of each record of the current unit
   auto take_bodies = [&](int cell, std::int32_t n) {
-    if (next_body + std::size_t(n) > in_bodies.size()) throw_runtime_error("distributed tree: fewer bodies received than their cells announce");
+    if (next_body + std::size_t(n) > in_bodies.size())
+      throw_runtime_error("distributed tree: fewer bodies received than their cells announce");
     t.body_begin[cell] = static_cast<std::int32_t>(lt.x.size());
     for (std::int32_t j = 0; j < n; ++j, ++next_body) {
       const BodyRecord& b = in_bodies[next_body];
@@ -211,7 +213,8 @@ LetTraffic exchange_essential(comm::Communicator& c, const TopTree& top, const O
     batch.push_back(cell);
     if (r.complete != 0 && r.leaf != 0) take_bodies(cell, r.count);
   }
-  if (next_body != in_bodies.size()) throw_runtime_error("distributed tree: more bodies received than their cells announce");
+  if (next_body != in_bodies.size())
+    throw_runtime_error("distributed tree: more bodies received than their cells announce");
   return traffic;
 }
 

@@ -24,11 +24,11 @@ std::pair<int, int> TopTree::units_of(int rank) const {
 }
 
 std::int64_t min_unit_size(int leaf_size, int group_size) {
-  return std::max<std::int64_t>(std::max(1, leaf_size), std::int64_t{kGroupCellFactor} * std::clamp(group_size, 1, kMaxGroup));
+  return std::max<std::int64_t>(std::max(1, leaf_size),
+                                std::int64_t{kGroupCellFactor} * std::clamp(group_size, 1, kMaxGroup));
 }
 
-KeyBox<double> global_bounding_cube(comm::Communicator& c, const double* x, const double* y, const double* z,
-                                    int n) {
+KeyBox<double> global_bounding_cube(comm::Communicator& c, const double* x, const double* y, const double* z, int n) {
   constexpr double lowest = std::numeric_limits<double>::lowest();
   // The maxima of x, y, z, of -x, -y, -z, and a flag for a non-finite position.
   double m[7] = {lowest, lowest, lowest, lowest, lowest, lowest, 0.0};
