@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "comm/chained_sum.hpp"
+#include "core/parallel.hpp"
 #include "gravity/tree/group_walk.hpp"
 #include "gravity/tree/let_exchange.hpp"
 #include "gravity/tree/top_tree.hpp"
@@ -230,7 +231,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   const double G = gravity_.G;
   std::uint64_t m2p = 0, p2p = 0;
   int incomplete = 0;
-#pragma omp parallel reduction(+ : m2p, p2p, incomplete) if (ngroups > 1 && std::int64_t(nt) * 64 > 1 << 16)
+  // (threads where the walk has enough work, as CpuTree's: about a thousand terms a target)
+#pragma omp parallel reduction(+ : m2p, p2p, incomplete) if (parallel_pairs(nt, 1024))
   {
     InteractionList list;
 #pragma omp for schedule(dynamic, 4)
