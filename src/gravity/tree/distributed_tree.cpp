@@ -49,6 +49,74 @@ std::vector<double> widen(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
 }
 
+// Step 4a: the subtrees of this rank's units [mine.first, mine.second) over its key-sorted bodies
+// (tkeys), built below the units' cells of lt.t; returns each unit's body range.
+std::vector<std::pair<std::int32_t, std::int32_t>> build_own_subtrees(const TopTree& top, std::pair<int, int> mine,
+                                                                     const std::vector<std::uint64_t>& tkeys,
+                                                                     int leaf_size, LocalTree& lt) {
+  std::vector<std::pair<std::int32_t, std::int32_t>> unit_bodies;
+  for (int u = mine.first; u < mine.second; ++u) {
+    const int uc = top.unit_cell[std::size_t(u)];
+    const auto b = static_cast<std::int32_t>(
+        std::lower_bound(tkeys.begin(), tkeys.end(), top.unit_first_key[std::size_t(u)]) - tkeys.begin());
+    const std::int32_t e = b + lt.t.body_count[uc];
+    const auto end = u + 1 == top.units()
+                         ? tkeys.end()
+                         : std::lower_bound(tkeys.begin(), tkeys.end(), top.unit_first_key[std::size_t(u + 1)]);
+    if (end - tkeys.begin() != e) throw_runtime_error("distributed tree: a unit's bodies did not all reach its rank");
+    lt.t.body_begin[uc] = b;
+    unit_bodies.emplace_back(b, e);
+    build_subtree(tkeys, leaf_size, lt.t, uc);
+  }
+  lt.own_cells_end = lt.t.size();
+  return unit_bodies;
+}
+
+// Step 4b: the multipoles of this rank's subtrees and units, every unit's from its owner
+// (allgatherv in unit order), and the top's above the units, summed alike on every rank; the
+// other ranks' units marked pruned. Returns the bytes sent to and received from other ranks.
+std::pair<std::int64_t, std::int64_t> form_multipoles(comm::Communicator& c, const TopTree& top,
+                                                      std::pair<int, int> mine, double theta, LocalTree& lt) {
+  Octree& t = lt.t;
+  for (auto* v : {&t.m, &t.mx, &t.my, &t.mz, &t.qxx, &t.qxy, &t.qxz, &t.qyy, &t.qyz, &t.qzz, &t.tr, &t.rcrit2}) {
+    v->assign(std::size_t(t.size()), 0.0);
+  }
+  t.pruned.assign(std::size_t(t.size()), 0);
+  for (int u = 0; u < top.units(); ++u)
+    if (top.unit_owner[std::size_t(u)] != c.rank()) t.pruned[std::size_t(top.unit_cell[std::size_t(u)])] = 1;
+  for (int cell = t.size() - 1; cell >= lt.top_cells; --cell)
+    compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, cell);
+  std::vector<UnitRecord> own_records;
+  for (int u = mine.first; u < mine.second; ++u) {
+    const int uc = top.unit_cell[std::size_t(u)];
+    compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, uc);
+    own_records.push_back({t.m[uc], t.mx[uc], t.my[uc], t.mz[uc], t.qxx[uc], t.qxy[uc], t.qxz[uc], t.qyy[uc], t.qyz[uc],
+                           t.qzz[uc], t.tr[uc], t.rcrit2[uc]});
+  }
+  // (as doubles: the typed allgatherv counts items of a basic type)
+  static_assert(sizeof(UnitRecord) % sizeof(double) == 0);
+  constexpr std::size_t unit_words = sizeof(UnitRecord) / sizeof(double);
+  const auto unit_values = c.allgatherv<double>(
+      std::span<const double>(reinterpret_cast<const double*>(own_records.data()), own_records.size() * unit_words));
+  std::vector<UnitRecord> units(unit_values.size() / unit_words);
+  std::memcpy(units.data(), unit_values.data(), units.size() * sizeof(UnitRecord));
+  if (static_cast<int>(units.size()) != top.units())
+    throw_runtime_error("distributed tree: the units' multipoles do not add up");
+  for (int u = 0; u < top.units(); ++u) {
+    const UnitRecord& r = units[std::size_t(u)];
+    const int uc = top.unit_cell[std::size_t(u)];
+    t.m[uc] = r.m, t.mx[uc] = r.mx, t.my[uc] = r.my, t.mz[uc] = r.mz;
+    t.qxx[uc] = r.qxx, t.qxy[uc] = r.qxy, t.qxz[uc] = r.qxz, t.qyy[uc] = r.qyy, t.qyz[uc] = r.qyz, t.qzz[uc] = r.qzz;
+    t.tr[uc] = r.tr, t.rcrit2[uc] = r.rcrit2;
+  }
+  for (int cell = lt.top_cells - 1; cell >= 0; --cell) {
+    if (top.cell_unit[std::size_t(cell)] < 0) compute_cell_multipole(nullptr, nullptr, nullptr, nullptr, theta, t, cell);
+  }
+  const auto bytes = std::int64_t(sizeof(UnitRecord));
+  return {std::int64_t(own_records.size()) * bytes * std::int64_t(c.size() - 1),
+          std::int64_t(units.size() - own_records.size()) * bytes};
+}
+
 }  // namespace
 
 DistributedTree::DistributedTree(std::shared_ptr<comm::Communicator> c, const GravityParams& g, const TreeParams& p)
@@ -139,59 +207,10 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_.own_units = mine.second - mine.first;
   lt.t = top.cells;
   lt.top_cells = top.cells.size();
-  std::vector<std::pair<std::int32_t, std::int32_t>> unit_bodies;  // own unit -> its sorted bodies
-  for (int u = mine.first; u < mine.second; ++u) {
-    const int uc = top.unit_cell[std::size_t(u)];
-    const auto b = static_cast<std::int32_t>(
-        std::lower_bound(tkeys.begin(), tkeys.end(), top.unit_first_key[std::size_t(u)]) - tkeys.begin());
-    const std::int32_t e = b + lt.t.body_count[uc];
-    const auto end = u + 1 == top.units()
-                         ? tkeys.end()
-                         : std::lower_bound(tkeys.begin(), tkeys.end(), top.unit_first_key[std::size_t(u + 1)]);
-    if (end - tkeys.begin() != e) throw_runtime_error("distributed tree: a unit's bodies did not all reach its rank");
-    lt.t.body_begin[uc] = b;
-    unit_bodies.emplace_back(b, e);
-    build_subtree(tkeys, leaf_size, lt.t, uc);
-  }
-  lt.own_cells_end = lt.t.size();
+  const auto unit_bodies = build_own_subtrees(top, mine, tkeys, leaf_size, lt);
   Octree& t = lt.t;
-  for (auto* v : {&t.m, &t.mx, &t.my, &t.mz, &t.qxx, &t.qxy, &t.qxz, &t.qyy, &t.qyz, &t.qzz, &t.tr, &t.rcrit2}) {
-    v->assign(std::size_t(t.size()), 0.0);
-  }
-  t.pruned.assign(std::size_t(t.size()), 0);
-  for (int u = 0; u < top.units(); ++u)
-    if (top.unit_owner[std::size_t(u)] != me) t.pruned[std::size_t(top.unit_cell[std::size_t(u)])] = 1;
-  const double theta = params_.theta;
-  for (int cell = t.size() - 1; cell >= lt.top_cells; --cell)
-    compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, cell);
-  std::vector<UnitRecord> own_records;
-  for (int u = mine.first; u < mine.second; ++u) {
-    const int uc = top.unit_cell[std::size_t(u)];
-    compute_cell_multipole(lt.x.data(), lt.y.data(), lt.z.data(), lt.m.data(), theta, t, uc);
-    own_records.push_back({t.m[uc], t.mx[uc], t.my[uc], t.mz[uc], t.qxx[uc], t.qxy[uc], t.qxz[uc], t.qyy[uc], t.qyz[uc],
-                           t.qzz[uc], t.tr[uc], t.rcrit2[uc]});
-  }
-  // (as doubles: the typed allgatherv counts items of a basic type)
-  static_assert(sizeof(UnitRecord) % sizeof(double) == 0);
-  constexpr std::size_t unit_words = sizeof(UnitRecord) / sizeof(double);
-  const auto unit_values = c.allgatherv<double>(
-      std::span<const double>(reinterpret_cast<const double*>(own_records.data()), own_records.size() * unit_words));
-  std::vector<UnitRecord> units(unit_values.size() / unit_words);
-  std::memcpy(units.data(), unit_values.data(), units.size() * sizeof(UnitRecord));
-  if (static_cast<int>(units.size()) != top.units())
-    throw_runtime_error("distributed tree: the units' multipoles do not add up");
-  stats_.unit_bytes_received = std::int64_t(units.size() - own_records.size()) * std::int64_t(sizeof(UnitRecord));
-  for (int u = 0; u < top.units(); ++u) {
-    const UnitRecord& r = units[std::size_t(u)];
-    const int uc = top.unit_cell[std::size_t(u)];
-    t.m[uc] = r.m, t.mx[uc] = r.mx, t.my[uc] = r.my, t.mz[uc] = r.mz;
-    t.qxx[uc] = r.qxx, t.qxy[uc] = r.qxy, t.qxz[uc] = r.qxz, t.qyy[uc] = r.qyy, t.qyz[uc] = r.qyz, t.qzz[uc] = r.qzz;
-    t.tr[uc] = r.tr, t.rcrit2[uc] = r.rcrit2;
-  }
-  for (int cell = lt.top_cells - 1; cell >= 0; --cell) {
-    if (top.cell_unit[std::size_t(cell)] < 0)
-      compute_cell_multipole(nullptr, nullptr, nullptr, nullptr, theta, t, cell);
-  }
+  const auto unit_bytes = form_multipoles(c, top, mine, params_.theta, lt);
+  stats_.unit_bytes_received = unit_bytes.second;
   stats_.top_cells = lt.top_cells;
   stats_.own_cells = lt.own_cells_end - lt.top_cells;
 
@@ -273,8 +292,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   const auto back = c.alltoallv<BodyResult>(results, recv_counts);
   stats_.move_bytes_sent += bytes_to_others<BodyResult>(recv_counts, me);
   stats_.move_bytes_received += bytes_to_others<BodyResult>(send_counts, me);
-  stats_.bytes_sent = stats_.move_bytes_sent + stats_.let_bytes_sent +
-                      std::int64_t(own_records.size()) * std::int64_t(sizeof(UnitRecord)) * std::int64_t(p - 1);
+  stats_.bytes_sent = stats_.move_bytes_sent + stats_.let_bytes_sent + unit_bytes.first;
   stats_.bytes_received = stats_.move_bytes_received + stats_.let_bytes_received + stats_.unit_bytes_received;
   v0.resize(static_cast<std::size_t>(n)), v1.resize(static_cast<std::size_t>(n)),
       v2.resize(static_cast<std::size_t>(n)), terms.resize(static_cast<std::size_t>(n));
