@@ -4,7 +4,7 @@
 // (scrambled ownership, after a rebalance, after a migration to the tree's owners, unbalanced
 // work), for small leaves and groups (many cells cut by the ranks' first units), Plummer and
 // Hernquist models, Plummer and spline softening, float64 and float32 bodies; theta = 0 is the
-// direct sum; the relative criterion over two passes; non-finite positions and ranks that disagree
+// direct sum; bodies on one point; the relative criterion over two passes; non-finite positions and ranks that disagree
 // on the history are refused on every rank.
 #include <gtest/gtest.h>
 
@@ -259,6 +259,25 @@ TEST(DistributedTree, FewBodiesLeaveRanksWithoutUnits) {
     }
     expect_bits(tree, b, single_process(whole, g, p), "n " + std::to_string(n));
   }
+}
+
+// Bodies sharing one key: a cell at the deepest level is a leaf and a unit whatever its count
+// (here 300 bodies on one point and 100 on another, beside 600 of a Plummer model).
+TEST(DistributedTree, BodiesOnOnePointFormOneUnit) {
+  Particles<double> whole = make_initial_conditions(model("plummer", 1000, 14));
+  for (std::size_t i = 0; i < 400; ++i) {
+    const double at = i < 300 ? 0.125 : -0.5;
+    whole.x[i] = at, whole.y[i] = at, whole.z[i] = at;
+  }
+  const GravityParams g = plummer_softening(0.01);
+  const TreeParams p = tree_params(0.5, 4, 4);
+  const auto want = single_process(whole, g, p);
+  DistributedTree tree(comm::world_shared(), g, p);
+  auto b = comm::scatter_id_blocks(world(), world().rank() == 0 ? whole : Particles<double>{});
+  std::vector<int> dest(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) dest[i] = int((5 * b.p.id[i] + 2) % std::uint64_t(world().size()));
+  comm::migrate(world(), b, dest);
+  expect_bits(tree, b, want, "coincident bodies");
 }
 
 TEST(DistributedTree, ReportsWhatItHeldAndSent) {
