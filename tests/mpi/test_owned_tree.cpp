@@ -4,8 +4,8 @@
 // (scrambled ownership, after a rebalance, after a migration to the tree's owners, unbalanced
 // work), for small leaves and groups (many cells cut by the ranks' first units), Plummer and
 // Hernquist models, Plummer and spline softening, float64 and float32 bodies; theta = 0 is the
-// direct sum; bodies on one point; the relative criterion over two passes; non-finite positions and ranks that disagree
-// on the history are refused on every rank.
+// direct sum; bodies on one point; the relative criterion over two passes; non-finite positions
+// and ranks that disagree on the history are refused on every rank.
 #include <gtest/gtest.h>
 
 #include <algorithm>
