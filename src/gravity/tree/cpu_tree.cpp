@@ -13,6 +13,7 @@
 
 #include "core/parallel.hpp"
 #include "gravity/pair_law.hpp"
+#include "gravity/tree/group_walk.hpp"
 #include "gravity/tree/history.hpp"
 #include "nbody/error.hpp"
 
@@ -27,9 +28,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 bool parallel_walk(std::int64_t targets) { return parallel_pairs(targets, 1024); }
 
 using Range = std::pair<std::int32_t, std::int32_t>;
-
-// The largest group (the schema's bound on --tree-group-size).
-constexpr int kMaxGroup = 64;
 
 void split(const std::uint64_t* keys, std::int32_t b, std::int32_t e, int level, int capacity,
            std::vector<Range>& out) {
@@ -51,6 +49,7 @@ void split(const std::uint64_t* keys, std::int32_t b, std::int32_t e, int level,
 void Octree::clear() {
   for (auto* v : {&body_begin, &body_count, &child_begin, &child_count, &level}) v->clear();
   for (auto* v : {&cx, &cy, &cz, &half, &m, &mx, &my, &mz, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &tr, &rcrit2}) v->clear();
+  pruned.clear();
 }
 
 void Octree::push(std::int32_t begin, std::int32_t count, std::int32_t lvl, double x, double y, double z, double h) {
@@ -100,31 +99,57 @@ void sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::int32_t>& in
   }
 }
 
+void split_cell(const std::vector<std::uint64_t>& keys, int leaf_size, Octree& t, int c) {
+  const std::int32_t count = t.body_count[c];
+  const int lvl = t.level[c];
+  if (count <= leaf_size || lvl == kKeyBits) return;
+  const double h = 0.5 * t.half[c];
+  std::int32_t b = t.body_begin[c];
+  const std::int32_t e = b + count;
+  t.child_begin[c] = t.size();
+  for (unsigned o = 0; o < 8 && b < e; ++o) {
+    const std::int32_t end = static_cast<std::int32_t>(
+        std::partition_point(keys.begin() + b, keys.begin() + e, [&](std::uint64_t k) { return octant(k, lvl) <= o; }) -
+        keys.begin());
+    if (end > b) {
+      t.push(b, end - b, lvl + 1, t.cx[c] + ((o & 4u) ? h : -h), t.cy[c] + ((o & 2u) ? h : -h),
+             t.cz[c] + ((o & 1u) ? h : -h), h);
+    }
+    b = end;
+  }
+  t.child_count[c] = t.size() - t.child_begin[c];
+}
+
+void build_subtree(const std::vector<std::uint64_t>& keys, int leaf_size, Octree& t, int c) {
+  const int first = t.size();
+  split_cell(keys, leaf_size, t, c);
+  for (int k = first; k < t.size(); ++k) split_cell(keys, leaf_size, t, k);
+}
+
 void build_octree(const std::vector<std::uint64_t>& keys, const KeyBox<double>& box, int leaf_size, Octree& t) {
   t.clear();
   const auto n = static_cast<std::int32_t>(keys.size());
   const double h0 = 0.5 * box.size;
   t.push(0, n, 0, box.x0 + h0, box.y0 + h0, box.z0 + h0, h0);
-  for (int c = 0; c < t.size(); ++c) {
-    const std::int32_t count = t.body_count[c];
-    const int lvl = t.level[c];
-    if (count <= leaf_size || lvl == kKeyBits) continue;
-    const double h = 0.5 * t.half[c];
-    std::int32_t b = t.body_begin[c];
-    const std::int32_t e = b + count;
-    t.child_begin[c] = t.size();
-    for (unsigned o = 0; o < 8 && b < e; ++o) {
-      const std::int32_t end = static_cast<std::int32_t>(
-          std::partition_point(keys.begin() + b, keys.begin() + e, [&](std::uint64_t k) { return octant(k, lvl) <= o; }) -
-          keys.begin());
-      if (end > b) {
-        t.push(b, end - b, lvl + 1, t.cx[c] + ((o & 4u) ? h : -h), t.cy[c] + ((o & 2u) ? h : -h),
-               t.cz[c] + ((o & 1u) ? h : -h), h);
-      }
-      b = end;
-    }
-    t.child_count[c] = t.size() - t.child_begin[c];
-  }
+  for (int c = 0; c < t.size(); ++c) split_cell(keys, leaf_size, t, c);
+}
+
+void compute_cell_multipole(const double* x, const double* y, const double* z, const double* m, double theta,
+                            Octree& t, int c) {
+  const double infinity = std::numeric_limits<double>::infinity();
+  const MultipoleArrays<double> cell{t.m.data(),   t.mx.data(),  t.my.data(),  t.mz.data(),  t.qxx.data(),
+                                     t.qxy.data(), t.qxz.data(), t.qyy.data(), t.qyz.data(), t.qzz.data(),
+                                     t.tr.data()};
+  const Multipole<double> q =
+      t.leaf(c) ? bodies_multipole(x, y, z, m, t.body_begin[c], t.body_begin[c] + t.body_count[c], t.cx[c], t.cy[c], t.cz[c])
+                : children_multipole(cell, t.child_begin[c], t.child_begin[c] + t.child_count[c], t.cx[c], t.cy[c],
+                                     t.cz[c]);
+  t.m[c] = q.m, t.mx[c] = q.x, t.my[c] = q.y, t.mz[c] = q.z;
+  t.qxx[c] = q.qxx, t.qxy[c] = q.qxy, t.qxz[c] = q.qxz, t.qyy[c] = q.qyy, t.qyz[c] = q.qyz, t.qzz[c] = q.qzz;
+  t.tr[c] = q.tr;
+  const double delta = std::sqrt((q.x - t.cx[c]) * (q.x - t.cx[c]) + (q.y - t.cy[c]) * (q.y - t.cy[c]) +
+                                 (q.z - t.cz[c]) * (q.z - t.cz[c]));
+  t.rcrit2[c] = barnes_hut_radius2(t.half[c], delta, theta, infinity);
 }
 
 void compute_multipoles(const double* x, const double* y, const double* z, const double* m, double theta,
@@ -133,28 +158,18 @@ void compute_multipoles(const double* x, const double* y, const double* z, const
   for (auto* v : {&t.m, &t.mx, &t.my, &t.mz, &t.qxx, &t.qxy, &t.qxz, &t.qyy, &t.qyz, &t.qzz, &t.tr, &t.rcrit2}) {
     v->assign(cells, 0.0);
   }
-  const double infinity = std::numeric_limits<double>::infinity();
-  const MultipoleArrays<double> cell{t.m.data(),   t.mx.data(),  t.my.data(),  t.mz.data(),  t.qxx.data(),
-                                     t.qxy.data(), t.qxz.data(), t.qyy.data(), t.qyz.data(), t.qzz.data(),
-                                     t.tr.data()};
-  for (int c = cells - 1; c >= 0; --c) {
-    const Multipole<double> q =
-        t.leaf(c) ? bodies_multipole(x, y, z, m, t.body_begin[c], t.body_begin[c] + t.body_count[c], t.cx[c], t.cy[c], t.cz[c])
-                  : children_multipole(cell, t.child_begin[c], t.child_begin[c] + t.child_count[c], t.cx[c], t.cy[c],
-                                       t.cz[c]);
-    t.m[c] = q.m, t.mx[c] = q.x, t.my[c] = q.y, t.mz[c] = q.z;
-    t.qxx[c] = q.qxx, t.qxy[c] = q.qxy, t.qxz[c] = q.qxz, t.qyy[c] = q.qyy, t.qyz[c] = q.qyz, t.qzz[c] = q.qzz;
-    t.tr[c] = q.tr;
-    const double delta = std::sqrt((q.x - t.cx[c]) * (q.x - t.cx[c]) + (q.y - t.cy[c]) * (q.y - t.cy[c]) +
-                                   (q.z - t.cz[c]) * (q.z - t.cz[c]));
-    t.rcrit2[c] = barnes_hut_radius2(t.half[c], delta, theta, infinity);
-  }
+  for (int c = cells - 1; c >= 0; --c) compute_cell_multipole(x, y, z, m, theta, t, c);
 }
 
 void split_groups(const std::vector<std::uint64_t>& keys, int capacity, std::vector<Range>& groups) {
   groups.clear();
   if (keys.empty()) return;
   split(keys.data(), 0, static_cast<std::int32_t>(keys.size()), 0, std::max(1, capacity), groups);
+}
+
+void split_groups_in(const std::uint64_t* keys, std::int32_t b, std::int32_t e, int level, int capacity,
+                     std::vector<Range>& groups) {
+  if (e > b) split(keys, b, e, level, std::max(1, capacity), groups);
 }
 
 CpuTree::CpuTree(const GravityParams& g, const TreeParams& p) : gravity_(g), params_(p) {}
@@ -254,122 +269,58 @@ void CpuTree::walk(Mode mode, int self, double* ax, double* ay, double* az) {
   const int ns = static_cast<int>(x_.size());
   const bool have_history = params_.criterion == Criterion::relative && self >= 0 &&
                             last_acc_.size() == static_cast<std::size_t>(ns);
-  OpeningTest<double> test;
-  test.relative = have_history;
-  test.G = gravity_.G;
-  test.alpha = params_.alpha;
-  const bool spline = gravity_.law == SofteningLaw::spline && gravity_.eps2() > 0;
-  if (spline) {
-    const double h = SplinePair<double>::kSupportPerSoftening * gravity_.softening;
-    test.near2 = h * h;
-  }
-  const MultipoleEval<double> eval{spline ? 0.0 : gravity_.eps2()};
+  const OpeningTest<double> test = opening_test(gravity_, have_history, params_.alpha);
   const double G = gravity_.G;
   const auto ngroups = static_cast<std::int64_t>(groups.size());
   std::uint64_t m2p = 0, p2p = 0;
 
-  with_pair_law<double>(gravity_, [&](const auto& law) {
 #pragma omp parallel reduction(+ : m2p, p2p) if (parallel_walk(nt))
-    {
-      std::vector<std::int32_t> stack;
-      std::vector<Multipole<double>> cells;
-      std::vector<Range> bodies;
+  {
+    InteractionList list;
 #pragma omp for schedule(dynamic, 4)
-      for (std::int64_t g = 0; g < ngroups; ++g) {
-        const auto [b, e] = groups[g];
-        // The group's bounding box and weakest previous pull.
-        double lo[3] = {tx[b], ty[b], tz[b]}, hi[3] = {tx[b], ty[b], tz[b]};
-        double a_min = have_history ? HUGE_VAL : 0.0;
-        for (int k = b; k < e; ++k) {
-          lo[0] = std::min(lo[0], tx[k]), hi[0] = std::max(hi[0], tx[k]);
-          lo[1] = std::min(lo[1], ty[k]), hi[1] = std::max(hi[1], ty[k]);
-          lo[2] = std::min(lo[2], tz[k]), hi[2] = std::max(hi[2], tz[k]);
-          if (have_history) a_min = std::min(a_min, last_acc_[src_off + tindex[k]]);
-        }
-        // The members this call writes: every one, or those of the block (the others' sums are
-        // other ranks'); a group with none of them is not walked.
-        alignas(64) std::int32_t member[kMaxGroup];
-        int count = 0;
-        for (int k = b; k < e; ++k)
-          if (!block || (tindex[k] >= block_first_ && tindex[k] < block_end)) member[count++] = k;
-        if (count == 0) continue;
-        const Box<double> box{0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
-                              0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
-        // The interaction list: accepted cells (M2P) and the bodies of opened leaves (P2P).
-        cells.clear();
-        bodies.clear();
-        stack.assign(1, 0);
-        while (!stack.empty()) {
-          const int c = stack.back();
-          stack.pop_back();
-          if (!test.opens(box, a_min, tree_.cell(c))) {
-            cells.push_back(tree_.multipole(c));
-          } else if (tree_.leaf(c)) {
-            const std::int32_t first = tree_.body_begin[c], end = first + tree_.body_count[c];
-            if (!bodies.empty() && bodies.back().second == first) {
-              bodies.back().second = end;  // adjacent leaves: one range
-            } else {
-              bodies.emplace_back(first, end);
-            }
-          } else {
-            for (int k = tree_.child_begin[c] + tree_.child_count[c] - 1; k >= tree_.child_begin[c]; --k) {
-              stack.push_back(k);
-            }
-          }
-        }
-        std::uint64_t list_bodies = 0;
-        for (const auto& r : bodies) list_bodies += static_cast<std::uint64_t>(r.second - r.first);
-        m2p += static_cast<std::uint64_t>(count) * cells.size();
-        p2p += static_cast<std::uint64_t>(count) * list_bodies;
-        // Evaluation: per target, the cells, then the bodies, in list order; the loops run over
-        // the group's targets innermost (one lane a target, as the GPU's threads), so each
-        // target's sum keeps that order whatever the vector width and the other lanes.
-        alignas(64) double gx[kMaxGroup], gy[kMaxGroup], gz[kMaxGroup], sx[kMaxGroup], sy[kMaxGroup], sz[kMaxGroup];
-        alignas(64) std::int32_t own[kMaxGroup];
+    for (std::int64_t g = 0; g < ngroups; ++g) {
+      const auto [b, e] = groups[g];
+      // The group's bounding box and weakest previous pull.
+      double a_min = have_history ? HUGE_VAL : 0.0;
+      if (have_history) {
+        for (int k = b; k < e; ++k) a_min = std::min(a_min, last_acc_[src_off + tindex[k]]);
+      }
+      // The members this call writes: every one, or those of the block (the others' sums are
+      // other ranks'); a group with none of them is not walked.
+      alignas(64) std::int32_t member[kMaxGroup];
+      int count = 0;
+      for (int k = b; k < e; ++k)
+        if (!block || (tindex[k] >= block_first_ && tindex[k] < block_end)) member[count++] = k;
+      if (count == 0) continue;
+      const Box<double> box = group_box(tx, ty, tz, b, e);
+      // The interaction list: accepted cells (M2P) and the bodies of opened leaves (P2P).
+      (void)interaction_list(tree_, test, box, a_min, list);  // (a whole tree: never incomplete)
+      m2p += static_cast<std::uint64_t>(count) * list.cells.size();
+      p2p += static_cast<std::uint64_t>(count) * list.body_count();
+      // Evaluation: per target, the cells, then the bodies, in list order (group_walk.hpp).
+      alignas(64) double gx[kMaxGroup], gy[kMaxGroup], gz[kMaxGroup], sx[kMaxGroup], sy[kMaxGroup], sz[kMaxGroup];
+      alignas(64) std::int32_t own[kMaxGroup];
+      for (int k = 0; k < count; ++k) {
+        const int m = member[k];
+        gx[k] = tx[m], gy[k] = ty[m], gz[k] = tz[m];
+        sx[k] = 0, sy[k] = 0, sz[k] = 0;
+        own[k] = self >= 0 ? rank_[src_off + tindex[m]] : -1;
+      }
+      if (mode == Mode::acceleration) {
+        accumulate_accelerations(gravity_, list, x_.data(), y_.data(), z_.data(), m_.data(), count, gx, gy, gz, sx, sy,
+                                 sz);
         for (int k = 0; k < count; ++k) {
-          const int m = member[k];
-          gx[k] = tx[m], gy[k] = ty[m], gz[k] = tz[m];
-          sx[k] = 0, sy[k] = 0, sz[k] = 0;
-          own[k] = self >= 0 ? rank_[src_off + tindex[m]] : -1;
+          const int out = tindex[member[k]] - out_off;
+          ax[out] = G * sx[k];
+          ay[out] = G * sy[k];
+          az[out] = G * sz[k];
         }
-        if (mode == Mode::acceleration) {
-          for (const auto& q : cells) {
-#pragma omp simd
-            for (int k = 0; k < count; ++k) eval.accumulate(q.x - gx[k], q.y - gy[k], q.z - gz[k], q, sx[k], sy[k], sz[k]);
-          }
-          for (const auto& r : bodies) {
-            for (int j = r.first; j < r.second; ++j) {
-              const double xj = x_[j], yj = y_[j], zj = z_[j], mj = m_[j];
-#pragma omp simd
-              for (int k = 0; k < count; ++k) law.accumulate(xj - gx[k], yj - gy[k], zj - gz[k], mj, sx[k], sy[k], sz[k]);
-            }
-          }
-          for (int k = 0; k < count; ++k) {
-            const int out = tindex[member[k]] - out_off;
-            ax[out] = G * sx[k];
-            ay[out] = G * sy[k];
-            az[out] = G * sz[k];
-          }
-        } else {
-          for (const auto& q : cells) {
-#pragma omp simd
-            for (int k = 0; k < count; ++k) sx[k] += eval.potential(q.x - gx[k], q.y - gy[k], q.z - gz[k], q);
-          }
-          for (const auto& r : bodies) {
-            for (int j = r.first; j < r.second; ++j) {
-              const double xj = x_[j], yj = y_[j], zj = z_[j], mj = m_[j];
-#pragma omp simd
-              for (int k = 0; k < count; ++k) {
-                const double phi = law.potential(xj - gx[k], yj - gy[k], zj - gz[k], mj);
-                sx[k] += j != own[k] ? phi : 0.0;
-              }
-            }
-          }
-          for (int k = 0; k < count; ++k) ax[tindex[member[k]] - out_off] = G * sx[k];
-        }
+      } else {
+        accumulate_potentials(gravity_, list, x_.data(), y_.data(), z_.data(), m_.data(), count, gx, gy, gz, own, sx);
+        for (int k = 0; k < count; ++k) ax[tindex[member[k]] - out_off] = G * sx[k];
       }
     }
-  });
+  }
   stats_.groups = static_cast<int>(groups.size());
   stats_.m2p = m2p;
   stats_.p2p = p2p;
@@ -400,8 +351,7 @@ void CpuTree::record_history(int n, const T* ax, const T* ay, const T* az) {
   else used_acc_.clear();
   last_acc_.resize(ns);
   for (std::size_t i = 0; i < ns; ++i) {
-    const double x = ax[i], y = ay[i], z = az[i];
-    last_acc_[i] = std::sqrt(x * x + y * y + z * z);
+    last_acc_[i] = history_value(ax[i], ay[i], az[i]);
   }
 }
 

@@ -33,6 +33,10 @@ struct Octree {
   std::vector<double> qxx, qxy, qxz, qyy, qyz, qzz;  // traceless quadrupole about the centre of mass
   std::vector<double> tr;                            // trace of the second moment (softened M2P)
   std::vector<double> rcrit2;                        // squared Barnes-Hut opening radius
+  // Empty for a whole tree. A partial tree (a rank's locally essential tree, distributed_tree.hpp)
+  // marks here the cells whose children or bodies it does not hold (1): a walk that opens one
+  // fails rather than use what is not there.
+  std::vector<std::uint8_t> pruned;
 
   [[nodiscard]] int size() const noexcept { return static_cast<int>(body_begin.size()); }
   [[nodiscard]] bool leaf(int c) const { return child_count[c] == 0; }
@@ -60,11 +64,22 @@ void sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::int32_t>& in
 // The octree of key-sorted bodies in `box` (keys from box.key).
 void build_octree(const std::vector<std::uint64_t>& sorted_keys, const KeyBox<double>& box, int leaf_size,
                   Octree& tree);
+// The step of build_octree on one cell: unless cell c is a leaf (at most leaf_size bodies, or at
+// the deepest level), its non-empty children, in octant order, appended to the tree (their
+// bodies the ranges of c's keys in `sorted_keys`, their centres c's centre -+ half of c's half).
+void split_cell(const std::vector<std::uint64_t>& sorted_keys, int leaf_size, Octree& tree, int c);
+// The whole subtree below cell c (already in the tree, its bodies a range of `sorted_keys`),
+// breadth first after the cells the tree holds: what build_octree builds below that cell.
+void build_subtree(const std::vector<std::uint64_t>& sorted_keys, int leaf_size, Octree& tree, int c);
 
 // Mass, centre of mass, quadrupole (P2M at the leaves, M2M above) and opening radius of every
 // cell, bottom-up. A massless cell's centre of mass is its geometric centre.
 void compute_multipoles(const double* x, const double* y, const double* z, const double* m, double theta,
                         Octree& tree);
+// The step of compute_multipoles on one cell (P2M of a leaf's bodies in key order, M2M of a cell's
+// children in order, then the opening radius); the multipole arrays must be sized already.
+void compute_cell_multipole(const double* x, const double* y, const double* z, const double* m, double theta,
+                            Octree& tree, int c);
 
 // Key-ordered ranges [begin, end) of at most `capacity` bodies: the cells of the octree of the
 // keys that hold at most kGroupCellFactor * capacity bodies (or lie at the deepest level), each
@@ -81,6 +96,10 @@ constexpr int kGroupCellFactor = 8;
 }
 void split_groups(const std::vector<std::uint64_t>& sorted_keys, int capacity,
                   std::vector<std::pair<std::int32_t, std::int32_t>>& groups);
+// The groups of one cell of level `level` whose bodies are sorted_keys[b, e) (appended): those
+// split_groups forms there when the cell is, or lies inside, a cell it recurses into.
+void split_groups_in(const std::uint64_t* sorted_keys, std::int32_t b, std::int32_t e, int level, int capacity,
+                     std::vector<std::pair<std::int32_t, std::int32_t>>& groups);
 
 // What the last pass did, for logs, tests and benchmarks.
 struct TreeStats {
