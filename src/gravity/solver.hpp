@@ -87,14 +87,16 @@ class ForceSolver {
     do_acc_jerk_counted(index, count, max_count, sources, acc, jerk);
   }
   virtual void reserve_counted_jerk(std::int64_t sources) { (void)sources; }
-  // Snap and crackle (the second and third time derivatives of the acceleration) of every body of
-  // `sources` from every other, given every body's acceleration and jerk (a pass over all of
-  // them, in the sources' order): what Hermite's first step needs for Aarseth's criterion
-  // (capabilities().snap_crackle). Float64 pair terms (gravity/snap_crackle.hpp); once a run, so
-  // not counted in interactions().
+  // Snap and crackle (the second and third time derivatives of the acceleration) of the bodies
+  // first ... first + count - 1 of `sources` (count < 0: to the last) from every other, given
+  // every body's acceleration and jerk (a pass over all of them, in the sources' order), into
+  // entries [first, first + count) of snap and crackle: what Hermite's first step needs for
+  // Aarseth's criterion (capabilities().snap_crackle). Float64 pair terms
+  // (gravity/snap_crackle.hpp); once a run, so not counted in interactions().
   void snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk, Vec3Span<T> snap,
-                    Vec3Span<T> crackle) {
-    do_snap_crackle(sources, acc, jerk, snap, crackle);
+                    Vec3Span<T> crackle, int first = 0, int count = -1) {
+    if (count < 0) count = sources.n - first;
+    do_snap_crackle(sources, acc, jerk, first, count, snap, crackle);
   }
   void count_counted_jerk(std::uint64_t targets, std::int64_t sources) noexcept {
     interactions_ += targets * std::uint64_t(sources);
@@ -155,9 +157,9 @@ class ForceSolver {
     (void)index, (void)count, (void)max_count, (void)sources, (void)acc, (void)jerk;
     unsupported("jerks for a count on the device");
   }
-  virtual void do_snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk,
-                               Vec3Span<T> snap, Vec3Span<T> crackle) {
-    (void)sources, (void)acc, (void)jerk, (void)snap, (void)crackle;
+  virtual void do_snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk, int first,
+                               int count, Vec3Span<T> snap, Vec3Span<T> crackle) {
+    (void)sources, (void)acc, (void)jerk, (void)first, (void)count, (void)snap, (void)crackle;
     unsupported("snap and crackle");
   }
   virtual void do_euler_steps(const ParticleView<T>& p, double dt, std::int64_t count_steps) {

@@ -19,12 +19,13 @@ template <class T>
 template <class T>
 void reference_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk,
                         const GravityParams& g);
-// Snap and crackle of every body of s (targets = sources, own term left out) from every body's
-// acceleration a and jerk j (a pass's results): Plummer softening, float64 pair terms in source
-// order (gravity/snap_crackle.hpp). Hermite's first step.
+// Snap and crackle of the bodies [first, first + count) of s (targets among the sources, own term
+// left out) from every body's acceleration a and jerk j (a pass's results), into those entries:
+// Plummer softening, float64 pair terms in source order (gravity/snap_crackle.hpp). Hermite's
+// first step.
 template <class T>
-void reference_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
-                            Vec3Span<T> crackle, const GravityParams& g);
+void reference_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, int first, int count,
+                            Vec3Span<T> snap, Vec3Span<T> crackle, const GravityParams& g);
 
 // The fast CPU path: pairwise arithmetic in T, vectorised over sources, threaded over targets.
 template <class T>

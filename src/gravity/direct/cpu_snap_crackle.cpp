@@ -9,12 +9,13 @@
 namespace nbody::direct {
 
 template <class T>
-void reference_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
-                            Vec3Span<T> crackle, const GravityParams& g) {
+void reference_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, int first, int count,
+                            Vec3Span<T> snap, Vec3Span<T> crackle, const GravityParams& g) {
   const auto n = static_cast<std::int64_t>(s.n);
   const double eps2 = g.eps2();
-#pragma omp parallel for schedule(static) if (parallel_pairs(n, n))
-  for (std::int64_t i = 0; i < n; ++i) {
+  const std::int64_t end = std::int64_t(first) + count;
+#pragma omp parallel for schedule(static) if (parallel_pairs(count, n))
+  for (std::int64_t i = first; i < end; ++i) {
     gravity::Derivatives3 si{0, 0, 0}, ci{0, 0, 0};
     for (std::int64_t k = 0; k < n; ++k) {
       if (k == i) continue;
@@ -36,9 +37,9 @@ void reference_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec
   }
 }
 
-template void reference_snap_crackle<float>(const MotionView<float>&, ConstVec3Span<float>, ConstVec3Span<float>,
-                                            Vec3Span<float>, Vec3Span<float>, const GravityParams&);
+template void reference_snap_crackle<float>(const MotionView<float>&, ConstVec3Span<float>, ConstVec3Span<float>, int,
+                                            int, Vec3Span<float>, Vec3Span<float>, const GravityParams&);
 template void reference_snap_crackle<double>(const MotionView<double>&, ConstVec3Span<double>, ConstVec3Span<double>,
-                                             Vec3Span<double>, Vec3Span<double>, const GravityParams&);
+                                             int, int, Vec3Span<double>, Vec3Span<double>, const GravityParams&);
 
 }  // namespace nbody::direct

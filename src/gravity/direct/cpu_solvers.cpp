@@ -43,9 +43,9 @@ class ReferenceSolver final : public ForceSolver<T> {
   void do_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk) override {
     direct::reference_acc_jerk(t, s, acc, jerk, this->gravity());
   }
-  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
-                       Vec3Span<T> crackle) override {
-    direct::reference_snap_crackle(s, a, j, snap, crackle, this->gravity());
+  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, int first, int count,
+                       Vec3Span<T> snap, Vec3Span<T> crackle) override {
+    direct::reference_snap_crackle(s, a, j, first, count, snap, crackle, this->gravity());
   }
 };
 
@@ -74,9 +74,9 @@ class CpuDirectSolver final : public ForceSolver<T> {
   void do_acc_jerk(const IndexView& t, const MotionView<T>& s, Vec3Span<T> acc, Vec3Span<T> jerk) override {
     direct::simd_acc_jerk(t, s, acc, jerk, this->gravity());
   }
-  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
-                       Vec3Span<T> crackle) override {
-    direct::reference_snap_crackle(s, a, j, snap, crackle, this->gravity());
+  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, int first, int count,
+                       Vec3Span<T> snap, Vec3Span<T> crackle) override {
+    direct::reference_snap_crackle(s, a, j, first, count, snap, crackle, this->gravity());
   }
 
  private:

@@ -122,6 +122,19 @@ void DistributedSolver<T>::do_acc_jerk(const IndexView& t, const MotionView<T>& 
   gather_->gather_in_place(arrays, counts, comm::data_type_of<T>());
 }
 
+template <class T>
+void DistributedSolver<T>::do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> acc, ConstVec3Span<T> jerk,
+                                           int first, int count, Vec3Span<T> snap, Vec3Span<T> crackle) {
+  const comm::Block b = comm::block_of(count, comm_->size(), comm_->rank());
+  if (b.count > 0) {
+    local_->snap_crackle(s, acc, jerk, snap, crackle, first + static_cast<int>(b.first), static_cast<int>(b.count));
+  }
+  const auto counts = comm::block_counts(count, comm_->size());
+  const std::array<void*, 6> arrays{snap.x + first,    snap.y + first,    snap.z + first,
+                                    crackle.x + first, crackle.y + first, crackle.z + first};
+  gather_->gather_in_place(arrays, counts, comm::data_type_of<T>());
+}
+
 template class DistributedSolver<float>;
 template class DistributedSolver<double>;
 

@@ -79,12 +79,10 @@ class DistributedSolver final : public ForceSolver<T> {
  protected:
   void do_accelerations(const TargetView<T>& targets, const SourceView<T>& sources, Vec3Span<T> out) override;
   void do_acc_jerk(const IndexView& targets, const MotionView<T>& sources, Vec3Span<T> acc, Vec3Span<T> jerk) override;
-  // Once a run (Hermite's first step): every rank computes every body's, with the local solver's
-  // bits, rather than splitting and gathering.
-  void do_snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk, Vec3Span<T> snap,
-                       Vec3Span<T> crackle) override {
-    local_->snap_crackle(sources, acc, jerk, snap, crackle);
-  }
+  // Hermite's first step: the targets split into blocks and gathered, as acc_jerk (each body's
+  // sums are the local solver's whoever computes them).
+  void do_snap_crackle(const MotionView<T>& sources, ConstVec3Span<T> acc, ConstVec3Span<T> jerk, int first, int count,
+                       Vec3Span<T> snap, Vec3Span<T> crackle) override;
   // A local solver that counts the terms it evaluated (the tree), not targets x sources: the
   // pass's count is the sum over the ranks.
   std::uint64_t pass_terms(std::int64_t targets, std::int64_t sources) const noexcept override {

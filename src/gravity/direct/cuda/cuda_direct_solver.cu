@@ -137,13 +137,13 @@ class CudaDirectSolver final : public ForceSolver<T> {
     });
   }
 
-  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, Vec3Span<T> snap,
-                       Vec3Span<T> crackle) override {
-    if (s.n == 0) return;
+  void do_snap_crackle(const MotionView<T>& s, ConstVec3Span<T> a, ConstVec3Span<T> j, int first, int count,
+                       Vec3Span<T> snap, Vec3Span<T> crackle) override {
+    if (count <= 0) return;
     namespace dc = direct::cuda;
-    const int blocks = (s.n + dc::kSnapCrackleBlock - 1) / dc::kSnapCrackleBlock;
-    dc::snap_crackle_kernel<T><<<blocks, dc::kSnapCrackleBlock, 0, stream_>>>(s, a, j, this->gravity().eps2(),
-                                                                             this->gravity().G, snap, crackle);
+    const int blocks = (count + dc::kSnapCrackleBlock - 1) / dc::kSnapCrackleBlock;
+    dc::snap_crackle_kernel<T><<<blocks, dc::kSnapCrackleBlock, 0, stream_>>>(
+        s, a, j, first, count, this->gravity().eps2(), this->gravity().G, snap, crackle);
     NBODY_CUDA_CHECK_LAUNCH();
   }
 

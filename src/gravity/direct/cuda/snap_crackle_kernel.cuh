@@ -1,5 +1,5 @@
 #pragma once
-// Snap and crackle of every body on the GPU (gravity/snap_crackle.hpp): one thread a target,
+// Snap and crackle of the bodies [first, first + count) on the GPU (gravity/snap_crackle.hpp): one thread a target,
 // the sources in tiles through shared memory in float64, in source order (the same bits on
 // every run). Once a run, for Hermite's first step; it is not tuned.
 #include "gravity/snap_crackle.hpp"
@@ -11,12 +11,12 @@ inline constexpr int kSnapCrackleBlock = 128;
 
 template <class T>
 __global__ void __launch_bounds__(kSnapCrackleBlock)
-    snap_crackle_kernel(MotionView<T> s, ConstVec3Span<T> a, ConstVec3Span<T> j, double eps2, double G,
-                        Vec3Span<T> snap, Vec3Span<T> crackle) {
+    snap_crackle_kernel(MotionView<T> s, ConstVec3Span<T> a, ConstVec3Span<T> j, int first, int count, double eps2,
+                        double G, Vec3Span<T> snap, Vec3Span<T> crackle) {
   // x, v, a, j (12 values) and m of a tile of sources
   __shared__ double tile[13][kSnapCrackleBlock];
-  const int i = static_cast<int>(blockIdx.x) * kSnapCrackleBlock + static_cast<int>(threadIdx.x);
-  const bool target = i < s.n;
+  const int i = first + static_cast<int>(blockIdx.x) * kSnapCrackleBlock + static_cast<int>(threadIdx.x);
+  const bool target = i < first + count;
   double me[12] = {};
   if (target) {
     const double v[12] = {double(s.x.x[i]), double(s.x.y[i]), double(s.x.z[i]), double(s.v.x[i]),
