@@ -91,6 +91,7 @@ static_assert(kPhases == int(kTreeScalingPhases.size()));
 
 // What one configuration gave, on rank 0 of its communicator.
 struct Outcome {
+  std::string device;                 // the solver's
   double phase_median[kPhases] = {};  // the slowest rank's, median over the timed steps
   std::vector<double> steps;          // each timed step's seconds (the slowest rank's)
   // the last step's (max over ranks; bytes also the sum)
@@ -200,6 +201,7 @@ Outcome run_on(std::shared_ptr<comm::Communicator> cp, const TreeScalingSetup& s
   c.allreduce_max(times.data(), std::int64_t(times.size()));
 
   Outcome out;
+  out.device = solver->device();
   for (int q = 0; q < kPhases; ++q) {
     std::vector<double> v;
     for (int k = 0; k < s.timed; ++k) v.push_back(times[std::size_t(k * kPhases + q)]);
@@ -278,13 +280,13 @@ void tree_scaling(const Options& o, const std::function<void(Record)>& add) {
     for (const int k : ks) {
       const std::int64_t n = kind == "weak" ? per_rank * k : strong_n;
       Outcome m;
-      std::string device = "cpu";
       {
         auto part = world->split(world->rank() < k);
         if (part) m = run_on(part, s, n);
       }
       world->barrier();
       if (!root) continue;
+      const std::string& device = m.device;
       Record r;
       r.suite = "tree-scaling";
       r.rung = kind + "-" + std::to_string(k);

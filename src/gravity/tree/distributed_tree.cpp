@@ -45,7 +45,8 @@ std::int64_t bytes_to_others(std::span<const std::int64_t> counts, int me) {
   return n * std::int64_t(sizeof(R));
 }
 
-// Seconds since the last call (a phase's host-clock time).
+// A phase's host-clock seconds: lap() the time since the last lap, total() from the start to the
+// last lap (the laps' sum).
 class PhaseClock {
  public:
   double lap() {
@@ -54,9 +55,10 @@ class PhaseClock {
     last_ = now;
     return s;
   }
+  [[nodiscard]] double total() const { return std::chrono::duration<double>(last_ - start_).count(); }
 
  private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
 };
 
 template <class T>
@@ -149,7 +151,6 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_ = {};
   stats_.owned_bodies = n;
   PhaseClock clock;
-  const PhaseClock whole;
 
   // 1-2. The cube, the keys, the top tree and the units' owners.
   const KeyBox<double> box = global_bounding_cube(c, x.data(), y.data(), z.data(), n);
@@ -325,7 +326,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     v0[i] = r.v0, v1[i] = r.v1, v2[i] = r.v2, terms[i] = r.terms;
   }
   stats_.move_s += clock.lap();
-  stats_.pass_s = PhaseClock(whole).lap();
+  stats_.pass_s = clock.total();
 }
 
 template <class T>
