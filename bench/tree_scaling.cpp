@@ -102,7 +102,7 @@ struct Outcome {
 };
 
 // The float64 direct sum at the sampled bodies over every body: this rank's bodies' pulls,
-// summed over the ranks in rank order. `tx` etc: the targets' positions (every rank the same).
+// summed over the ranks in rank order. `t`: the targets' x, y, z (the same on every rank).
 std::vector<double> direct_at(comm::Communicator& c, const comm::OwnedBodies<double>& b, const GravityParams& g,
                               const std::vector<double>& t) {
   const std::size_t s = t.size() / 3, n = b.size();
