@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nbody/precision.hpp"
+#include "tree_scaling.hpp"
 
 namespace nbody::bench {
 
@@ -31,6 +32,8 @@ struct Options {
   double tree_budget_s = 400;              // no (model, N) is started that would end past this
   int tree_leaf = 16;                      // the tree's leaf size (bodies)
   int tree_group = 64;                     // the walk's target group size (bodies)
+  std::int64_t tree_bodies_per_rank = 0;   // tree-scaling weak: bodies a rank (0: 2^15; --quick 2^11)
+  std::int64_t tree_bodies = 0;            // tree-scaling strong: bodies in all (0: 2^17; --quick 2^13)
   int pic_ny = 0;                          // pic-scaling: grid rows (0: the suite's default)
   int pic_steps = 0;                       // pic-scaling: timed steps a record (not sorting, transfer; 0: 10)
   std::string pic_deposit = "atomic";      // pic-scaling on GPUs: the slabs' deposit (atomic, warp)
@@ -130,6 +133,7 @@ struct Record {
   bool pipelined_same_bits = false;
   TreeFields tree;  // suite "tree" only
   HermiteBenchFields hermite;  // suite "hermite" only
+  TreeScalingFields tree_scaling;  // suite "tree-scaling" only
   // pic-scaling (also ranks, force_s = the particles' part, comm_s, speedup_vs_one_rank,
   // efficiency, ns_step, ns_particles, charge_error, energy_error = vs the 1-rank run; shape =
   // the device, "cuda" or "cpu"): grid cells, and the fields' and migration's (sort's) seconds
@@ -222,6 +226,10 @@ void check_pic_scaling_record(Record& r, const PicScalingCheck& c);
 // The tree suite (bench/tree_suite.cpp): the Barnes-Hut tree's force error against a float64
 // direct sum on sampled targets, per opening angle, model and N, and its time per phase.
 void tree_suite(const Options& options, const std::function<void(Record)>& add);
+// The tree-scaling suite (bench/tree_scaling.cpp): the tree over rank-owned bodies stepping a
+// model on 1, 2, 4, ..., P ranks (run under mpirun -np P; every rank calls it, records come to
+// `add` on rank 0 only), weak and strong: phase times, bytes, peaks, force errors.
+void tree_scaling(const Options& options, const std::function<void(Record)>& add);
 // bench/ensemble_suite.cpp
 void ensemble_suite(const Options& options, const std::function<void(Record)>& add);
 

@@ -94,6 +94,7 @@ std::string hermite_row(const Record& r) {
 std::string table_row(const Record& r) {
   if (r.suite == "tree") return tree_row(r);
   if (r.suite == "hermite") return hermite_row(r);
+  if (r.suite == "tree-scaling") return tree_scaling_row(r);
   char head[160];
   std::snprintf(head, sizeof head, "%-10s %-19s %-5s %9lld %-24s", r.suite.c_str(), r.rung.c_str(), r.precision.c_str(),
                 static_cast<long long>(r.n), r.shape.substr(0, 24).c_str());
@@ -417,6 +418,7 @@ void write_json(const Report& rep, const std::string& path) {
     }
     if (r.suite == "tree") write_tree_fields(j, r);
     if (r.suite == "hermite") write_hermite_fields(j, r);
+    if (r.suite == "tree-scaling") write_tree_scaling_fields(j, r);
     if (r.suite == "ensemble") {
       j.field("systems", static_cast<long long>(r.ensemble_systems));
       j.field("measured_systems", static_cast<long long>(r.ensemble_measured_systems));
@@ -456,6 +458,10 @@ void write_csv(const Report& rep, const std::string& path) {
     os << ",ranks,cells,ns_per_particle_step,particles_s,fields_s,comm_s,migration_sort_s,speedup_vs_one_rank,efficiency,"
           "gauss_residual_change";
   }
+  // The tree-scaling suite's columns, only where it ran.
+  const bool tree_scaling =
+      std::any_of(rep.records.begin(), rep.records.end(), [](const Record& r) { return r.suite == "tree-scaling"; });
+  if (tree_scaling) os << tree_scaling_csv_header();
   os << '\n';
   for (const Record& r : rep.records) {
     auto quoted = [](std::string s) {
@@ -524,6 +530,7 @@ void write_csv(const Report& rep, const std::string& path) {
                        r.charge_error})
         v(x);
     }
+    if (tree_scaling) write_tree_scaling_csv(os, r);
     os << '\n';
   }
   write_file_atomic(path, os.str());

@@ -267,8 +267,8 @@ void profile(Context& ctx) {
 
 const std::vector<std::string>& suite_names() {
   static const std::vector<std::string> names = {"ladder", "blocksize", "scaling", "tune", "tune-program", "precision",
-                                                 "profile", "multi-gpu", "pic", "pic-scaling", "tree", "render",
-                                                 "hermite", "ensemble"};
+                                                 "profile", "multi-gpu", "pic", "pic-scaling", "tree", "tree-scaling",
+                                                 "render", "hermite", "ensemble"};
   return names;
 }
 
@@ -303,6 +303,8 @@ Report run(const Options& options) {
       pic_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "tree") {
       tree_suite(options, [&](Record r) { ctx.add(std::move(r)); });
+    } else if (suite == "tree-scaling") {
+      tree_scaling(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "render") {
       render_suite(options, [&](Record r) { ctx.add(std::move(r)); });
     } else if (suite == "hermite") {

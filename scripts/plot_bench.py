@@ -4,7 +4,8 @@ the ladder, the block-size sweeps (naive bars, split heat map), the kernel tunin
 PIC blocks' message transfers by size (pic-scaling transfer records: host-staged, GPU to GPU by CUDA IPC,
 and device buffers to CUDA-aware MPI where the library reports it), the direct sum over GPUs (multi-gpu:
 strong-scaling efficiency by N, weak scaling) and the PIC run over GPUs (pic-scaling: strong and weak
-efficiency, the sorting policies' mean step).
+efficiency, the sorting policies' mean step) and the tree over rank-owned bodies (tree-scaling: the
+efficiency by ranks, weak and strong, and each record's step split into its phases).
 
 Usage: scripts/plot_bench.py RESULTS.json [OUTDIR]    (needs matplotlib: python3-matplotlib)
 """
@@ -299,6 +300,44 @@ def pic_scaling(results, env, out):
     return files
 
 
+TREE_PHASES = ["decomposition", "top_tree", "tree_move", "exchange", "build", "multipoles", "walk", "integration", "other"]
+
+
+def tree_scaling(results, env, out):
+    """tree-scaling records: the efficiency by ranks (weak, strong) and each record's median step
+    split into its phases (stacked bars, the slowest rank's medians)."""
+    rows = [r for r in results if r["suite"] == "tree-scaling" and timed(r)]
+    if not rows:
+        return []
+    fig, (ax_e, ax_p) = plt.subplots(1, 2, figsize=(12, 4.4))
+    for kind in ("weak", "strong"):
+        sel = sorted((r for r in rows if r["rung"].startswith(kind + "-")), key=lambda r: r["ranks"])
+        if sel:
+            ax_e.plot([r["ranks"] for r in sel], [100 * r.get("efficiency", 1.0) for r in sel], "o-",
+                      label=f"{kind} ({sel[0]['n'] if kind == 'strong' else int(sel[0]['bodies_per_rank'])}"
+                            f"{' bodies' if kind == 'strong' else ' a rank'})")
+    ax_e.set_xlabel("ranks")
+    ax_e.set_ylabel("efficiency (%): rate per rank over one rank's")
+    ax_e.set_ylim(0, 105)
+    ax_e.grid(True, alpha=0.3)
+    ax_e.legend(fontsize=8)
+    names = [r["rung"] for r in rows]
+    bottom = [0.0] * len(rows)
+    for phase in TREE_PHASES:
+        vals = [max(0.0, r["phase_median_s"].get(phase, 0.0)) * 1e3 for r in rows]
+        ax_p.bar(range(len(rows)), vals, 0.7, bottom=bottom, label=phase)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax_p.set_xticks(range(len(rows)))
+    ax_p.set_xticklabels(names, rotation=30, fontsize=8)
+    ax_p.set_ylabel("median step, by phase (ms)")
+    ax_p.grid(True, axis="y", alpha=0.3)
+    ax_p.legend(fontsize=7, ncol=2)
+    r0 = rows[0]
+    fig.suptitle(f"Tree over rank-owned bodies ({r0['model']}, theta {r0['theta']:g}, {r0['device']}, "
+                 f"{r0['threads_per_rank']} thread(s) a rank), " + title_suffix(env), fontsize=9)
+    return [save(fig, out, "tree_scaling.png")]
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -309,7 +348,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     results, env = data["results"], data["environment"]
     files = (scaling(results, env, out) + ladder(results, env, out) + blocksize(results, env, out) + tune(results, env, out)
-             + transfer(results, env, out) + multi_gpu(results, env, out) + pic_scaling(results, env, out))
+             + transfer(results, env, out) + multi_gpu(results, env, out) + pic_scaling(results, env, out)
+             + tree_scaling(results, env, out))
     for path in files:
         print(path)
     return 0

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include <algorithm>
 
@@ -35,6 +36,7 @@ struct BenchArgs {
   double tree_budget = 400;
   int tree_leaf = 16;
   int tree_group = 64;
+  std::string tree_bodies_per_rank, tree_bodies;
   int pic_ny = 0;
   int pic_steps = 0;
   std::string pic_deposit = "atomic";
@@ -68,7 +70,9 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "comma-separated: ladder, blocksize, scaling, tune (includes tune-program), tune-program, precision, "
                   "profile, multi-gpu (the direct sum over 1..K GPUs: run under mpirun -np K), pic (document 004's "
                   "PIC deposition techniques and sorting policy on its setup), tree (the Barnes-Hut tree: force errors "
-                  "and phase times over N, models and theta; docs/tree.md), pic-scaling (the PIC slabs over 1, 2, 4, ..., P ranks, "
+                  "and phase times over N, models and theta; docs/tree.md), tree-scaling (the tree over rank-owned bodies "
+                  "stepping a model on 1, 2, 4, ..., P ranks, weak and strong: phase times, bytes, peaks, force errors; run "
+                  "under mpirun -np P; docs/parallel.md), pic-scaling (the PIC slabs over 1, 2, 4, ..., P ranks, "
                   "strong and weak, a moving target, slabs against 2D blocks, the sorting policies: run under mpirun -np P; "
                   "docs/pic_optimization.md), render (what a frame of a run costs beside a tree step: the 10^7-body galaxy "
                   "collision, capped by --max-n; docs/pictures.md), hermite (4th-order Hermite block steps against shared steps and leapfrog on "
@@ -105,6 +109,12 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "tree: no model and N is started that would end (by the estimate from the last N) after this many seconds (default: 400)");
   app->add_option("--tree-leaf", args->tree_leaf, "tree: bodies a leaf holds at most (default: 16)");
   app->add_option("--tree-group", args->tree_group, "tree: targets a group of the walk holds at most, 1..64 (default: 64)");
+  app->add_option("--tree-bodies-per-rank", args->tree_bodies_per_rank,
+                  "tree-scaling: bodies a rank of the weak records (2^15 forms too; default: 2^15; --quick: 2^11)");
+  app->add_option("--tree-bodies", args->tree_bodies,
+                  "tree-scaling: bodies of the strong records (default: 2^17; --quick: 2^13); tree-scaling also takes "
+                  "--tree-models (the first: plummer or hernquist), --tree-theta (the first), --tree-softening, "
+                  "--tree-leaf, --tree-group, --tree-samples and --rungs weak,strong");
   app->add_option("--pic-ny", args->pic_ny,
                   "pic-scaling: grid rows (default: 800 on GPUs, the document's; 100 on the CPU; --quick: 8)");
   app->add_option("--pic-steps", args->pic_steps,
@@ -211,6 +221,18 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             o.ensemble_cpu_max_bodies = args->ensemble_cpu_max_bodies;
             o.tree_models = split_list(args->tree_models);
             for (const auto& m : o.tree_models) (void)find_initial_conditions(m);
+            const bool tree_scaling = std::find(o.suites.begin(), o.suites.end(), "tree-scaling") != o.suites.end();
+            if (tree_scaling && !o.tree_models.empty() && o.tree_models.front() != "plummer" &&
+                o.tree_models.front() != "hernquist")
+              throw_input_error("--tree-models: the tree-scaling suite draws plummer or hernquist (got '" +
+                                o.tree_models.front() + "')");
+            for (const auto& [text, out, name] :
+                 {std::tuple{&args->tree_bodies_per_rank, &o.tree_bodies_per_rank, "--tree-bodies-per-rank"},
+                  std::tuple{&args->tree_bodies, &o.tree_bodies, "--tree-bodies"}}) {
+              if (text->empty()) continue;
+              if (!bench::treebench::parse_body_count(*text, *out) || *out < 2)
+                throw_input_error(std::string(name) + ": '" + *text + "' is not a body count in [2, 2^31)");
+            }
             for (const auto& t : split_list(args->tree_theta)) {
               char* end = nullptr;
               const double v = std::strtod(t.c_str(), &end);

@@ -300,6 +300,16 @@ TEST(DistributedTree, ReportsWhatItHeldAndSent) {
   } else {
     EXPECT_EQ(s.bytes_sent + s.bytes_received, 0);
   }
+  // The phases' host-clock times: each measured, together within the whole pass.
+  const double phases[] = {s.top_s, s.move_s, s.build_s, s.multipoles_s, s.exchange_s, s.walk_s};
+  double sum = 0;
+  for (const double t : phases) {
+    EXPECT_GE(t, 0);
+    sum += t;
+  }
+  EXPECT_GT(s.walk_s, 0);
+  EXPECT_GT(s.pass_s, 0);
+  EXPECT_LE(sum, s.pass_s * (1 + 1e-9));
   std::printf(
       "rank %d of %d: owned %lld tree %lld remote %lld bodies; cells top %lld own %lld remote %lld; "
       "units %lld (own %lld), %d rounds; bytes sent %lld received %lld (let %lld / %lld, units %lld)\n",

@@ -2,6 +2,7 @@
 #include "gravity/tree/distributed_tree.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -43,6 +44,22 @@ std::int64_t bytes_to_others(std::span<const std::int64_t> counts, int me) {
     if (int(q) != me) n += counts[q];
   return n * std::int64_t(sizeof(R));
 }
+
+// A phase's host-clock seconds: lap() the time since the last lap, total() from the start to the
+// last lap (the laps' sum).
+class PhaseClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+  [[nodiscard]] double total() const { return std::chrono::duration<double>(last_ - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
+};
 
 template <class T>
 std::vector<double> widen(const std::vector<T>& v) {
@@ -133,6 +150,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   const int leaf_size = std::max(1, params_.leaf_size), group = std::clamp(params_.group_size, 1, kMaxGroup);
   stats_ = {};
   stats_.owned_bodies = n;
+  PhaseClock clock;
 
   // 1-2. The cube, the keys, the top tree and the units' owners.
   const KeyBox<double> box = global_bounding_cube(c, x.data(), y.data(), z.data(), n);
@@ -153,6 +171,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   const TopTree& top = top_;
   stats_.units = top.units();
   stats_.top_rounds = top.rounds;
+  stats_.top_s = clock.lap();
 
   // 3. Every body to the rank of its unit; sorted there by (key, id).
   tree_owner_.resize(static_cast<std::size_t>(n));
@@ -201,6 +220,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   }
   lt.own_bodies = nt;
   stats_.tree_bodies = nt;
+  stats_.move_s = clock.lap();
 
   // 4. The subtrees of this rank's units, their multipoles, every unit's multipole, the top's.
   const auto mine = top.units_of(me);
@@ -209,7 +229,9 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   lt.top_cells = top.cells.size();
   const auto unit_bodies = build_own_subtrees(top, mine, tkeys, leaf_size, lt);
   Octree& t = lt.t;
+  stats_.build_s = clock.lap();
   const auto unit_bytes = form_multipoles(c, top, mine, params_.theta, lt);
+  stats_.multipoles_s = clock.lap();
   stats_.unit_bytes_received = unit_bytes.second;
   stats_.top_cells = lt.top_cells;
   stats_.own_cells = lt.own_cells_end - lt.top_cells;
@@ -243,6 +265,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   stats_.remote_bodies = let.bodies_received;
   stats_.peak_cells = t.size();
   stats_.peak_bodies = stats_.owned_bodies + stats_.tree_bodies + stats_.remote_bodies;
+  stats_.exchange_s = clock.lap();
 
   // 7. The walk of this rank's groups, in the single-process code.
   std::vector<BodyResult> results(static_cast<std::size_t>(nt));  // by received slot
@@ -287,6 +310,7 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
   if (c.allreduce_max(double(incomplete)) > 0) {
     throw_runtime_error("distributed tree: a group's walk opened a cell whose children no rank sent (a bug)");
   }
+  stats_.walk_s = clock.lap();
 
   // The results back to the bodies' owners, in the order they were sent.
   const auto back = c.alltoallv<BodyResult>(results, recv_counts);
@@ -301,6 +325,8 @@ void DistributedTree::pass(Mode mode, const std::vector<double>& x, const std::v
     const auto i = std::size_t(slot_of[std::size_t(s)]);
     v0[i] = r.v0, v1[i] = r.v1, v2[i] = r.v2, terms[i] = r.terms;
   }
+  stats_.move_s += clock.lap();
+  stats_.pass_s = clock.total();
 }
 
 template <class T>

@@ -61,6 +61,15 @@ struct DistributedTreeStats {
   std::int64_t bytes_sent = 0, bytes_received = 0;
   int groups = 0;
   std::uint64_t m2p = 0, p2p = 0;  // terms of this rank's targets
+  // Host-clock seconds of the pass's phases on this rank (read only for logs and benchmarks: no
+  // value of the pass depends on them). A collective's wait for the slower ranks is in its phase.
+  double top_s = 0;         // 1-2: the cube, the keys and their sort, the top tree's counting rounds, the owners
+  double move_s = 0;        // 3 and the end: bodies to their units' ranks (sorted there), the results back
+  double build_s = 0;       // 4: the units' subtrees
+  double multipoles_s = 0;  // 4: their multipoles, the units' gathered, the top's M2M
+  double exchange_s = 0;    // 5-6: the groups and the locally essential tree's queries and answers
+  double walk_s = 0;        // 7: the walk of this rank's groups
+  double pass_s = 0;        // the whole pass
 };
 
 // The previous pass's accelerations of a rank's bodies, in their order (the relative criterion's
