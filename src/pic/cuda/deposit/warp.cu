@@ -26,22 +26,27 @@ class WarpRun final : public DepositRun {
     with_shape(m.s.shape, [&](auto shape) {
       using Shape = decltype(shape);
       const DevParticles d{m.particles.sp[k]};
-      int& resident = resident_[Shape::support == ShapeTSC::support];
-      if (resident == 0) {  // the blocks the SMs hold at once, asked once
-        int per_sm = 0, sms = 0;
-        NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>, kWarpBlock, 0));
-        NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m.opt.device));
-        resident = std::max(per_sm, 1) * sms;
-      }
-      const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
-      const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(resident))));
-      particles_warp<Shape><<<blocks, kWarpBlock>>>(d, v, pp, m.particles.counters, EmptiedList{m.migration.emptied(k)});
-      NBODY_CUDA_CHECK_LAUNCH();
+      if (d.cell) run<Shape, true>(d, k, pp, v);
+      else run<Shape, false>(d, k, pp, v);
     });
   }
 
  private:
-  int resident_[2] = {0, 0};  // the warp kernel's resident grid: CIC, TSC
+  template <class Shape, bool F32>
+  void run(const DevParticles& d, std::size_t k, const PushParams& pp, const FieldViews& v) {
+    int& resident = resident_[Shape::support == ShapeTSC::support][F32];
+    if (resident == 0) {  // the blocks the SMs hold at once, asked once
+      int per_sm = 0, sms = 0;
+      NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape, F32>, kWarpBlock, 0));
+      NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m.opt.device));
+      resident = std::max(per_sm, 1) * sms;
+    }
+    const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
+    const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(resident))));
+    particles_warp<Shape, F32><<<blocks, kWarpBlock>>>(d, v, pp, m.particles.counters, EmptiedList{m.migration.emptied(k)});
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+  int resident_[2][2] = {};  // the warp kernel's resident grid: [CIC, TSC][float64, float32 store]
 };
 
 // (one GPU: the sort buffers and a particle array; a block's work buffers are the engine's)

@@ -130,8 +130,8 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 // range of slots (the grid is what the SMs hold at once), so that with particles sorted by cell
 // its warps gather from neighbouring cells, whose field rows stay in the SM's L1.
 // counters[0] += live particles that added their own currents (outside their warp's window),
-// counters[1] += particles absorbed.
-template <class Shape>
+// counters[1] += particles absorbed. F32: the species' float32 store (DevParticles::load_as).
+template <class Shape, bool F32>
 __global__ void __launch_bounds__(kWarpBlock, 4)
     particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters, EmptiedList emptied) {
   constexpr int W = Shape::support + 3;
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
     ParticleMove mv{};
     int bx = 0, by = 0;
     if (live) {
-      r = ParticleRef{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+      r = d.load_as<F32>(i);
       Vec3d E, B;
       gather_at<Shape>(r, v, pp, E, B);
       mv = push_and_move(r, d.id ? d.id[i] : std::uint64_t(i), E, B, pp);
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
     }
     if (!live) continue;
     if (finish_move(r, mv, pp)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      d.store_as<F32>(i, r);
       if (emptied.slots && emptied.leaves(r.x, r.y)) emptied.note(i);
     } else {
       d.alive[i] = 0;
