@@ -13,10 +13,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "nbody/error.hpp"
 #include "pic/cpu/simulation.hpp"
 #include "pic/cuda/pic_gpu.hpp"
 #include "pic/driver/probes.hpp"
@@ -247,7 +249,7 @@ TEST(GpuFloat32Store, ParticlesWithinTheRoundingOfTenSteps) {
   }
 }
 
-// The validation suite's Langmuir case (k = 0.5, u0 = 0.01, 64 cells, 4 regular particles a
+// The validation suite's Langmuir case (float64 store, float32 store, and float32 currents; k = 0.5, u0 = 0.01, 64 cells, 4 regular particles a
 // cell, 10.5 periods, N = 507 steps) on both stores. The oscillation is linear and stable: the
 // store's roundings add up without growth. The displacement amplitude is u0/omega_p = 0.05
 // cell; N snaps of 2^-25 cell are at most 1.5e-5 cell, 3e-4 of it; the momenta's N x 2^-24 =
@@ -268,10 +270,12 @@ TEST(GpuFloat32Store, LangmuirFrequencyAsTheFloat64Stores) {
     start.species()[0].ux[p] = u0 * std::sin(k * start.species()[0].x[p]);
   round_all(start);
   const double theory = 2 / s.dt * std::asin(0.5 * s.dt);
-  double omega[2] = {0, 0};
-  for (int f32 = 0; f32 < 2; ++f32) {
+  double omega[3] = {0, 0, 0};
+  for (int f32 = 0; f32 < 3; ++f32) {
     PicSimulation host = start;
-    PicGpu gpu(start, options(f32 ? ParticlePrecision::float32 : ParticlePrecision::float64));
+    PicGpuOptions o = options(f32 ? ParticlePrecision::float32 : ParticlePrecision::float64);
+    o.float32_currents = f32 == 2;
+    PicGpu gpu(start, o);
     std::vector<double> t, a;
     for (int n = 0; n < int(10.5 * 2 * kPi / s.dt); ++n) {
       gpu.step();
@@ -280,9 +284,13 @@ TEST(GpuFloat32Store, LangmuirFrequencyAsTheFloat64Stores) {
       a.push_back(project(host.fields(), kEx, k, 0.5, true));
     }
     omega[f32] = frequency_from_zeros(t, a);
-    EXPECT_NEAR(omega[f32] / theory, 1.0, 0.01) << (f32 ? "float32" : "float64");
+    EXPECT_NEAR(omega[f32] / theory, 1.0, 0.01) << f32;
   }
   EXPECT_NEAR(omega[1] / omega[0], 1.0, 1e-4);
+  // Float32 currents: each contribution rounded by at most 16 (W - 1) 2^-24 = 3.8e-6 of itself a
+  // step (CIC, W = 5: below), over 507 steps 1.9e-3 of the mode at the worst, the frequency over
+  // 10 periods by 2 x 1.9e-3 / (20 pi) = 6e-5: the same bound.
+  EXPECT_NEAR(omega[2] / omega[0], 1.0, 1e-4) << "float32 currents";
 }
 
 // The validation suite's gyration case (u0 = 2, gamma = sqrt 5, B = 1, 400 steps a period, 4000
@@ -316,6 +324,39 @@ TEST(GpuFloat32Store, GyrationFrequencyAsTheFloat64Stores) {
   EXPECT_NEAR(omega[0] / theory, 1.0, 1e-3);
   EXPECT_NEAR(omega[1] / theory, 1.0, 1e-3 + 4000 * kU);
   EXPECT_NEAR(omega[1] / omega[0], 1.0, 4000 * kU);
+}
+
+// The warp window's float32 currents (PicGpuOptions::float32_currents) conserve charge to their
+// rounding. A lane's running sums take 2 (W - 1) float32 operations a value (W = K + 1 = 6 for
+// TSC), each rounding by at most 2^-24 of a partial sum bounded by 2 |q w| c / (dx dy); a node's
+// divergence takes 4 such values, dt times it at most 16 (W - 1) 2^-24 = 4.8e-6 of a particle's
+// charge density q w / (dx dy). A node is reached by the particles of K^2 = 25 cells, 9 of each
+// species a cell (equal weights and |charges| here), the largest single-species density being 9 of
+// them: at most 2 x 25 x 4.8e-6 = 2.4e-4 of the charge scale a step with every rounding the same
+// way, over 100 steps 2.4e-2 (the bound; random signs would give ~1e-5). And without float32
+// currents the same kernel keeps 1e-12 (ChargeConservedToRounding).
+TEST(GpuFloat32Store, Float32CurrentsConserveChargeToTheirRounding) {
+  REQUIRE_GPU();
+  PicSimulation sim = make_plasma(ShapeOrder::tsc);
+  round_all(sim);
+  sim.compute_rho(0);
+  const double rho_e = sim.rho_abs_max();
+  sim.compute_rho();
+  const std::vector<double> r0 = sim.gauss_residual_field();
+  PicGpuOptions o = options(ParticlePrecision::float32);
+  o.float32_currents = true;
+  PicGpu gpu(sim, o);
+  gpu.run(100);
+  gpu.copy_to(sim);
+  sim.compute_rho();
+  const double change = max_abs_diff(r0, sim.gauss_residual_field()) / rho_e;
+  EXPECT_LE(change, 100 * 2 * 25 * 16 * 5 * kU);
+  std::printf("[ float32 currents: Gauss change %.3g of the charge scale over 100 steps ]\n", change);
+  // Refused without the float32 store.
+  PicGpuOptions bad = options(ParticlePrecision::float64);
+  bad.float32_currents = true;
+  const auto build = [&] { PicGpu refused(sim, bad); };
+  EXPECT_THROW(build(), Error);
 }
 
 // The memory plan covers the float32 store (28 bytes and a flag a particle instead of 48) and the

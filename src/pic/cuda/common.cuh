@@ -44,6 +44,14 @@ struct DevParticles : DeviceSpecies {
       x[i] = r.x, y[i] = r.y, ux[i] = r.ux, uy[i] = r.uy, uz[i] = r.uz;
     }
   }
+  // The position the store holds for r's (x, y): itself in float64, decode(encode()) in float32;
+  // what every decision on a stored particle (its block, its cell) is taken on.
+  template <bool F32>
+  __device__ double2 stored_pos_as(const ParticleRef& r) const {
+    double2 q = make_double2(r.x, r.y);
+    if constexpr (F32) decode_position(encode_position(r.x, r.y, cc), cc, q.x, q.y);
+    return q;
+  }
   __device__ ParticleRef load(std::size_t i) const { return f32() ? load_as<true>(i) : load_as<false>(i); }
   __device__ void store(std::size_t i, const ParticleRef& r) const {
     if (f32()) store_as<true>(i, r);

@@ -245,6 +245,8 @@ PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions options) : impl_(std::ma
   }
   m.particles.setup_tiles(m.g, tile_y0);
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
+  if (options.float32_currents && options.particle_precision != ParticlePrecision::float32)
+    throw_input_error("pic: float32 currents need the float32 particle store (PicGpuOptions::particle_precision)");
   if (options.particle_precision == ParticlePrecision::float32) {
     // (the store's cells count on the whole grid in 32 bits; decode_axis is exact below 2^29 cells a side)
     const GridGeometry gg = m.push_settings().geom;

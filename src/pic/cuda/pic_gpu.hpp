@@ -131,6 +131,12 @@ struct PicGpuOptions {
   // or the float32 store (cell and float32 offsets, float32 momenta and weight); the arithmetic
   // of the step stays float64, the fields and the current sums float64 (docs/pic_optimization.md).
   ParticlePrecision particle_precision = ParticlePrecision::float64;
+  // With the float32 store and the warp kernel: the window's shape weights, their differences and
+  // each lane's current contributions in float32 arithmetic (the sums over the lanes and into J
+  // float64): the study's next rung (`nbody bench --suite pic --pic-precision float32-currents`),
+  // charge then conserved to float32 rounding of the contributions (docs/pic_optimization.md).
+  // Refused without the float32 store.
+  bool float32_currents = false;
   GpuSlabOptions slab;
 };
 

@@ -77,12 +77,14 @@ PIC_HD PackedPosition encode_position(double x, double y, const CellCoords& c) {
   return p;
 }
 
-// The position in physical units (the float64 arithmetic's input).
+// The position in physical units (the float64 arithmetic's input): one fused multiply-add an
+// axis, so that the host and the device (where nvcc would fuse x0 + xi dx anyway) decode the same
+// bits, and every decision taken on a decoded position (its block, its cell) is the same there.
 PIC_HD void decode_position(const PackedPosition& p, const CellCoords& c, double& x, double& y) {
   const std::uint32_t nx = std::uint32_t(c.nx);
   const int j = int(p.cell / nx), i = int(p.cell - std::uint32_t(j) * nx);
-  x = c.x0 + decode_axis(i, p.ox) * c.dx;
-  y = c.y0 + decode_axis(j, p.oy) * c.dy;
+  x = fma(decode_axis(i, p.ox), c.dx, c.x0);
+  y = fma(decode_axis(j, p.oy), c.dy, c.y0);
 }
 
 // The cells of grid g (the whole grid) as the float32 store counts them.

@@ -32,7 +32,10 @@ __global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc 
     ParticleRef r = d.load(i);
     if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, acc)) {
       d.store(i, r);
-      if (emptied.slots && emptied.leaves(r.x, r.y)) emptied.note(i);
+      if (emptied.slots) {
+        const double2 q = d.f32() ? d.stored_pos_as<true>(r) : make_double2(r.x, r.y);
+        if (emptied.leaves(q.x, q.y)) emptied.note(i);
+      }
     } else {
       d.alive[i] = 0;
       if (emptied.slots) emptied.note(i);
