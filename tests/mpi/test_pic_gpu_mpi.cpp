@@ -283,7 +283,7 @@ TEST(PicGpuSlabsMpiFloat32, DeterministicSameBitsOnAnyRankCount) {
   const int P = world().size();
   const PicConfig c = config(kLangmuir,
                              {"solver.device=cuda", "solver.particle_precision=float32",
-                              "grid.ny=" + std::to_string(2 * kGuard * std::max(P, 1))},
+                              "grid.ny=" + std::to_string(std::max(8, 2 * kGuard * P))},
                              "deterministic");
   ASSERT_EQ(c.particle_precision, ParticlePrecision::float32);
   const int steps = int(pic_steps(c));

@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Grids with an origin far from 0 and cells that are not powers of two, the largest one wide.
-const CellCoords kGrids[] = {{0, 0, 0.02, 0.04, 64, 4}, {-3.7, 12.25, 0.005, 0.01, 4000, 1600}, {1e3, -2e3, 0.3, 0.17, 1 << 20, 8}};
+const CellCoords kGrids[] = {cell_coords(0, 0, 0.02, 0.04, 64, 4), cell_coords(-3.7, 12.25, 0.005, 0.01, 4000, 1600),
+                              cell_coords(1e3, -2e3, 0.3, 0.17, 1 << 20, 8), cell_coords(0.5, 0.25, 0.1, 0.1, 3, 65537)};
 
 // decode(encode(xi)) is within half the quantum, 2^-25 cell, of any xi inside the grid (but the
 // last 2^-25 cell, clamped to the last offset); and the
@@ -43,7 +44,8 @@ TEST(PicFloat32Store, PositionsRoundTripExactlyThroughFloat64) {
       if (k % 4 == 3) yi = std::floor(yi) + 1 - 1e-12;       // just below one
       const double x = c.x0 + xi * c.dx, y = c.y0 + yi * c.dy;
       const PackedPosition p = encode_position(x, y, c);
-      ASSERT_LT(p.cell, std::uint32_t(c.nx) * std::uint32_t(c.ny));
+      ASSERT_LT(p.cell >> c.shift, std::uint32_t(c.ny));
+      ASSERT_LT(p.cell & ((1u << c.shift) - 1u), std::uint32_t(c.nx));
       ASSERT_TRUE(p.ox >= 0.0f && p.ox < 1.0f && p.oy >= 0.0f && p.oy < 1.0f);
       ASSERT_EQ(double(p.ox), std::ldexp(std::rint(std::ldexp(double(p.ox), 24)), -24)) << "a multiple of 2^-24";
       double xd = 0, yd = 0;
@@ -63,7 +65,7 @@ TEST(PicFloat32Store, PositionsRoundTripExactlyThroughFloat64) {
 // Outside the grid a coordinate is clamped to its first or last cell; a round-up to 1 goes to the
 // next cell's offset 0.
 TEST(PicFloat32Store, EdgesAndRoundUps) {
-  const CellCoords c{0, 0, 1, 1, 8, 8};
+  const CellCoords c = cell_coords(0, 0, 1, 1, 8, 8);
   int i = -1;
   float o = -1;
   encode_axis(3 + (1 - 0x1.0p-30), 8, i, o);
@@ -78,7 +80,12 @@ TEST(PicFloat32Store, EdgesAndRoundUps) {
   encode_axis(std::nan(""), 8, i, o);
   EXPECT_EQ(i, 0);
   const PackedPosition p = encode_position(2.5, 7.25, c);
-  EXPECT_EQ(p.cell, 7u * 8u + 2u);
+  EXPECT_EQ(p.cell, 7u * 8u + 2u);  // (row << 3 | column)
+  const CellCoords odd = cell_coords(0, 0, 1, 1, 1400, 800);
+  EXPECT_EQ(odd.shift, 11);
+  EXPECT_EQ(encode_position(1399.5, 799.5, odd).cell, (799u << 11) | 1399u);
+  EXPECT_TRUE(cells_fit_32_bits(65536, 65536));
+  EXPECT_FALSE(cells_fit_32_bits(65537, 32769));
   EXPECT_EQ(p.ox, 0.5f);
   EXPECT_EQ(p.oy, 0.25f);
 }
@@ -172,6 +179,18 @@ TEST(PicFloat32Store, DeckKey) {
   EXPECT_NE(cpu.find("solver.device = \"cuda\""), std::string::npos) << cpu;
   EXPECT_NE(cpu.find(deck.string()), std::string::npos) << cpu;
   EXPECT_NE(error_of("solver.particle_precision=32").find("solver.particle_precision: must be a string"), std::string::npos);
+  // (a row and a column in 32 bits: 70000 columns take 17 bits, 40000 rows 16)
+  auto grid_error = [&] {
+    try {
+      (void)read_pic_config(deck.string(), {"solver.particle_precision=float32", "grid.nx=70000", "grid.ny=40000"});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(grid_error().find("solver.particle_precision: \"float32\" packs a cell's row and column in 32 bits"),
+            std::string::npos)
+      << grid_error();
 }
 
 // A checkpoint records a float32 run's precision (a float64 run's file is as before) and a load

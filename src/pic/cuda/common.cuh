@@ -52,6 +52,24 @@ struct DevParticles : DeviceSpecies {
     if constexpr (F32) decode_position(encode_position(r.x, r.y, cc), cc, q.x, q.y);
     return q;
   }
+  // store_as after a move that finish_move kept: the float32 store takes the position the move
+  // encoded already (snap_to_store; what store_as would encode again), the momenta from r.
+  template <bool F32>
+  __device__ void store_moved_as(std::size_t i, const ParticleRef& r, const ParticleMove& mv) const {
+    if constexpr (F32) {
+      cell[i] = mv.stored.cell, ox[i] = mv.stored.ox, oy[i] = mv.stored.oy;
+      fux[i] = float(r.ux), fuy[i] = float(r.uy), fuz[i] = float(r.uz);
+    } else {
+      store_as<false>(i, r);
+    }
+  }
+  // stored_pos_as after such a move.
+  template <bool F32>
+  __device__ double2 stored_pos_moved_as(const ParticleRef& r, const ParticleMove& mv) const {
+    double2 q = make_double2(r.x, r.y);
+    if constexpr (F32) decode_position(mv.stored, cc, q.x, q.y);
+    return q;
+  }
   __device__ ParticleRef load(std::size_t i) const { return f32() ? load_as<true>(i) : load_as<false>(i); }
   __device__ void store(std::size_t i, const ParticleRef& r) const {
     if (f32()) store_as<true>(i, r);

@@ -16,7 +16,7 @@ namespace nbody::pic {
 // null) the float32 store of particle_precision.hpp, the other set null.
 struct DeviceSpecies {
   double *x = nullptr, *y = nullptr, *ux = nullptr, *uy = nullptr, *uz = nullptr, *w = nullptr;
-  std::uint32_t* cell = nullptr;  // float32: the cell, row-major over cc's grid
+  std::uint32_t* cell = nullptr;  // float32: the cell, (row << cc.shift) | column over cc's grid
   float *ox = nullptr, *oy = nullptr, *fux = nullptr, *fuy = nullptr, *fuz = nullptr, *fw = nullptr;
   CellCoords cc;  // float32: the whole grid
   unsigned char* alive = nullptr;

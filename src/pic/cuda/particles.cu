@@ -85,7 +85,7 @@ void ParticleStore::upload(const PicSimulation& from, const std::vector<std::vec
     if (m.opt.particle_precision == ParticlePrecision::float32) {
       // The float32 store (particle_precision.hpp), encoded here: the cells count on the whole grid.
       const GridGeometry gg = m.push_settings().geom;
-      d.cc = CellCoords{gg.x0, gg.y0, gg.dx, gg.dy, gg.nx, gg.ny};
+      d.cc = store_cells_of(gg);
       std::vector<std::uint32_t> cell(d.n);
       std::vector<float> v[6];
       for (auto& a : v) a.resize(d.n);

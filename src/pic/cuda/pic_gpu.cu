@@ -248,10 +248,12 @@ PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions options) : impl_(std::ma
   if (options.float32_currents && options.particle_precision != ParticlePrecision::float32)
     throw_input_error("pic: float32 currents need the float32 particle store (PicGpuOptions::particle_precision)");
   if (options.particle_precision == ParticlePrecision::float32) {
-    // (the store's cells count on the whole grid in 32 bits; decode_axis is exact below 2^29 cells a side)
+    // (the store's cells: a row and a column of the whole grid in 32 bits; decode_axis is exact below 2^29 cells a side)
     const GridGeometry gg = m.push_settings().geom;
-    if (double(gg.nx) * double(gg.ny) >= 4294967295.0 || gg.nx >= (1 << 29) || gg.ny >= (1 << 29))
-      throw_input_error("pic: the grid is too large for solver.particle_precision = \"float32\" (32-bit cells)");
+    if (!cells_fit_32_bits(gg.nx, gg.ny) || gg.nx >= (1 << 29) || gg.ny >= (1 << 29))
+      throw_input_error("pic: the grid of " + std::to_string(gg.nx) + " x " + std::to_string(gg.ny) +
+                        " cells is too large for solver.particle_precision = \"float32\" (its columns' and rows' "
+                        "bits must fit 32 bits together)");
   }
   const DepositOps& ops = deposit_ops(options.deposit);
   check_memory(m, from);

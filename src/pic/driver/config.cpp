@@ -374,6 +374,9 @@ void validate_pic_config(const PicConfig& c) {
       if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
     if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
   }
+  if (c.particle_precision == ParticlePrecision::float32 && !cells_fit_32_bits(c.nx, c.ny))
+    bad("solver.particle_precision", "\"float32\" packs a cell's row and column in 32 bits: " + std::to_string(c.nx) +
+                                         " x " + std::to_string(c.ny) + " cells do not fit");
   if (c.particle_precision == ParticlePrecision::float32 && !c.use_gpu)
     bad("solver.particle_precision", "\"float32\" is the GPU path's particle store: it needs solver.device = \"cuda\" "
                                      "(the CPU path stores float64)");

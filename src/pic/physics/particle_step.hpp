@@ -76,13 +76,17 @@ struct ParticleMove {
   Vec3d u;          // the new momentum
   double wrap_x, wrap_y;
   bool keep;
+  PackedPosition stored;  // the float32 store's new position (set by snap_to_store)
 };
 
 // The float32 store: the new position (after the wrap) moved to the one the store will hold,
-// decode(encode(x)); the unwrapped end of the move follows it.
+// decode(encode(x)); the unwrapped end of the move follows it, the encoded position is kept (the
+// store's bits for finish_move's position: encode is exact on the decoded value, the wrap's
+// x1 - L + L rounding included).
 PIC_HD void snap_to_store(ParticleMove& m, const CellCoords& c) {
   double x = 0, y = 0;
-  decode_position(encode_position(m.x1 + m.wrap_x, m.y1 + m.wrap_y, c), c, x, y);
+  m.stored = encode_position(m.x1 + m.wrap_x, m.y1 + m.wrap_y, c);
+  decode_position(m.stored, c, x, y);
   m.x1 = x - m.wrap_x;
   m.y1 = y - m.wrap_y;
 }

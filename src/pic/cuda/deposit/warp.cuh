@@ -177,9 +177,9 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
     }
     if (!live) continue;
     if (finish_move(r, mv, pp)) {
-      d.store_as<F32>(i, r);
+      d.store_moved_as<F32>(i, r, mv);
       if (emptied.slots) {
-        const double2 q = d.stored_pos_as<F32>(r);
+        const double2 q = d.stored_pos_moved_as<F32>(r, mv);
         if (emptied.leaves(q.x, q.y)) emptied.note(i);
       }
     } else {
