@@ -38,6 +38,7 @@ struct Options {
   int pic_steps = 0;                       // pic-scaling: timed steps a record (not sorting, transfer; 0: 10)
   std::string pic_deposit = "atomic";      // pic-scaling on GPUs: the slabs' deposit (atomic, warp)
   std::string pic_exchange = "host";       // pic-scaling on GPUs: the guard messages (host-staged, ipc)
+  std::string pic_precision = "float64";   // pic suite: the particle store (float64, float32, float32-currents)
   // ensemble suite (bench/ensemble_suite.cpp); empty lists: the suite's defaults
   std::vector<int> ensemble_sizes;                        // bodies a system
   std::vector<std::int64_t> ensemble_counts;              // systems

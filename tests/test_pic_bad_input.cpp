@@ -84,7 +84,11 @@ INSTANTIATE_TEST_SUITE_P(
                     BadCase{"--steps -5", "--steps: -5 must be >= 1"},
                     BadCase{"--steps ''", "--steps"},
                     BadCase{"--steps 1e20", "--steps"},
-                    BadCase{"--restart ''", "--resume DIR"}),
+                    BadCase{"--restart ''", "--resume DIR"},
+                    BadCase{"--set solver.particle_precision=float16",
+                            "solver.particle_precision: 'float16' is not one of float64, float32"},
+                    BadCase{"--set solver.particle_precision=float32",
+                            "solver.particle_precision: \"float32\" is the GPU path's particle store"}),
     [](const testing::TestParamInfo<BadCase>& i) { return "case" + std::to_string(i.index); });
 
 }  // namespace

@@ -41,6 +41,7 @@ struct BenchArgs {
   int pic_steps = 0;
   std::string pic_deposit = "atomic";
   std::string pic_exchange = "host";
+  std::string pic_precision = "float64";
   std::string ensemble_sizes, ensemble_counts;
   std::int64_t ensemble_max_bodies = std::int64_t(1) << 28;
   std::int64_t ensemble_cpu_max_bodies = std::int64_t(1) << 18;
@@ -122,6 +123,10 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
                   "steps (default: 10; --quick: 3)");
   app->add_option("--pic-deposit", args->pic_deposit,
                   "pic-scaling on GPUs: the slabs' deposition, atomic or warp (default: atomic; the CPU slabs are deterministic)");
+  app->add_option("--pic-precision", args->pic_precision,
+                  "pic: the GPU particle store of every rung, float64 or float32 (solver.particle_precision; records' "
+                  "precision p32), or float32-currents (the float32 store and the warp kernel's window currents in "
+                  "float32 arithmetic; p32c) (default: float64)");
   app->add_option("--pic-exchange", args->pic_exchange,
                   "pic-scaling on GPUs: the guard messages, host (staged through the host) or ipc (GPU to GPU, CUDA IPC; "
                   "every rank on one node) (default: host)");
@@ -266,6 +271,11 @@ Command add_bench_command(CLI::App& parent, const std::string& command_line) {
             if (args->pic_exchange != "host" && args->pic_exchange != "ipc")
               throw_input_error("--pic-exchange: must be host or ipc (got '" + args->pic_exchange + "')");
             o.pic_exchange = args->pic_exchange;
+            if (args->pic_precision != "float64" && args->pic_precision != "float32" &&
+                args->pic_precision != "float32-currents")
+              throw_input_error("--pic-precision: must be float64, float32 or float32-currents (got '" +
+                                args->pic_precision + "')");
+            o.pic_precision = args->pic_precision;
             o.json_path = args->json;
             o.csv_path = args->csv;
             o.command_line = command_line;

@@ -13,11 +13,16 @@
 #   refusals   a GPU run with a deposition that does not run over blocks (or without a device), a
 #              too narrow grid, block rows that do not divide the ranks or a grid too short for
 #              them, GPU-to-GPU exchanges on the CPU under mpirun: one line, exit status 2
-# NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU blocks (every run, the single process's too).
+# NBODY_PIC_DEVICE=cuda: same_bits and restart on GPU blocks (every run, the single process's too);
+# with NBODY_PIC_PRECISION=float32 too, every run with the float32 particle store
+# (solver.particle_precision: the resume's checkpoints carry the store's bits).
 set -euo pipefail
 check=$1 nbody=$2 mpirun=$3 work=$4
 device=()
 [ "${NBODY_PIC_DEVICE:-cpu}" = cuda ] && device=(--set solver.device=cuda)
+if [ "${NBODY_PIC_PRECISION:-float64}" != float64 ]; then
+  device+=(--set "solver.particle_precision=$NBODY_PIC_PRECISION")
+fi
 rm -rf "$work"
 mkdir -p "$work"
 

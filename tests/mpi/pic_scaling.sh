@@ -79,7 +79,7 @@ if [ "$np" -gt 1 ]; then
 fi
 
 # Bad input: one line naming the option, status 2.
-for bad in "--pic-ny -3" "--pic-steps -1" "--pic-deposit tiled"; do
+for bad in "--pic-ny -3" "--pic-steps -1" "--pic-deposit tiled" "--pic-precision float16"; do
   set +e
   # shellcheck disable=SC2086
   "$nbody" bench --suite pic-scaling $bad > /dev/null 2> "$work/bad.txt"

@@ -9,12 +9,99 @@
 #include "pic/cuda/device_arrays.hpp"
 #include "pic/parallel/slab_index.hpp"
 #include "pic/physics/grid.hpp"
+#include "pic/physics/particle_precision.hpp"
+#include "pic/physics/particle_step.hpp"
 
 namespace nbody::pic {
 namespace {
 
 // (the kernels' parameter types: device_arrays.hpp's, with the device functions)
-struct DevParticles : DeviceSpecies {};
+// A particle's values in float64 whatever the store: load / store convert from and to the
+// float32 store (particle_precision.hpp) where it is the species' (cell not null). The _as<F32>
+// forms are the store known at compile time (the warp kernel's instantiations); the others
+// ask (one uniform branch).
+struct DevParticles : DeviceSpecies {
+  __device__ bool f32() const { return cell != nullptr; }
+  template <bool F32>
+  __device__ ParticleRef load_as(std::size_t i) const {
+    if constexpr (F32) {
+      ParticleRef r;
+      decode_position(PackedPosition{cell[i], ox[i], oy[i]}, cc, r.x, r.y);
+      r.ux = double(fux[i]), r.uy = double(fuy[i]), r.uz = double(fuz[i]), r.w = double(fw[i]);
+      return r;
+    } else {
+      return ParticleRef{x[i], y[i], ux[i], uy[i], uz[i], w[i]};
+    }
+  }
+  // The position, momenta (not the weight) of slot i.
+  template <bool F32>
+  __device__ void store_as(std::size_t i, const ParticleRef& r) const {
+    if constexpr (F32) {
+      const PackedPosition p = encode_position(r.x, r.y, cc);
+      cell[i] = p.cell, ox[i] = p.ox, oy[i] = p.oy;
+      fux[i] = float(r.ux), fuy[i] = float(r.uy), fuz[i] = float(r.uz);
+    } else {
+      x[i] = r.x, y[i] = r.y, ux[i] = r.ux, uy[i] = r.uy, uz[i] = r.uz;
+    }
+  }
+  // The position the store holds for r's (x, y): itself in float64, decode(encode()) in float32;
+  // what every decision on a stored particle (its block, its cell) is taken on.
+  template <bool F32>
+  __device__ double2 stored_pos_as(const ParticleRef& r) const {
+    double2 q = make_double2(r.x, r.y);
+    if constexpr (F32) decode_position(encode_position(r.x, r.y, cc), cc, q.x, q.y);
+    return q;
+  }
+  // store_as after a move that finish_move kept: the float32 store takes the position the move
+  // encoded already (snap_to_store; what store_as would encode again), the momenta from r.
+  template <bool F32>
+  __device__ void store_moved_as(std::size_t i, const ParticleRef& r, const ParticleMove& mv) const {
+    if constexpr (F32) {
+      cell[i] = mv.stored.cell, ox[i] = mv.stored.ox, oy[i] = mv.stored.oy;
+      fux[i] = float(r.ux), fuy[i] = float(r.uy), fuz[i] = float(r.uz);
+    } else {
+      store_as<false>(i, r);
+    }
+  }
+  // stored_pos_as after such a move.
+  template <bool F32>
+  __device__ double2 stored_pos_moved_as(const ParticleRef& r, const ParticleMove& mv) const {
+    double2 q = make_double2(r.x, r.y);
+    if constexpr (F32) decode_position(mv.stored, cc, q.x, q.y);
+    return q;
+  }
+  __device__ ParticleRef load(std::size_t i) const { return f32() ? load_as<true>(i) : load_as<false>(i); }
+  __device__ void store(std::size_t i, const ParticleRef& r) const {
+    if (f32()) store_as<true>(i, r);
+    else store_as<false>(i, r);
+  }
+  // The weight too (an arrival).
+  __device__ void store_all(std::size_t i, const ParticleRef& r) const {
+    store(i, r);
+    if (f32()) fw[i] = float(r.w);
+    else w[i] = r.w;
+  }
+  __device__ double2 pos(std::size_t i) const {
+    if (!f32()) return make_double2(x[i], y[i]);
+    double2 p;
+    decode_position(PackedPosition{cell[i], ox[i], oy[i]}, cc, p.x, p.y);
+    return p;
+  }
+  __device__ double px(std::size_t i) const { return pos(i).x; }
+  __device__ double py(std::size_t i) const { return pos(i).y; }
+  __device__ double pux(std::size_t i) const { return f32() ? double(fux[i]) : ux[i]; }
+  __device__ double puy(std::size_t i) const { return f32() ? double(fuy[i]) : uy[i]; }
+  __device__ double puz(std::size_t i) const { return f32() ? double(fuz[i]) : uz[i]; }
+  __device__ double pw(std::size_t i) const { return f32() ? double(fw[i]) : w[i]; }
+  // Slot a takes slot b's values (not its id or alive flag), bit for bit.
+  __device__ void move_slot(std::size_t a, std::size_t b) const {
+    if (f32()) {
+      cell[a] = cell[b], ox[a] = ox[b], oy[a] = oy[b], fux[a] = fux[b], fuy[a] = fuy[b], fuz[a] = fuz[b], fw[a] = fw[b];
+    } else {
+      x[a] = x[b], y[a] = y[b], ux[a] = ux[b], uy[a] = uy[b], uz[a] = uz[b], w[a] = w[b];
+    }
+  }
+};
 
 struct AtomicAccumulate {
   __device__ void operator()(double* p, double v) const { atomicAdd(p, v); }

@@ -8,12 +8,17 @@
 #include <cstdint>
 
 #include "pic/parallel/slab_index.hpp"
+#include "pic/physics/particle_precision.hpp"
 
 namespace nbody::pic {
 
-// A species' slots on the device.
+// A species' slots on the device: the float64 arrays, or (ParticlePrecision::float32, cell not
+// null) the float32 store of particle_precision.hpp, the other set null.
 struct DeviceSpecies {
   double *x = nullptr, *y = nullptr, *ux = nullptr, *uy = nullptr, *uz = nullptr, *w = nullptr;
+  std::uint32_t* cell = nullptr;  // float32: the cell, (row << cc.shift) | column over cc's grid
+  float *ox = nullptr, *oy = nullptr, *fux = nullptr, *fuy = nullptr, *fuz = nullptr, *fw = nullptr;
+  CellCoords cc;  // float32: the whole grid
   unsigned char* alive = nullptr;
   std::size_t n = 0;
   std::uint64_t* id = nullptr;  // the stable ids (slabs only; otherwise the slot is the id)

@@ -55,6 +55,9 @@ struct DeviceMemory {
 
 class DepositRun;
 
+// A particle slot's device bytes in each store (the values and the alive flag; not the ids).
+[[nodiscard]] std::size_t particle_slot_bytes(ParticlePrecision p);
+
 // The species' slots on the device, the per-slot work buffers and the sorts (CUB's radix sort).
 struct ParticleStore {
   explicit ParticleStore(PicGpu::Impl& engine) : m(engine) {}
@@ -115,6 +118,7 @@ struct ParticleStore {
   void ensure_work(std::size_t need);
   void ensure_capacity(std::size_t k, std::size_t need);
   void copy_to(PicSimulation& to) const;
+  void copy_float32_to(const DeviceSpecies& d, const std::vector<unsigned char>& alive, Species& s) const;
   [[nodiscard]] std::vector<std::vector<std::uint64_t>> ids() const;
   // CUB's temporary storage, for `need` bytes (the sorts, a block's slot selections).
   void ensure_cub(std::size_t need);

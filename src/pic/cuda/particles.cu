@@ -16,9 +16,41 @@ namespace nbody::pic {
 
 using nbody::cuda::ElementwisePolicy;
 
+namespace {
+
+// A species' per-slot value arrays (not alive, not the ids): the six float64 ones, or the seven
+// of the float32 store; each element's bytes.
+struct SlotArray {
+  void** p;
+  std::size_t bytes;
+};
+std::vector<SlotArray> slot_arrays(DeviceSpecies& d) {
+  auto a = [](auto** p) { return SlotArray{reinterpret_cast<void**>(p), sizeof(**p)}; };
+  if (d.cell) return {a(&d.cell), a(&d.ox), a(&d.oy), a(&d.fux), a(&d.fuy), a(&d.fuz), a(&d.fw)};
+  return {a(&d.x), a(&d.y), a(&d.ux), a(&d.uy), a(&d.uz), a(&d.w)};
+}
+
+// out[i] = in[order[i]] for n elements of `bytes` bytes (4 or 8), bit for bit.
+void gather_slots(void* out, const void* in, std::size_t bytes, const unsigned* order, std::size_t n) {
+  if (bytes == 8) {
+    gather_by<<<blocks_for(n), ElementwisePolicy::kBlock>>>(static_cast<unsigned long long*>(out),
+                                                           static_cast<const unsigned long long*>(in), order, n);
+  } else {
+    gather_by<<<blocks_for(n), ElementwisePolicy::kBlock>>>(static_cast<unsigned*>(out), static_cast<const unsigned*>(in),
+                                                           order, n);
+  }
+  NBODY_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::size_t particle_slot_bytes(ParticlePrecision p) {
+  return p == ParticlePrecision::float32 ? sizeof(std::uint32_t) + 6 * sizeof(float) + 1 : 6 * sizeof(double) + 1;
+}
+
 ParticleStore::~ParticleStore() {
   for (DeviceSpecies& d : sp) {
-    for (double* p : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) cudaFree(p);
+    for (const SlotArray& a : slot_arrays(d)) cudaFree(*a.p);
     cudaFree(d.alive);
     if (d.id) cudaFree(d.id);
   }
@@ -50,11 +82,32 @@ void ParticleStore::upload(const PicSimulation& from, const std::vector<std::vec
     d.n = s.size();
     // On a block among several: room for arrivals (grown when needed), and the ids.
     d.cap = m.slab && m.so.ranks > 1 ? d.n + d.n / 8 + 1024 : d.n;
-    double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
-    const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
-    for (int k = 0; k < 6; ++k) {
-      *arrays[k] = m.alloc<double>(d.cap);
-      NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
+    if (m.opt.particle_precision == ParticlePrecision::float32) {
+      // The float32 store (particle_precision.hpp), encoded here: the cells count on the whole grid.
+      const GridGeometry gg = m.push_settings().geom;
+      d.cc = store_cells_of(gg);
+      std::vector<std::uint32_t> cell(d.n);
+      std::vector<float> v[6];
+      for (auto& a : v) a.resize(d.n);
+      for (std::size_t p = 0; p < d.n; ++p) {
+        const PackedPosition q = encode_position(s.x[p], s.y[p], d.cc);
+        cell[p] = q.cell, v[0][p] = q.ox, v[1][p] = q.oy;
+        v[2][p] = float(s.ux[p]), v[3][p] = float(s.uy[p]), v[4][p] = float(s.uz[p]), v[5][p] = float(s.w[p]);
+      }
+      d.cell = m.alloc<std::uint32_t>(d.cap);
+      NBODY_CUDA_CHECK(cudaMemcpy(d.cell, cell.data(), d.n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+      float** arrays[6] = {&d.ox, &d.oy, &d.fux, &d.fuy, &d.fuz, &d.fw};
+      for (int k = 0; k < 6; ++k) {
+        *arrays[k] = m.alloc<float>(d.cap);
+        NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], v[k].data(), d.n * sizeof(float), cudaMemcpyHostToDevice));
+      }
+    } else {
+      double** arrays[6] = {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w};
+      const std::vector<double>* src[6] = {&s.x, &s.y, &s.ux, &s.uy, &s.uz, &s.w};
+      for (int k = 0; k < 6; ++k) {
+        *arrays[k] = m.alloc<double>(d.cap);
+        NBODY_CUDA_CHECK(cudaMemcpy(*arrays[k], src[k]->data(), d.n * sizeof(double), cudaMemcpyHostToDevice));
+      }
     }
     d.alive = m.alloc<unsigned char>(d.cap);
     NBODY_CUDA_CHECK(cudaMemset(d.alive, 1, d.n));
@@ -141,10 +194,9 @@ void ParticleStore::sort_particles(std::size_t k, bool by_cell) {
   sort_pairs(d.n, bits);
   // (on a block the work buffers grow with the arrivals: sel and id_sorted, not scratch)
   double* tmp = m.slab ? sel : scratch;
-  for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
-    gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(tmp, a, order_sorted, d.n);
-    NBODY_CUDA_CHECK_LAUNCH();
-    NBODY_CUDA_CHECK(cudaMemcpy(a, tmp, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+  for (const SlotArray& a : slot_arrays(s)) {
+    gather_slots(tmp, *a.p, a.bytes, order_sorted, d.n);
+    NBODY_CUDA_CHECK(cudaMemcpy(*a.p, tmp, d.n * a.bytes, cudaMemcpyDeviceToDevice));
   }
   if (d.id) {  // a block's ids move with their particles
     gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(id_sorted, d.id, order_sorted, d.n);
@@ -196,7 +248,7 @@ void ParticleStore::sort_if_due(bool warp) {
 }
 
 void ParticleStore::sort_by_id(std::size_t k) {
-  const DeviceSpecies& d = sp[k];
+  DeviceSpecies& d = sp[k];
   if (d.n < 2) return;
   iota_kernel<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(order, d.n);
   NBODY_CUDA_CHECK_LAUNCH();
@@ -204,10 +256,9 @@ void ParticleStore::sort_by_id(std::size_t k) {
   NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, need, d.id, id_sorted, order, order_sorted, int(d.n)));
   ensure_cub(need);
   NBODY_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, d.id, id_sorted, order, order_sorted, int(d.n)));
-  for (double* a : {d.x, d.y, d.ux, d.uy, d.uz, d.w}) {
-    gather_by<<<blocks_for(d.n), ElementwisePolicy::kBlock>>>(sel, a, order_sorted, d.n);
-    NBODY_CUDA_CHECK_LAUNCH();
-    NBODY_CUDA_CHECK(cudaMemcpy(a, sel, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
+  for (const SlotArray& a : slot_arrays(d)) {
+    gather_slots(sel, *a.p, a.bytes, order_sorted, d.n);
+    NBODY_CUDA_CHECK(cudaMemcpy(*a.p, sel, d.n * a.bytes, cudaMemcpyDeviceToDevice));
   }
   NBODY_CUDA_CHECK(cudaMemcpy(d.id, id_sorted, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
 }
@@ -237,11 +288,11 @@ void ParticleStore::ensure_capacity(std::size_t k, std::size_t need) {
   DeviceSpecies& d = sp[k];
   if (need <= d.cap) return;
   const std::size_t cap = std::max(need, d.cap + d.cap / 2 + 1024);
-  for (double** a : {&d.x, &d.y, &d.ux, &d.uy, &d.uz, &d.w}) {
-    double* p = m.alloc<double>(cap);
-    if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(p, *a, d.n * sizeof(double), cudaMemcpyDeviceToDevice));
-    NBODY_CUDA_CHECK(cudaFree(*a));
-    *a = p;
+  for (const SlotArray& a : slot_arrays(d)) {
+    void* p = m.alloc<char>(cap * a.bytes);
+    if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(p, *a.p, d.n * a.bytes, cudaMemcpyDeviceToDevice));
+    NBODY_CUDA_CHECK(cudaFree(*a.p));
+    *a.p = p;
   }
   std::uint64_t* id = m.alloc<std::uint64_t>(cap);
   if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(id, d.id, d.n * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice));
@@ -255,14 +306,38 @@ void ParticleStore::ensure_capacity(std::size_t k, std::size_t need) {
   ensure_work(cap);
 }
 
+// The float32 store's live slots decoded into s (float64 values: exact for the momenta and the
+// weight, the positions x0 + (i + o) dx rounded once, which encode back to the same bits).
+void ParticleStore::copy_float32_to(const DeviceSpecies& d, const std::vector<unsigned char>& alive, Species& s) const {
+  std::vector<std::uint32_t> cell(d.n);
+  std::vector<float> v[6];
+  const float* src[6] = {d.ox, d.oy, d.fux, d.fuy, d.fuz, d.fw};
+  if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(cell.data(), d.cell, d.n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  for (int q = 0; q < 6; ++q) {
+    v[q].resize(d.n);
+    if (d.n > 0) NBODY_CUDA_CHECK(cudaMemcpy(v[q].data(), src[q], d.n * sizeof(float), cudaMemcpyDeviceToHost));
+  }
+  s.resize(0);
+  for (std::size_t p = 0; p < d.n; ++p) {
+    if (!alive[p]) continue;
+    double x = 0, y = 0;
+    decode_position(PackedPosition{cell[p], v[0][p], v[1][p]}, d.cc, x, y);
+    s.push_back(x, y, double(v[2][p]), double(v[3][p]), double(v[4][p]), double(v[5][p]));
+  }
+}
+
 void ParticleStore::copy_to(PicSimulation& to) const {
   if (to.species().size() != sp.size()) throw_runtime_error("pic: copy_to a simulation with other species");
   for (std::size_t k = 0; k < sp.size(); ++k) {
     const DeviceSpecies& d = sp[k];
-    const double* src[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
     std::vector<unsigned char> alive(d.n);
     NBODY_CUDA_CHECK(cudaMemcpy(alive.data(), d.alive, d.n, cudaMemcpyDeviceToHost));
     Species& s = to.species()[k];
+    if (d.cell) {
+      copy_float32_to(d, alive, s);
+      continue;
+    }
+    const double* src[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
     // (every slot live, as a block among several keeps them after its migration: straight into
     // the species' arrays)
     if (std::find(alive.begin(), alive.end(), 0) == alive.end()) {

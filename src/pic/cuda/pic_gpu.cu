@@ -1,4 +1,5 @@
-// The PIC step on a CUDA device (float64): PicGpu's construction (the device memory checked,
+// The PIC step on a CUDA device (float64 arithmetic; the particles stored in float64 or float32,
+// pic/physics/particle_precision.hpp): PicGpu's construction (the device memory checked,
 // the state uploaded), the step on one GPU and on a block among several, and the state brought
 // back. The parts it drives are in engine.hpp, each in its own file with its kernels; the physics
 // is the host's (particle_step.hpp and field_stencils.hpp are shared __host__ __device__ code).
@@ -71,6 +72,7 @@ void check_memory(const PicGpu::Impl& m, const PicSimulation& from) {
   f.species = from.species().size();
   f.slab = m.slab;
   f.ranks = m.slab ? m.so.ranks : 1;
+  f.precision = m.opt.particle_precision;
   const bool deterministic = m.opt.deposit == DepositKernel::deterministic;
   require_memory(Location::cuda(m.opt.device), pic_gpu_device_bytes(f, m.opt.deposit),
                  "pic: " + std::to_string(m.g.nx) + " x " + std::to_string(m.g.ny) + " cells and " +
@@ -82,7 +84,8 @@ void check_memory(const PicGpu::Impl& m, const PicSimulation& from) {
 std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit) {
   const GridGeometry& g = f.geom;
   const DepositOps& ops = deposit_ops(deposit);
-  std::size_t bytes = std::size_t(kComponents) * g.size() * sizeof(double) + f.particles * (6 * sizeof(double) + 1);
+  const std::size_t slot = particle_slot_bytes(f.precision);
+  std::size_t bytes = std::size_t(kComponents) * g.size() * sizeof(double) + f.particles * slot;
   if (f.pml) bytes += std::size_t(kPsiCount) * g.size() * sizeof(double);
   const std::size_t M = f.shape == ShapeOrder::tsc ? 6 : 4;  // pic/domain.hpp's deposit_classes
   DepositSizes z;
@@ -109,7 +112,7 @@ std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit
     const std::size_t work = f.most + (room ? f.most / 8 + 1024 : 0);
     // (and the emptied slots' lists of the kernels that note them, an eighth of the slots)
     if (room && ops.notes_emptied) bytes += (slots / 8 + 1024 * f.species) * sizeof(unsigned);
-    bytes += (slots - f.particles) * (6 * sizeof(double) + 1) + slots * sizeof(std::uint64_t) +
+    bytes += (slots - f.particles) * slot + slots * sizeof(std::uint64_t) +
              work * (4 * sizeof(unsigned) + 2 + sizeof(double) + sizeof(std::uint64_t));
     // the guard staging (room for the deterministic kernel's class arrays, 3 M^2)
     bytes += 3 * M * M * std::size_t(std::max(g.rows(), g.stride())) * kGuard * sizeof(double);
@@ -130,7 +133,8 @@ PicSettings PicGpu::Impl::push_settings() const {
 
 void PicGpu::Impl::push(std::size_t k) {
   if (particles.sp[k].n == 0) return;
-  const PushParams pp = make_push_params(push_settings(), particles.meta[k], step);
+  PushParams pp = make_push_params(push_settings(), particles.meta[k], step);
+  if (particles.sp[k].cell) pp.float32_store = true, pp.store_cells = particles.sp[k].cc;
   const FieldViews v = fields.particle_views();
   if (s.deposit) deposit->launch(k, pp, v);
   else push_without_deposit(*this, k, pp, v);
@@ -241,6 +245,16 @@ PicGpu::PicGpu(const PicSimulation& from, PicGpuOptions options) : impl_(std::ma
   }
   m.particles.setup_tiles(m.g, tile_y0);
   if (m.g.size() >= std::size_t(0xffffffffu)) throw_input_error("pic: the grid is too large for the GPU path's 32-bit cell keys");
+  if (options.float32_currents && options.particle_precision != ParticlePrecision::float32)
+    throw_input_error("pic: float32 currents need the float32 particle store (PicGpuOptions::particle_precision)");
+  if (options.particle_precision == ParticlePrecision::float32) {
+    // (the store's cells: a row and a column of the whole grid in 32 bits; decode_axis is exact below 2^29 cells a side)
+    const GridGeometry gg = m.push_settings().geom;
+    if (!cells_fit_32_bits(gg.nx, gg.ny) || gg.nx >= (1 << 29) || gg.ny >= (1 << 29))
+      throw_input_error("pic: the grid of " + std::to_string(gg.nx) + " x " + std::to_string(gg.ny) +
+                        " cells is too large for solver.particle_precision = \"float32\" (its columns' and rows' "
+                        "bits must fit 32 bits together)");
+  }
   const DepositOps& ops = deposit_ops(options.deposit);
   check_memory(m, from);
   m.fields.upload(from);

@@ -23,6 +23,7 @@
 #include "pic/cpu/simulation.hpp"
 #include "pic/cuda/deposit_kernels.hpp"
 #include "pic/output/reduced_output.hpp"
+#include "pic/physics/particle_precision.hpp"
 
 namespace nbody::pic {
 
@@ -126,6 +127,16 @@ struct PicGpuOptions {
   int sort_every = 0;
   double empty_ratio = 0.05;
   int device = 0;
+  // How the particles are stored (particle_precision.hpp; solver.particle_precision): float64,
+  // or the float32 store (cell and float32 offsets, float32 momenta and weight); the arithmetic
+  // of the step stays float64, the fields and the current sums float64 (docs/pic_optimization.md).
+  ParticlePrecision particle_precision = ParticlePrecision::float64;
+  // With the float32 store and the warp kernel: the window's shape weights, their differences and
+  // each lane's current contributions in float32 arithmetic (the sums over the lanes and into J
+  // float64): the study's next rung (`nbody bench --suite pic --pic-precision float32-currents`),
+  // charge then conserved to float32 rounding of the contributions (docs/pic_optimization.md).
+  // Refused without the float32 store.
+  bool float32_currents = false;
   GpuSlabOptions slab;
 };
 
@@ -171,6 +182,7 @@ struct PicGpuFootprint {
   std::size_t particles = 0, most = 0, species = 0;  // all, the largest species', how many species
   bool slab = false;  // a block of the GPU slabs
   int ranks = 1;      // the blocks of the run
+  ParticlePrecision precision = ParticlePrecision::float64;  // the particle store
 };
 [[nodiscard]] std::size_t pic_gpu_device_bytes(const PicGpuFootprint& f, DepositKernel deposit);
 

@@ -104,6 +104,8 @@ void read_table(const toml::table& root, PicConfig& c) {
     } else if (k == "empty_ratio") {
       c.empty_ratio = num(v, key);
       if (!(c.empty_ratio <= 1)) bad(key, "must be <= 1 (a negative value: never sort by the ratio)");
+    } else if (k == "particle_precision") {
+      if (!parse_particle_precision(s, c.particle_precision)) bad(key, quoted_text(s) + " is not one of float64, float32");
     } else if (k == "seed") c.seed = std::uint64_t(integer(v, key));
     else bad(key, "unknown key");
   });
@@ -372,6 +374,12 @@ void validate_pic_config(const PicConfig& c) {
       if (block_shape_problem(c.nx, c.ny, ranks, r).first.empty()) rows = r;
     if (const auto [key, why] = block_shape_problem(c.nx, c.ny, ranks, rows > 0 ? rows : 1); !key.empty()) bad(key, why);
   }
+  if (c.particle_precision == ParticlePrecision::float32 && !cells_fit_32_bits(c.nx, c.ny))
+    bad("solver.particle_precision", "\"float32\" packs a cell's row and column in 32 bits: " + std::to_string(c.nx) +
+                                         " x " + std::to_string(c.ny) + " cells do not fit");
+  if (c.particle_precision == ParticlePrecision::float32 && !c.use_gpu)
+    bad("solver.particle_precision", "\"float32\" is the GPU path's particle store: it needs solver.device = \"cuda\" "
+                                     "(the CPU path stores float64)");
   if (c.exchange == GuardExchange::mpi) {
     if (!c.use_gpu) bad("parallel.exchange", "\"mpi\" moves GPU buffers: it needs solver.device = \"cuda\"");
     // (device pointers to an MPI that does not take them crash inside the library: refused

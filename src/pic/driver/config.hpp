@@ -74,6 +74,9 @@ struct PicConfig {
   std::string deposit = "warp";  // solver.deposit: warp, atomic, deterministic, tiled, float32, cas, separate, redundant (GPU)
   int sort_every = 0;              // solver.sort_every (tiled, warp): sort every K steps (0: by ratio only)
   double empty_ratio = 0.05;       // solver.empty_ratio (tiled, warp): sort when this share is out of place
+  // solver.particle_precision (GPU): "float64" (the default) or "float32", the GPU path's float32
+  // particle store (pic/physics/particle_precision.hpp); the CPU path refuses float32
+  ParticlePrecision particle_precision = ParticlePrecision::float64;
   BalanceSettings balance;         // [balance]: the slabs' load balance under mpirun (pic/balance.hpp)
   int ranks_y = 0;                 // parallel.ranks_y: block rows under mpirun (0: "auto", the default; 1: slabs along x)
   // parallel.exchange: how the GPU blocks move guard messages (pic/gpu.hpp's GuardExchange):

@@ -32,6 +32,7 @@ PicGpuOptions gpu_options(const PicConfig& c, const comm::Communicator& comm) {
   o.deposit = deposit_kernel(c.deposit);
   o.sort_every = c.sort_every;
   o.empty_ratio = c.empty_ratio;
+  o.particle_precision = c.particle_precision;
   o.slab.guards = comm.size() > 1 ? c.exchange : GuardExchange::host;  // ("auto" resolved by DomainPicGpu)
   return o;
 }

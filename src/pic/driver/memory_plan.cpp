@@ -92,6 +92,7 @@ PicMemoryPlan plan_pic_memory(const PicConfig& c, int ranks, int rank, std::opti
     f.pml = s.field_bc.pml_cells_x > 0;
     f.particles = std::size_t(block_particles), f.most = std::size_t(most), f.species = loads.size();
     f.slab = slabs, f.ranks = slabs ? ranks : 1;
+    f.precision = c.particle_precision;
     p.device_bytes = pic_gpu_device_bytes(f, deposit_kernel(c.deposit));
     const int devices = pic_gpu_device_count();
     p.device = slabs && devices > 0 ? layout.rank % devices : 0;

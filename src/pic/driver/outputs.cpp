@@ -80,8 +80,13 @@ void PicImagesOutput::finish(PicRunState& s, RunEnd how) {
 }
 
 PicCheckpointOutput::PicCheckpointOutput(PicCadence c, double every_seconds, PicRunDirectory* dir, std::string run_id,
-                                         std::vector<const PicOutput*> recorded)
-    : c_(c), every_seconds_(every_seconds), dir_(dir), run_id_(std::move(run_id)), recorded_(std::move(recorded)) {}
+                                         std::vector<const PicOutput*> recorded, ParticlePrecision precision)
+    : c_(c),
+      every_seconds_(every_seconds),
+      dir_(dir),
+      run_id_(std::move(run_id)),
+      recorded_(std::move(recorded)),
+      precision_(precision) {}
 
 bool PicCheckpointOutput::due(PicRunState& s) {
   if (s.step() == 0) return false;
@@ -101,7 +106,7 @@ void PicCheckpointOutput::write(PicRunState& s) {
   rec.progress.energy_in = t.energy_in_left, rec.progress.energy_out = t.energy_out_right;
   for (const PicOutput* o : recorded_) o->record_progress(rec.progress);
   dir_->sync();
-  save_pic_checkpoint(dir_->files().checkpoint_path(s.step()).string(), h, &rec);
+  save_pic_checkpoint(dir_->files().checkpoint_path(s.step()).string(), h, &rec, precision_);
   dir_->files().keep_latest_checkpoints(s.step());
   s.log().detail("checkpoint at step " + std::to_string(s.step()));
 }

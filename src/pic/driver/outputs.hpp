@@ -19,6 +19,7 @@
 #include "pic/driver/run_state.hpp"
 #include "pic/output/field_probe.hpp"
 #include "pic/output/run_directory.hpp"
+#include "pic/physics/particle_precision.hpp"
 
 namespace nbody::pic {
 
@@ -126,9 +127,10 @@ class PicProbeOutput final : public PicOutput {
 
 class PicCheckpointOutput final : public PicOutput {
  public:
-  // `recorded`: the outputs whose progress a checkpoint records (those before it).
+  // `recorded`: the outputs whose progress a checkpoint records (those before it); `precision`:
+  // the run's particle store, recorded in each checkpoint.
   PicCheckpointOutput(PicCadence c, double every_seconds, PicRunDirectory* dir, std::string run_id,
-                      std::vector<const PicOutput*> recorded);
+                      std::vector<const PicOutput*> recorded, ParticlePrecision precision = ParticlePrecision::float64);
   [[nodiscard]] std::int64_t next_step_due(std::int64_t step) const override { return c_.next(step); }
   // On the step schedule, or when checkpoint_every_s has passed since the last one (rank 0's clock).
   [[nodiscard]] bool due(PicRunState& s) override;
@@ -143,6 +145,7 @@ class PicCheckpointOutput final : public PicOutput {
   PicRunDirectory* dir_;
   std::string run_id_;
   std::vector<const PicOutput*> recorded_;
+  ParticlePrecision precision_;
   std::int64_t written_at_ = -1;
   Clock::time_point last_wall_ = Clock::now();
 };

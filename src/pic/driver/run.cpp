@@ -105,6 +105,10 @@ PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress star
   runloop::RunLog log(root ? hooks.logger : nullptr,
                       dir != nullptr ? [dir](std::string_view line) { dir->log(line); } : runloop::RunLog::Record());
   for (const auto& line : notes) log.info(line);
+  // (the float32 store: the host state as the device will hold it, before the Gauss reference is
+  // measured on it; a checkpoint's state already is)
+  if (c.use_gpu && c.particle_precision == ParticlePrecision::float32)
+    for (Species& s : sim.species()) round_to_float32_store(s, store_cells_of(sim.settings().geom));
   if (!resumed && root) {
     // (rank 0 alone holds the whole state and uses these numbers: the diagnostics and the
     // checkpoints are its)
@@ -136,7 +140,8 @@ PicRunResult run_engine(const PicConfig& c, PicSimulation& sim, PicProgress star
   std::optional<PicCheckpointOutput> checkpoints;
   if (files) {
     const std::vector<const PicOutput*> recorded(outputs.begin(), outputs.end());
-    outputs.push_back(&checkpoints.emplace(PicCadence{c.checkpoint_every, last}, c.checkpoint_every_s, dir, run_id, recorded));
+    outputs.push_back(&checkpoints.emplace(PicCadence{c.checkpoint_every, last}, c.checkpoint_every_s, dir, run_id, recorded,
+                                                   c.particle_precision));
   }
   std::optional<PicBalanceOutput> balance;
   if (c.balance.every > 0) outputs.push_back(&balance.emplace(c.balance, last));
@@ -329,7 +334,7 @@ PicRunResult resume_pic(const std::filesystem::path& dir, const std::vector<std:
     for (std::size_t k = 0; k < found.size() && chosen < 0; ++k) {
       try {
         // (another run's checkpoint is refused below, whatever its state)
-        rec = load_pic_checkpoint(found[k].second.string(), sim, false);
+        rec = load_pic_checkpoint(found[k].second.string(), sim, false, c.particle_precision);
         if (!rec || rec->run_id == id) check_pic_state(found[k].second.string(), sim);
         chosen = std::int64_t(k);
       } catch (const Error& e) {
@@ -343,7 +348,7 @@ PicRunResult resume_pic(const std::filesystem::path& dir, const std::vector<std:
     throw_input_error("resume: no usable checkpoint in '" + dir.string() + "'" +
                       (newest_fault.empty() ? std::string() : " (the newest: " + newest_fault + ")"));
   const fs::path file = found[std::size_t(chosen)].second;
-  if (!root) rec = load_pic_checkpoint(file.string(), sim);
+  if (!root) rec = load_pic_checkpoint(file.string(), sim, true, c.particle_precision);
   if (!rec) throw_input_error("resume: " + file.string() + " holds no run record (a checkpoint of an earlier release)");
   if (rec->run_id != id)
     throw_input_error("resume: " + file.string() + " belongs to another run (run id " + rec->run_id +

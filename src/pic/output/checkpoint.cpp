@@ -20,6 +20,7 @@ constexpr char kMagic[8] = {'N', 'B', 'P', 'I', 'C', 'C', 'K', '2'};
 constexpr char kIdsMagic[4] = {'I', 'D', 'S', '1'};
 constexpr char kRunMagic[4] = {'R', 'U', 'N', '1'};
 constexpr char kSumMagic[4] = {'S', 'U', 'M', '1'};
+constexpr char kPrecisionMagic[4] = {'P', 'R', 'C', '1'};  // then a uint32: 1 float32
 constexpr std::size_t kSumBytes = sizeof kSumMagic + sizeof(std::uint64_t);
 
 std::uint64_t checksum(std::string_view bytes) {
@@ -107,7 +108,8 @@ void check_pic_state(const std::string& path, const PicSimulation& sim) {
   }
 }
 
-void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, const PicRunRecord* run) {
+void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, const PicRunRecord* run,
+                         ParticlePrecision precision) {
   // Sized once: grown by appending, the buffer would reach up to twice the checkpoint, and hold
   // the old and the new storage at once while it grows (the run's memory plan counts one copy).
   std::size_t bytes = 4096;
@@ -155,13 +157,19 @@ void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, cons
     for (double v : {p.energy_in, p.energy_out, p.energy_start, p.rho_scale}) put<double>(out, v);
     put_vec(out, p.initial_residual);
   }
+  // Optional (older readers refuse it as bytes after the end: a float32 run is not theirs to resume).
+  if (precision == ParticlePrecision::float32) {
+    put(out, kPrecisionMagic, sizeof kPrecisionMagic);
+    put<std::uint32_t>(out, 1);
+  }
   const std::uint64_t sum = checksum(out);
   put(out, kSumMagic, sizeof kSumMagic);
   put<std::uint64_t>(out, sum);
   write_file_atomic(path, out);
 }
 
-std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim, bool check_state) {
+std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim, bool check_state,
+                                                ParticlePrecision precision) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw_input_error("pic checkpoint '" + path + "': not a regular file");
@@ -249,7 +257,19 @@ std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimu
       throw_input_error("pic checkpoint '" + path + "': Gauss reference size differs");
     run = std::move(rec);
   }
+  ParticlePrecision written = ParticlePrecision::float64;
+  if (r.buf.size() - r.pos >= sizeof kPrecisionMagic &&
+      std::memcmp(r.buf.data() + r.pos, kPrecisionMagic, sizeof kPrecisionMagic) == 0) {
+    r.pos += sizeof kPrecisionMagic;
+    const auto code = r.get<std::uint32_t>();
+    if (code != 1) throw_input_error("pic checkpoint '" + path + "': damaged particle precision " + std::to_string(code));
+    written = ParticlePrecision::float32;
+  }
   if (r.pos != r.buf.size()) throw_input_error("pic checkpoint '" + path + "': damaged (bytes after its end)");
+  if (written != precision)
+    throw_input_error("pic checkpoint '" + path + "': written by a run with solver.particle_precision = \"" +
+                      particle_precision_name(written) + "\", the configuration has \"" +
+                      particle_precision_name(precision) + "\" (resume with the precision it was written with)");
   if (!std::isfinite(time)) throw_input_error("pic checkpoint '" + path + "': its time " + shown(time) + " is not finite");
   if (step < 0) throw_input_error("pic checkpoint '" + path + "': its step " + std::to_string(step) + " is negative");
   if (check_state) check_pic_state(path, sim);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pic/cpu/simulation.hpp"
+#include "pic/physics/particle_precision.hpp"
 
 namespace nbody::pic {
 
@@ -35,12 +36,18 @@ struct PicRunRecord {
   PicProgress progress;
 };
 
-void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, const PicRunRecord* run = nullptr);
+// `precision`: the run's particle store (solver.particle_precision), recorded when float32 (a
+// float64 run's file is as it always was); the float32 store's values are exact in the file's
+// float64 and encode back to the same bits (particle_precision.hpp).
+void save_pic_checkpoint(const std::string& path, const PicSimulation& sim, const PicRunRecord* run = nullptr,
+                         ParticlePrecision precision = ParticlePrecision::float64);
 // Restores into a simulation built from the same configuration (grid and species names must
 // match; an input error says what differs, or that the file is damaged); returns the run record
 // when the checkpoint has one.
-// With `check_state` (the default) the state read is checked as check_pic_state does.
-std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim, bool check_state = true);
+// With `check_state` (the default) the state read is checked as check_pic_state does. A checkpoint
+// written with another particle precision than `precision` is refused (an input error naming both).
+std::optional<PicRunRecord> load_pic_checkpoint(const std::string& path, PicSimulation& sim, bool check_state = true,
+                                                ParticlePrecision precision = ParticlePrecision::float64);
 // Refuses (an input error naming `path`, the species, the particle, the key and the value) a state
 // the step cannot take: a field value or momentum that is not finite, a weight that is not finite
 // or is negative, a particle outside the grid (it would index cells beyond the arrays).

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "pic/physics/interpolation.hpp"
+#include "pic/physics/particle_precision.hpp"
 #include "pic/physics/random.hpp"
 #include "pic/physics/species.hpp"
 
@@ -23,6 +24,12 @@ struct PushParams {
   Vec3d external_e, external_b;
   bool deposit = true;
   CounterRng rng{0, 0};  // the thermalising boundary's draws (keyed by the step)
+  // The GPU path's float32 particle store (particle_precision.hpp): the new position is moved
+  // onto the store's grid before the deposit (snap_to_store), so that the current is that of the
+  // move between the stored positions and Esirkepov's charge conservation holds to float64
+  // rounding. store_cells: the whole grid.
+  bool float32_store = false;
+  CellCoords store_cells;
 };
 
 struct ParticleRef {
@@ -69,7 +76,20 @@ struct ParticleMove {
   Vec3d u;          // the new momentum
   double wrap_x, wrap_y;
   bool keep;
+  PackedPosition stored;  // the float32 store's new position (set by snap_to_store)
 };
+
+// The float32 store: the new position (after the wrap) moved to the one the store will hold,
+// decode(encode(x)); the unwrapped end of the move follows it, the encoded position is kept (the
+// store's bits for finish_move's position: encode is exact on the decoded value, the wrap's
+// x1 - L + L rounding included).
+PIC_HD void snap_to_store(ParticleMove& m, const CellCoords& c) {
+  double x = 0, y = 0;
+  m.stored = encode_position(m.x1 + m.wrap_x, m.y1 + m.wrap_y, c);
+  decode_position(m.stored, c, x, y);
+  m.x1 = x - m.wrap_x;
+  m.y1 = y - m.wrap_y;
+}
 
 template <class Shape>
 PIC_HD void gather_at(const ParticleRef& p, const FieldViews& v, const PushParams& s, Vec3d& E, Vec3d& B) {
@@ -92,6 +112,7 @@ PIC_HD ParticleMove push_and_move(const ParticleRef& p, std::uint64_t index, con
   m.keep = apply_side(m.x1, s.x0, s.lx, m.u, m.u.x, s.side[0], s.side[1], m.wrap_x, s.thermal_u, s.rng, 8 * index);
   m.keep = apply_side(m.y1, s.y0, s.ly, m.u, m.u.y, s.side[2], s.side[3], m.wrap_y, s.thermal_u, s.rng, 8 * index + 4) &&
            m.keep;
+  if (s.float32_store && m.keep) snap_to_store(m, s.store_cells);
   return m;
 }
 

@@ -20,6 +20,13 @@ struct ShapeCIC {
     w[0] = 1.0 - d;
     w[1] = d;
   }
+  // The same in arithmetic R (float: the GPU's float32 currents), the offset d taken in float64.
+  template <class R>
+  PIC_HD static void weights_as(double xi, int first, R* w) {
+    const R d = R(xi - first);
+    w[0] = R(1) - d;
+    w[1] = d;
+  }
 };
 
 // Triangular-shaped cloud: quadratic weighting over the three nearest points.
@@ -32,6 +39,13 @@ struct ShapeTSC {
     w[0] = 0.5 * (0.5 - d) * (0.5 - d);
     w[1] = 0.75 - d * d;
     w[2] = 0.5 * (0.5 + d) * (0.5 + d);
+  }
+  template <class R>
+  PIC_HD static void weights_as(double xi, int first, R* w) {
+    const R d = R(xi - (first + 1));
+    w[0] = R(0.5) * (R(0.5) - d) * (R(0.5) - d);
+    w[1] = R(0.75) - d * d;
+    w[2] = R(0.5) * (R(0.5) + d) * (R(0.5) + d);
   }
 };
 

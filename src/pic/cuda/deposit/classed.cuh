@@ -28,21 +28,21 @@ __global__ void particles_classed(DevParticles d, FieldViews v, PushParams pp, L
       offs[2 * i] = 0, offs[2 * i + 1] = 0;
       continue;
     }
-    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    const double xi0 = (d.px(i) - pp.x0) / pp.dx, yi0 = (d.py(i) - pp.y0) / pp.dy;
     LocalAccumulate<Shape::support + 2> a = acc;
     a.bxg = Shape::first(xi0) - 1 + kGuard - ioff;
     a.byg = Shape::first(yi0) - 1 + kGuard - joff;
     a.p = i;
-    int cx = own.column(d.x[i]) - ioff + kGuard;
-    int cy = row_own.column(d.y[i]) - joff + kGuard;
+    int cx = own.column(d.px(i)) - ioff + kGuard;
+    int cy = row_own.column(d.py(i)) - joff + kGuard;
     cx = cx < 0 ? 0 : (cx > acc.sx - 1 ? acc.sx - 1 : cx);
     cy = cy < 0 ? 0 : (cy > rows - 1 ? rows - 1 : cy);
     keys[i] = unsigned(cy) * unsigned(acc.sx) + unsigned(cx);
     offs[2 * i] = static_cast<signed char>(cx - a.bxg);
     offs[2 * i + 1] = static_cast<signed char>(cy - a.byg);
-    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    ParticleRef r = d.load(i);
     if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, a)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      d.store(i, r);
     } else {
       d.alive[i] = 0;
     }

@@ -21,15 +21,15 @@ __global__ void particles_ordered(DevParticles d, FieldViews v, PushParams pp, L
       keys[i] = sentinel;
       continue;
     }
-    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    const double xi0 = (d.px(i) - pp.x0) / pp.dx, yi0 = (d.py(i) - pp.y0) / pp.dy;
     LocalAccumulate<Shape::support + 2> a = acc;
     a.bxg = Shape::first(xi0) - 1 + kGuard;
     a.byg = Shape::first(yi0) - 1 + kGuard;
     a.p = i;
     keys[i] = unsigned(a.byg) * unsigned(acc.sx) + unsigned(a.bxg);
-    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    ParticleRef r = d.load(i);
     if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, a)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      d.store(i, r);
     } else {
       d.alive[i] = 0;
     }

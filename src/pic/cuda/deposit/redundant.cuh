@@ -56,10 +56,10 @@ __global__ void particles_redundant(DevParticles d, FieldViews v, PushParams pp,
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
-    const double xi0 = (d.x[i] - pp.x0) / pp.dx, yi0 = (d.y[i] - pp.y0) / pp.dy;
+    const double xi0 = (d.px(i) - pp.x0) / pp.dx, yi0 = (d.py(i) - pp.y0) / pp.dy;
     RedundantAccumulate<K> acc{{jx, jy, jz}, grid_size, sx, Shape::first(xi0) - 1 + kGuard, Shape::first(yi0) - 1 + kGuard,
                                copies, nullptr, 0, 0, 0};
-    const unsigned t = tg.tile_of(d.x[i], d.y[i]);
+    const unsigned t = tg.tile_of(d.px(i), d.py(i));
     const int slot = dense_slot[t];
     if (slot >= 0) {
       const int ti = int(t % unsigned(tg.tiles_x)), tj = int(t / unsigned(tg.tiles_x));
@@ -68,9 +68,9 @@ __global__ void particles_redundant(DevParticles d, FieldViews v, PushParams pp,
       acc.gx0 = ti * kTile - kHalo + kGuard;
       acc.gy0 = tj * kTile - kHalo + kGuard;
     }
-    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    ParticleRef r = d.load(i);
     if (advance_particle<Shape>(r, i, v, pp, acc)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      d.store(i, r);
     } else {
       d.alive[i] = 0;
     }
@@ -113,7 +113,7 @@ __global__ void reduce_pool(double* jx, double* jy, double* jz, const double* po
 __global__ void count_tiles(DevParticles d, TileGeometry tg, unsigned* counts) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride)
-    if (d.alive[i]) atomicAdd(counts + tg.tile_of(d.x[i], d.y[i]), 1u);
+    if (d.alive[i]) atomicAdd(counts + tg.tile_of(d.px(i), d.py(i)), 1u);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ __global__ void gather_kernel(DevParticles d, FieldViews v, PushParams pp, doubl
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
-    const ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    const ParticleRef r = d.load(i);
     Vec3d E, B;
     gather_at<Shape>(r, v, pp, E, B);
     eb[i] = E.x, eb[d.n + i] = E.y, eb[2 * d.n + i] = E.z;
@@ -29,12 +29,12 @@ __global__ void push_kernel(DevParticles d, PushParams pp, const double* eb, Par
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     active[i] = d.alive[i];
     if (!d.alive[i]) continue;
-    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    ParticleRef r = d.load(i);
     const Vec3d E{eb[i], eb[d.n + i], eb[2 * d.n + i]}, B{eb[3 * d.n + i], eb[4 * d.n + i], eb[5 * d.n + i]};
     const ParticleMove m = push_and_move(r, i, E, B, pp);
     moves[i] = m;
     if (finish_move(r, m, pp)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
+      d.store(i, r);
     } else {
       d.alive[i] = 0;
     }
@@ -46,7 +46,7 @@ __global__ void deposit_kernel(DevParticles d, FieldViews v, PushParams pp, cons
                                const unsigned char* active) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride)
-    if (active[i]) deposit_move<Shape>(moves[i], d.w[i], v, pp, AtomicAccumulate{});
+    if (active[i]) deposit_move<Shape>(moves[i], d.pw(i), v, pp, AtomicAccumulate{});
 }
 
 }  // namespace

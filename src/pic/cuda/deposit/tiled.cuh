@@ -55,9 +55,9 @@ __global__ void __launch_bounds__(kTileBlock)
   unsigned long long moved = 0, absorbed = 0;
   for (unsigned s = start[t] + threadIdx.x; s < end[t]; s += blockDim.x) {
     if (!d.alive[s]) continue;
-    ParticleRef r{d.x[s], d.y[s], d.ux[s], d.uy[s], d.uz[s], d.w[s]};
+    ParticleRef r = d.load(s);
     if (advance_particle<Shape>(r, s, v, pp, acc)) {
-      d.x[s] = r.x, d.y[s] = r.y, d.ux[s] = r.ux, d.uy[s] = r.uy, d.uz[s] = r.uz;
+      d.store(s, r);
       moved += tg.tile_of(r.x, r.y) != t;
     } else {
       d.alive[s] = 0;

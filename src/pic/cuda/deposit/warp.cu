@@ -5,6 +5,7 @@
 #include "pic/cuda/module_globals.cuh"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/check.hpp"
 #include "pic/cuda/deposit/deposit.hpp"
@@ -26,22 +27,29 @@ class WarpRun final : public DepositRun {
     with_shape(m.s.shape, [&](auto shape) {
       using Shape = decltype(shape);
       const DevParticles d{m.particles.sp[k]};
-      int& resident = resident_[Shape::support == ShapeTSC::support];
-      if (resident == 0) {  // the blocks the SMs hold at once, asked once
-        int per_sm = 0, sms = 0;
-        NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape>, kWarpBlock, 0));
-        NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m.opt.device));
-        resident = std::max(per_sm, 1) * sms;
-      }
-      const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
-      const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(resident))));
-      particles_warp<Shape><<<blocks, kWarpBlock>>>(d, v, pp, m.particles.counters, EmptiedList{m.migration.emptied(k)});
-      NBODY_CUDA_CHECK_LAUNCH();
+      if (d.cell && m.opt.float32_currents) run<Shape, true, float>(d, k, pp, v);
+      else if (d.cell) run<Shape, true, double>(d, k, pp, v);
+      else run<Shape, false, double>(d, k, pp, v);
     });
   }
 
  private:
-  int resident_[2] = {0, 0};  // the warp kernel's resident grid: CIC, TSC
+  template <class Shape, bool F32, class R>
+  void run(const DevParticles& d, std::size_t k, const PushParams& pp, const FieldViews& v) {
+    int& resident = resident_[Shape::support == ShapeTSC::support][F32 + std::is_same_v<R, float>];
+    if (resident == 0) {  // the blocks the SMs hold at once, asked once
+      int per_sm = 0, sms = 0;
+      NBODY_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, particles_warp<Shape, F32, R>, kWarpBlock, 0));
+      NBODY_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, m.opt.device));
+      resident = std::max(per_sm, 1) * sms;
+    }
+    const std::size_t most = (d.n + kWarpBlock - 1) / kWarpBlock;
+    const int blocks = int(std::max<std::size_t>(1, std::min<std::size_t>(most, std::size_t(resident))));
+    particles_warp<Shape, F32, R><<<blocks, kWarpBlock>>>(d, v, pp, m.particles.counters, EmptiedList{m.migration.emptied(k)});
+    NBODY_CUDA_CHECK_LAUNCH();
+  }
+  // the warp kernel's resident grid: [CIC, TSC][float64 store, float32 store, and float32 currents]
+  int resident_[2][3] = {};
 };
 
 // (one GPU: the sort buffers and a particle array; a block's work buffers are the engine's)

@@ -51,17 +51,19 @@ __device__ void flush_window(double (*buf)[kWarpLanesPadded], int lane, Ptr&& pt
 // along a of c ds_a[k] (s_b[l] + ds_b[l] / 2), written as value l (W - 1) + k. The atomic kernel
 // writes the first K - 1 points of a run only (the last one's sum is zero up to rounding): window
 // points oa .. oa + K - 2, the lane's stencil starting at oa.
-template <int K, int W>
-__device__ void running_sums(double c, const double (&dsa)[W], const double (&sb)[W], const double (&dsb)[W], int oa,
-                             int lane, double (*buf)[kWarpLanesPadded]) {
+// (R: the arithmetic of the lane's values, double, or float with PicGpuOptions::float32_currents;
+// the buffer and the sums over the lanes stay double.)
+template <int K, int W, class R>
+__device__ void running_sums(R c, const R (&dsa)[W], const R (&sb)[W], const R (&dsb)[W], int oa, int lane,
+                             double (*buf)[kWarpLanesPadded]) {
   PIC_UNROLL
   for (int l = 0; l < W; ++l) {
-    const double across = sb[l] + 0.5 * dsb[l];
-    double run = 0;
+    const R across = sb[l] + R(0.5) * dsb[l];
+    R run = 0;
     PIC_UNROLL
     for (int k = 0; k < W - 1; ++k) {
       run += c * dsa[k] * across;
-      buf[l * (W - 1) + k][lane] = k - oa <= K - 2 ? run : 0.0;
+      buf[l * (W - 1) + k][lane] = k - oa <= K - 2 ? double(run) : 0.0;
     }
   }
 }
@@ -69,8 +71,10 @@ __device__ void running_sums(double c, const double (&dsa)[W], const double (&sb
 // Esirkepov's deposit (interpolation.hpp) of one lane's move at the points of the window that
 // starts at (wx, wy), summed over the warp (every lane takes part; a lane outside the window
 // passes qw = 0). The old stencil (K points) starts at offset ox = fx0 - 1 - wx (0 or 1) in the
-// window. buf: the warp's W*W x 33 doubles of shared memory.
-template <class Shape>
+// window. buf: the warp's W*W x 33 doubles of shared memory. R: the arithmetic of the weights, their
+// differences and the lane's contributions (double; float for the float32 currents: each
+// contribution then within a few 2^-24 of itself, the sums over the lanes and into J double).
+template <class Shape, class R>
 __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, double qw, const PushParams& s, int wx,
                                int wy, int lane, double (*buf)[kWarpLanesPadded]) {
   constexpr int S = Shape::support, K = S + 2, W = K + 1;
@@ -80,13 +84,13 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
   const int fx0 = Shape::first(x0), fy0 = Shape::first(y0);
   const int fx1 = Shape::first(x1), fy1 = Shape::first(y1);
   const int ox = fx0 - 1 - wx, oy = fy0 - 1 - wy;  // the lane's stencil in the window
-  double w0x[S], w0y[S], w1x[S], w1y[S];
-  Shape::weights(x0, fx0, w0x);
-  Shape::weights(y0, fy0, w0y);
-  Shape::weights(x1, fx1, w1x);
-  Shape::weights(y1, fy1, w1y);
+  R w0x[S], w0y[S], w1x[S], w1y[S];
+  Shape::weights_as(x0, fx0, w0x);
+  Shape::weights_as(y0, fy0, w0y);
+  Shape::weights_as(x1, fx1, w1x);
+  Shape::weights_as(y1, fy1, w1y);
   // Placed by selects with constant indices, so that the arrays stay in registers.
-  double sx0[W] = {}, sx1[W] = {}, sy0[W] = {}, sy1[W] = {};
+  R sx0[W] = {}, sx1[W] = {}, sy0[W] = {}, sy1[W] = {};
   const int o0x = ox + 1, o0y = oy + 1, o1x = fx1 - wx, o1y = fy1 - wy;
   PIC_UNROLL
   for (int k = 0; k < W; ++k) {
@@ -98,16 +102,16 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
       if (k - q == o1y) sy1[k] = w1y[q];
     }
   }
-  double dsx[W], dsy[W];
+  R dsx[W], dsy[W];
   PIC_UNROLL
   for (int k = 0; k < W; ++k) {
     dsx[k] = sx1[k] - sx0[k];
     dsy[k] = sy1[k] - sy0[k];
   }
   const double inv_area = 1.0 / (s.dx * s.dy);
-  const double cx = -qw * s.dx / s.dt * inv_area;
-  const double cy = -qw * s.dy / s.dt * inv_area;
-  const double cz = qw * vz * inv_area;
+  const R cx = R(-qw * s.dx / s.dt * inv_area);
+  const R cy = R(-qw * s.dy / s.dt * inv_area);
+  const R cz = R(qw * vz * inv_area);
   // Jx: value n (W - 1) + m at (wx + m, wy + n); Jy: value m (W - 1) + n at (wx + m, wy + n).
   running_sums<K, W>(cx, dsx, sy0, dsy, ox, lane, buf);
   flush_window<W*(W - 1)>(buf, lane, [&](int v) { return &f.j[0](wx + v % (W - 1), wy + v / (W - 1)); });
@@ -118,8 +122,8 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
   for (int n = 0; n < W; ++n) {
     PIC_UNROLL
     for (int m = 0; m < W; ++m) {
-      const double w = sx0[m] * sy0[n] + 0.5 * dsx[m] * sy0[n] + 0.5 * sx0[m] * dsy[n] + (1.0 / 3.0) * dsx[m] * dsy[n];
-      buf[n * W + m][lane] = cz * w;
+      const R w = sx0[m] * sy0[n] + R(0.5) * dsx[m] * sy0[n] + R(0.5) * sx0[m] * dsy[n] + R(1.0 / 3.0) * dsx[m] * dsy[n];
+      buf[n * W + m][lane] = double(cz * w);
     }
   }
   flush_window<W * W>(buf, lane, [&](int v) { return &f.j[2](wx + v % W, wy + v / W); });
@@ -130,8 +134,9 @@ __device__ void deposit_window(const FieldViews& f, const ParticleMove& mv, doub
 // range of slots (the grid is what the SMs hold at once), so that with particles sorted by cell
 // its warps gather from neighbouring cells, whose field rows stay in the SM's L1.
 // counters[0] += live particles that added their own currents (outside their warp's window),
-// counters[1] += particles absorbed.
-template <class Shape>
+// counters[1] += particles absorbed. F32: the species' float32 store (DevParticles::load_as); R:
+// the window's arithmetic (deposit_window).
+template <class Shape, bool F32, class R>
 __global__ void __launch_bounds__(kWarpBlock, 4)
     particles_warp(DevParticles d, FieldViews v, PushParams pp, unsigned long long* counters, EmptiedList emptied) {
   constexpr int W = Shape::support + 3;
@@ -148,7 +153,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
     ParticleMove mv{};
     int bx = 0, by = 0;
     if (live) {
-      r = ParticleRef{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+      r = d.load_as<F32>(i);
       Vec3d E, B;
       gather_at<Shape>(r, v, pp, E, B);
       mv = push_and_move(r, d.id ? d.id[i] : std::uint64_t(i), E, B, pp);
@@ -168,12 +173,15 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
       const bool share = __popc(__ballot_sync(kFullWarp, in)) >= kWarpShareMin;
       alone += live && !(share && in);
       if (live && !(share && in)) deposit_move<Shape>(mv, r.w, v, pp, AtomicAccumulate{});
-      if (share) deposit_window<Shape>(v, mv, in ? pp.charge * r.w : 0.0, pp, wx, wy, lane, window[threadIdx.x >> 5]);
+      if (share) deposit_window<Shape, R>(v, mv, in ? pp.charge * r.w : 0.0, pp, wx, wy, lane, window[threadIdx.x >> 5]);
     }
     if (!live) continue;
     if (finish_move(r, mv, pp)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
-      if (emptied.slots && emptied.leaves(r.x, r.y)) emptied.note(i);
+      d.store_moved_as<F32>(i, r, mv);
+      if (emptied.slots) {
+        const double2 q = d.stored_pos_moved_as<F32>(r, mv);
+        if (emptied.leaves(q.x, q.y)) emptied.note(i);
+      }
     } else {
       d.alive[i] = 0;
       ++absorbed;

@@ -29,10 +29,13 @@ __global__ void particles_with(DevParticles d, FieldViews v, PushParams pp, Acc 
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
-    ParticleRef r{d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    ParticleRef r = d.load(i);
     if (advance_particle<Shape>(r, d.id ? d.id[i] : std::uint64_t(i), v, pp, acc)) {
-      d.x[i] = r.x, d.y[i] = r.y, d.ux[i] = r.ux, d.uy[i] = r.uy, d.uz[i] = r.uz;
-      if (emptied.slots && emptied.leaves(r.x, r.y)) emptied.note(i);
+      d.store(i, r);
+      if (emptied.slots) {
+        const double2 q = d.f32() ? d.stored_pos_as<true>(r) : make_double2(r.x, r.y);
+        if (emptied.leaves(q.x, q.y)) emptied.note(i);
+      }
     } else {
       d.alive[i] = 0;
       if (emptied.slots) emptied.note(i);

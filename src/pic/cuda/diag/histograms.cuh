@@ -16,7 +16,7 @@ namespace {
 
 // (gamma - 1) m c^2 in MeV, as kinetic_mev (spectrum.cpp).
 __device__ __forceinline__ double kinetic_mev_of(const DevParticles& d, std::size_t p, double mass) {
-  const double u2 = d.ux[p] * d.ux[p] + d.uy[p] * d.uy[p] + d.uz[p] * d.uz[p];
+  const double u2 = d.pux(p) * d.pux(p) + d.puy(p) * d.puy(p) + d.puz(p) * d.puz(p);
   return u2 / (sqrt(1.0 + u2) + 1.0) * mass * kElectronRestEnergyMeV;
 }
 
@@ -28,8 +28,8 @@ struct SpeciesExtremes {
   __device__ void operator()(std::size_t p, double* acc) const {
     if (!d.alive[p]) return;
     acc[0] = fmax(acc[0], kinetic_mev_of(d, p, mass));
-    acc[1] = fmax(acc[1], d.ux[p]);
-    acc[2] = fmax(acc[2], -d.ux[p]);
+    acc[1] = fmax(acc[1], d.pux(p));
+    acc[2] = fmax(acc[2], -d.pux(p));
   }
 };
 
@@ -46,15 +46,15 @@ __global__ void __launch_bounds__(nbody::cuda::ElementwisePolicy::kBlock)
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < d.n; p += stride) {
     if (!d.alive[p]) continue;
-    const double w = d.w[p];
-    const int i = static_cast<int>(floor((d.x[p] - b.x0) / b.dx));
+    const double w = d.pw(p);
+    const int i = static_cast<int>(floor((d.px(p) - b.x0) / b.dx));
     if (i >= 0 && i < b.nx) atomicAdd(b.profile + i, w);
     if (b.top_mev > 0) {
       const int e = min(kEnergyBins - 1, static_cast<int>(kinetic_mev_of(d, p, b.mass) / b.top_mev * kEnergyBins));
       atomicAdd(b.spectrum + e, w);
     }
-    const int ix = max(0, min(kPhaseXBins - 1, static_cast<int>((d.x[p] - b.x0) / b.dxb)));
-    const int ju = max(0, min(kPhaseUBins - 1, static_cast<int>((d.ux[p] - b.u0) / b.du)));
+    const int ix = max(0, min(kPhaseXBins - 1, static_cast<int>((d.px(p) - b.x0) / b.dxb)));
+    const int ju = max(0, min(kPhaseUBins - 1, static_cast<int>((d.pux(p) - b.u0) / b.du)));
     atomicAdd(b.phase + std::size_t(ix) * kPhaseUBins + std::size_t(ju), w);
   }
 }

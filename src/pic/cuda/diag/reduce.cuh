@@ -48,8 +48,8 @@ struct KineticSum {
   DevParticles d;
   __device__ void operator()(std::size_t p, double* acc) const {
     if (!d.alive[p]) return;
-    const double u2 = d.ux[p] * d.ux[p] + d.uy[p] * d.uy[p] + d.uz[p] * d.uz[p];
-    acc[0] += d.w[p] * u2 / (sqrt(1.0 + u2) + 1.0);
+    const double u2 = d.pux(p) * d.pux(p) + d.puy(p) * d.puy(p) + d.puz(p) * d.puz(p);
+    acc[0] += d.pw(p) * u2 / (sqrt(1.0 + u2) + 1.0);
     acc[1] += 1.0;
   }
 };

@@ -15,7 +15,7 @@ __global__ void deposit_rho(DevParticles d, FieldView rho, double x0, double y0,
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < d.n; i += stride) {
     if (!d.alive[i]) continue;
-    deposit_charge<Shape>(rho, (d.x[i] - x0) / dx, (d.y[i] - y0) / dy, charge * d.w[i] / (dx * dy), AtomicAccumulate{});
+    deposit_charge<Shape>(rho, (d.px(i) - x0) / dx, (d.py(i) - y0) / dy, charge * d.pw(i) / (dx * dy), AtomicAccumulate{});
   }
 }
 

@@ -29,7 +29,7 @@ __global__ void count_columns(DevParticles d, SlabOwner own, int ioff, int ncols
     const std::size_t i = base + lane;
     int c = -1;
     if (i < d.n && d.alive[i]) {
-      c = own.column(d.x[i]) - ioff;
+      c = own.column(d.px(i)) - ioff;
       c = c < 0 ? 0 : (c > ncols - 1 ? ncols - 1 : c);
     }
     const unsigned same = __match_any_sync(0xffffffffu, c);

@@ -21,7 +21,7 @@ struct SlotEmpties {
   BlockNeighbours nb;
   bool want = true;  // true: the slots that empty; false: those that stay
   __device__ bool operator()(unsigned i) const {
-    const bool empties = !d.alive[i] || nb(own(d.x[i]), row_own(d.y[i])) != BlockMove::stay;
+    const bool empties = !d.alive[i] || nb(own(d.px(i)), row_own(d.py(i))) != BlockMove::stay;
     return empties == want;
   }
 };
@@ -38,14 +38,17 @@ __global__ void pack_emptied(DevParticles d, SlabOwner own, SlabOwner row_own, B
     std::uint64_t* r = out + p * kDeviceRecordWords;
     std::uint64_t code = kSlotEmpty;
     if (d.alive[i]) {
-      const BlockMove move = nb(own(d.x[i]), row_own(d.y[i]));
+      const BlockMove move = nb(own(d.px(i)), row_own(d.py(i)));
       if (move == BlockMove::beyond) atomicAdd(bad, 1ull);
       else code = kSlotLeaves + std::uint64_t(move);
     }
     r[0] = code;
     r[1] = species;
     r[2] = d.id[i];
-    const double v[6] = {d.x[i], d.y[i], d.ux[i], d.uy[i], d.uz[i], d.w[i]};
+    // (the float32 store's values as float64: unpack_arrivals' store encodes them back to the
+    // same bits, particle_precision.hpp)
+    const ParticleRef pr = d.load(i);
+    const double v[6] = {pr.x, pr.y, pr.ux, pr.uy, pr.uz, pr.w};
     for (int q = 0; q < 6; ++q) r[3 + q] = static_cast<std::uint64_t>(__double_as_longlong(v[q]));
   }
 }
@@ -59,7 +62,7 @@ __global__ void fill_holes(DevParticles d, const unsigned* to, const unsigned* f
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < t; p += stride) {
     const unsigned a = to[p], b = from[p];
-    d.x[a] = d.x[b], d.y[a] = d.y[b], d.ux[a] = d.ux[b], d.uy[a] = d.uy[b], d.uz[a] = d.uz[b], d.w[a] = d.w[b];
+    d.move_slot(a, b);
     d.id[a] = d.id[b];
     d.alive[a] = 1;
   }
@@ -90,8 +93,9 @@ __global__ void unpack_arrivals(DevParticles d, std::size_t n0, const std::uint6
   for (std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < na; p += stride) {
     const std::size_t i = n0 + p;
     d.id[i] = in[p];
-    double* a[6] = {d.x, d.y, d.ux, d.uy, d.uz, d.w};
-    for (int q = 0; q < 6; ++q) a[q][i] = __longlong_as_double(static_cast<long long>(in[(1 + std::size_t(q)) * na + p]));
+    double a[6];
+    for (int q = 0; q < 6; ++q) a[q] = __longlong_as_double(static_cast<long long>(in[(1 + std::size_t(q)) * na + p]));
+    d.store_all(i, ParticleRef{a[0], a[1], a[2], a[3], a[4], a[5]});
     d.alive[i] = 1;
   }
 }

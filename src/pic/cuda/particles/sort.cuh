@@ -19,9 +19,9 @@ __global__ void sort_keys(DevParticles d, TileGeometry tg, unsigned* keys, unsig
     if (!d.alive[i]) {
       keys[i] = sentinel;
     } else if constexpr (kByCell) {
-      keys[i] = tg.cell_index(d.x[i], d.y[i]);
+      keys[i] = tg.cell_index(d.px(i), d.py(i));
     } else {
-      keys[i] = tg.tile_of(d.x[i], d.y[i]);
+      keys[i] = tg.tile_of(d.px(i), d.py(i));
     }
   }
 }
