@@ -16,8 +16,9 @@
 namespace nbody::hermite {
 
 inline constexpr int kMaxLevel = 40;  // the shortest step is dt / 2^40
-// The coarsest first level: the first step is at most dt / 4 whatever eta |a| / |j| says (the
-// starting estimate knows no snap; Nitadori's Hermite codes start the same way).
+// The coarsest first level: the first step is at most dt / 4 whatever the start's criterion says
+// (Aarseth's from the snap and crackle of the pairs, or eta |a| / |j| where the solver has no snap,
+// which knows no snap at all; Nitadori's Hermite codes cap their start the same way).
 inline constexpr int kStartLevel = 2;
 inline constexpr std::int64_t kTicks = std::int64_t(1) << kMaxLevel;
 
