@@ -17,8 +17,13 @@
 #include <cmath>
 
 #include "core/hd.hpp"
+#include "gravity/params.hpp"
 
 namespace nbody::gravity {
+
+// Whether these pair terms are the law's: Plummer softening, or none (the spline law's would need
+// the kernel's higher derivatives). A solver declares capabilities().snap_crackle by this.
+inline bool has_snap_crackle(const GravityParams& g) { return g.law == SofteningLaw::plummer || g.eps2() == 0.0; }
 
 struct Derivatives3 {
   double x, y, z;

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "gravity/direct/cpu_direct.hpp"
+#include "gravity/snap_crackle.hpp"
 
 namespace nbody {
 namespace {
@@ -16,9 +17,8 @@ constexpr Precision precision_of() {
   return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
 }
 
-// Snap and crackle where the softening law has them (Plummer, or no softening).
 SolverCapabilities with_snap_crackle(SolverCapabilities c, const GravityParams& g) {
-  c.snap_crackle = g.law == SofteningLaw::plummer || g.eps2() == 0.0;
+  c.snap_crackle = gravity::has_snap_crackle(g);
   return c;
 }
 

@@ -69,7 +69,7 @@ class CudaDirectSolver final : public ForceSolver<T> {
   }
   SolverCapabilities capabilities() const override {
     SolverCapabilities c{true, true, fused_euler(), true};
-    c.snap_crackle = this->gravity().law == SofteningLaw::plummer || this->gravity().eps2() == 0.0;
+    c.snap_crackle = gravity::has_snap_crackle(this->gravity());
     return c;
   }
 
